@@ -1,0 +1,322 @@
+// Turns one Copilot CLI hook payload into the fleet observer's normalized event.
+// Pure: everything taken from the outside world (environment, process ids, the
+// transcript's model or last message, the clock) arrives in `ctx`.
+//
+// Accepts Copilot's own camelCase payloads (1.0.102: `toolArgs` an object;
+// older CLIs: a JSON string) and its Claude-compatible shape (snake_case
+// fields, `hook_event_name`, ISO timestamps, Claude tool names).
+import { basename } from 'node:path';
+
+export type FleetEventName = 'SessionStart' | 'PostToolUse' | 'Stop' | 'Notification';
+
+/** The Copilot hook events fleet-git forwards; every other event sends nothing. */
+export type CopilotEventName =
+  | 'sessionStart'
+  | 'postToolUse'
+  | 'postToolUseFailure'
+  | 'agentStop'
+  | 'sessionEnd'
+  | 'notification'
+  | 'errorOccurred';
+
+/** One line on the observer's socket (see fleet-observer-protocol.md). */
+export interface FleetEvent {
+  event: FleetEventName;
+  session_id: string;
+  cwd: string | null;
+  timestamp: number;
+  model: string | null;
+  pid: number | null;
+  ppid: number | null;
+  term_program: string | null;
+  iterm_session_id: string | null;
+  tool_name: string | null;
+  tool_input: Record<string, unknown> | string | null;
+  tool_output: string | null;
+  last_assistant_message: string | null;
+  message: string | null;
+  notification_type: string | null;
+  _tool: 'copilot';
+  tool: 'copilot';
+  fleet_model_name?: string;
+}
+
+export interface NormalizeContext {
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The hook process. */
+  pid?: number | null;
+  /** The Copilot process (not a shell that ran the hook). */
+  ppid?: number | null;
+  /** The session's model when the environment does not name one (the transcript's session.start). */
+  transcriptModel?: string | null;
+  /** agentStop: the turn's final assistant message, read from the transcript. */
+  lastAssistantMessage?: string | null;
+  now?: number;
+}
+
+export const LAST_MESSAGE_MAX = 500;
+const TOOL_OUTPUT_MAX = 2000;
+const STRING_MAX = 1000;
+const MESSAGE_MAX = 500;
+
+const EVENT_ALIASES: Record<string, CopilotEventName> = {
+  sessionstart: 'sessionStart',
+  posttooluse: 'postToolUse',
+  posttoolusefailure: 'postToolUseFailure',
+  agentstop: 'agentStop',
+  stop: 'agentStop',
+  sessionend: 'sessionEnd',
+  notification: 'notification',
+  erroroccurred: 'errorOccurred',
+};
+
+/**
+ * The Copilot event a hook serves, from the hook command's argument (camelCase
+ * or PascalCase) or, when that is missing, the payload's `hook_event_name`.
+ * Null for events fleet-git does not forward (preToolUse, userPromptSubmitted, ...).
+ */
+export function canonicalEvent(event: unknown, raw?: unknown): CopilotEventName | null {
+  let name = typeof event === 'string' && event ? event : undefined;
+  if (!name && isObject(raw) && typeof raw.hook_event_name === 'string') name = raw.hook_event_name;
+  if (!name) return null;
+  return EVENT_ALIASES[name.toLowerCase()] ?? null;
+}
+
+/** A session id that may become a file name: letters, digits, `_`, `-`, inner dots; no `..`. */
+export function isPlainId(id: unknown): id is string {
+  return typeof id === 'string' && /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(id) && !id.includes('..');
+}
+
+/** Copilot's lowercase tool names mapped to the Claude names the observer's summarizer knows. */
+export const TOOL_NAME_MAP: Readonly<Record<string, string>> = {
+  bash: 'Bash',
+  view: 'Read',
+  edit: 'Edit',
+  create: 'Write',
+  grep: 'Grep',
+  glob: 'Glob',
+  web_fetch: 'WebFetch',
+};
+
+/** The Claude-style name for a Copilot tool; unknown names pass through unchanged. */
+export function mapToolName(toolName: string): string {
+  return Object.prototype.hasOwnProperty.call(TOOL_NAME_MAP, toolName) ? TOOL_NAME_MAP[toolName]! : toolName;
+}
+
+/**
+ * The tool input as the observer's summarizer reads it: an object parsed from a
+ * JSON string when needed, `file_path` added from `path`, long strings clipped,
+ * and the keys the summarizer calls string methods on kept only when they are strings.
+ */
+export function mapToolInput(toolName: string, toolInput: unknown): Record<string, unknown> | string | null {
+  let input: unknown = toolInput;
+  if (typeof toolInput === 'string') {
+    try { input = JSON.parse(toolInput); } catch { return clipString(toolInput, STRING_MAX); }
+  }
+  if (!isObject(input)) return typeof input === 'string' ? clipString(input, STRING_MAX) : null;
+  const out = clip(input, 0) as Record<string, unknown>;
+  if (out.file_path === undefined && typeof out.path === 'string') out.file_path = out.path;
+  const keys = SUMMARY_KEYS[toolName];
+  if (keys) for (const k of keys) if (k in out && typeof out[k] !== 'string') delete out[k];
+  return out;
+}
+
+// The input keys the observer's summarizer reads with string methods, per tool.
+// A non-string there would throw inside the observer.
+const SUMMARY_KEYS: Record<string, string[]> = {
+  Read: ['file_path'], Edit: ['file_path'], Write: ['file_path'],
+  Bash: ['command'], Grep: ['pattern'], Glob: ['pattern'],
+};
+
+/**
+ * The action text the observer shows for a tool call, for Copilot names and
+ * Claude names alike: `Bash: npm test`, `Read index.ts`, `Edit app.ts`,
+ * `Grep "TODO"`, `Glob src/**`; any other tool shows its bare name.
+ */
+export function summarizeToolUse(toolName: string, toolInput: unknown): string {
+  const name = mapToolName(String(toolName ?? ''));
+  const mapped = mapToolInput(name, toolInput);
+  const input: Record<string, unknown> = isObject(mapped) ? mapped : {};
+  const str = (k: string) => (typeof input[k] === 'string' ? (input[k] as string) : '');
+  switch (name) {
+    case 'Read':
+    case 'Edit':
+    case 'Write':
+      return `${name} ${basename(str('file_path'))}`;
+    case 'Bash':
+      return `Bash: ${str('command').slice(0, 50)}`;
+    case 'Grep':
+      return `Grep "${str('pattern').slice(0, 30)}"`;
+    case 'Glob':
+      return `Glob ${str('pattern')}`;
+    default:
+      return name;
+  }
+}
+
+/**
+ * The observer's event for one hook payload, or null when nothing must be sent:
+ * an event fleet-git does not forward, a payload that is not a JSON object, or
+ * a session id that is missing or not a plain id (the observer turns it into a file name).
+ */
+export function normalizePayload(rawInput: unknown, event: unknown, ctx: NormalizeContext = {}): FleetEvent | null {
+  if (!isObject(rawInput)) return null;
+  const kind = canonicalEvent(event, rawInput);
+  if (!kind) return null;
+  const raw = rawInput;
+  const sessionId = pick(raw, 'sessionId', 'session_id');
+  if (!isPlainId(sessionId)) return null;
+  const env = ctx.env ?? {};
+  const now = ctx.now ?? Date.now();
+
+  const out: FleetEvent = {
+    event: 'Stop',
+    session_id: sessionId,
+    cwd: str(raw.cwd),
+    timestamp: timestampOf(raw.timestamp, now),
+    model: null,
+    pid: null,
+    ppid: null,
+    term_program: null,
+    iterm_session_id: null,
+    tool_name: null,
+    tool_input: null,
+    tool_output: null,
+    last_assistant_message: null,
+    message: null,
+    notification_type: null,
+    _tool: 'copilot',
+    tool: 'copilot',
+  };
+  if (env.FLEET_MODEL_NAME) out.fleet_model_name = env.FLEET_MODEL_NAME;
+
+  switch (kind) {
+    case 'sessionStart':
+      out.event = 'SessionStart';
+      out.model = str(raw.model) ?? (env.COPILOT_MODEL || null) ?? null;
+      if (!out.model) out.model = ctx.transcriptModel ?? null;
+      out.pid = ctx.pid ?? null;
+      out.ppid = ctx.ppid ?? null;
+      out.term_program = env.TERM_PROGRAM || null;
+      out.iterm_session_id = env.ITERM_SESSION_ID || null;
+      break;
+    case 'postToolUse':
+    case 'postToolUseFailure': {
+      out.event = 'PostToolUse';
+      const rawName = pick(raw, 'toolName', 'tool_name');
+      // The observer splits the summary of tool_name: it must be a non-empty string.
+      const name = mapToolName(typeof rawName === 'string' && rawName ? rawName : 'unknown');
+      out.tool_name = name;
+      out.tool_input = mapToolInput(name, pick(raw, 'toolArgs', 'tool_input'));
+      out.tool_output = kind === 'postToolUse' ? toolOutputOf(raw) : failureOf(raw);
+      break;
+    }
+    case 'agentStop':
+      out.event = 'Stop';
+      out.last_assistant_message = clipString(
+        ctx.lastAssistantMessage ?? str(raw.last_assistant_message) ?? null,
+        LAST_MESSAGE_MAX,
+      );
+      out.message = str(pick(raw, 'stopReason', 'stop_reason'));
+      break;
+    case 'sessionEnd':
+      out.event = 'Stop';
+      out.message = clipString(str(raw.reason), MESSAGE_MAX);
+      break;
+    case 'notification':
+      out.event = 'Notification';
+      out.message = clipString(str(raw.message) ?? str(raw.title), MESSAGE_MAX);
+      out.notification_type = str(pick(raw, 'notification_type', 'notificationType'));
+      break;
+    case 'errorOccurred':
+      out.event = 'Notification';
+      out.message = clipString(errorMessage(raw), MESSAGE_MAX);
+      out.notification_type = 'error';
+      break;
+  }
+  return out;
+}
+
+function toolOutputOf(raw: Record<string, unknown>): string | null {
+  const result = pick(raw, 'toolResult', 'tool_result', 'tool_response');
+  if (typeof result === 'string') return clipString(result, TOOL_OUTPUT_MAX);
+  if (!isObject(result)) return null;
+  for (const k of ['textResultForLlm', 'output', 'stdout', 'content']) {
+    if (typeof result[k] === 'string') return clipString(result[k] as string, TOOL_OUTPUT_MAX);
+  }
+  return null;
+}
+
+function failureOf(raw: Record<string, unknown>): string | null {
+  const e = raw.error;
+  if (typeof e === 'string') return clipString(e, TOOL_OUTPUT_MAX);
+  if (isObject(e) && typeof e.message === 'string') return clipString(e.message, TOOL_OUTPUT_MAX);
+  return toolOutputOf(raw);
+}
+
+const CONTEXT_LABELS: Record<string, string> = {
+  model_call: 'model call',
+  tool_execution: 'tool execution',
+  system: 'system',
+  user_input: 'user input',
+};
+
+/** `Copilot error (model call): bad request test`: where it failed and why. */
+function errorMessage(raw: Record<string, unknown>): string {
+  const context = str(pick(raw, 'errorContext', 'error_context'));
+  const e = raw.error;
+  let why = typeof e === 'string' ? e : isObject(e) && typeof e.message === 'string' ? e.message : '';
+  // Provider errors arrive as a JSON document in `message`: show its own message.
+  if (why.startsWith('{')) {
+    try {
+      const inner = JSON.parse(why);
+      if (isObject(inner) && typeof inner.message === 'string') why = inner.message;
+      else if (isObject(inner) && isObject(inner.error) && typeof inner.error.message === 'string') why = inner.error.message;
+    } catch { /* keep the text */ }
+  }
+  const where = context ? ` (${CONTEXT_LABELS[context] ?? context})` : '';
+  return `Copilot error${where}${why ? `: ${why}` : ''}`;
+}
+
+function timestampOf(value: unknown, now: number): number {
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
+  if (typeof value === 'string') {
+    const t = Date.parse(value);
+    if (Number.isFinite(t)) return t;
+  }
+  return now;
+}
+
+function pick(raw: Record<string, unknown>, ...keys: string[]): unknown {
+  for (const k of keys) if (raw[k] !== undefined && raw[k] !== null) return raw[k];
+  return undefined;
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : null;
+}
+
+function clipString<T extends string | null>(s: T, max: number): T {
+  if (s === null || s.length <= max) return s;
+  return s.slice(0, max) as T;
+}
+
+// A bounded copy: long strings clipped, deep or wide structures cut, so a
+// multi-megabyte tool input never becomes a multi-megabyte line.
+function clip(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return clipString(value, STRING_MAX);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= 4) return Array.isArray(value) ? [] : {};
+  if (Array.isArray(value)) return value.slice(0, 50).map((v) => clip(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  let n = 0;
+  for (const [k, v] of Object.entries(value)) {
+    if (n++ >= 50) break;
+    out[k] = clip(v, depth + 1);
+  }
+  return out;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,86 @@
+// The observer's session files: `sessions/<session_id>.json` beside its socket.
+// Written on SessionStart, updated on Stop with `stoppedAt` and `lastMessage`;
+// the observer reads them at start to restore its cards. A session id is
+// untrusted input: one that is not a plain id never becomes a path. Writes are
+// atomic (a temporary file renamed over the old one). Never throws.
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isPlainId, type FleetEvent } from '../copilot/normalize.js';
+
+export interface SessionRecord {
+  sessionId: string;
+  cwd: string | null;
+  model: string | null;
+  tool: 'copilot';
+  term_program: string | null;
+  iterm_session_id: string | null;
+  pid: number | null;
+  ppid: number | null;
+  fleet_model_name: string | null;
+  timestamp: number;
+  stoppedAt?: number;
+  lastMessage?: { text: string; time: number };
+}
+
+/** `<sessionsDir>/<id>.json`, or null when the id is not a plain id. */
+export function sessionFilePath(sessionsDir: string, sessionId: unknown): string | null {
+  return isPlainId(sessionId) ? join(sessionsDir, `${sessionId}.json`) : null;
+}
+
+/** Writes the session file for a SessionStart event. */
+export function writeSessionStart(sessionsDir: string, ev: FleetEvent, now = Date.now()): boolean {
+  const file = sessionFilePath(sessionsDir, ev.session_id);
+  if (!file) return false;
+  const record: SessionRecord = {
+    sessionId: ev.session_id,
+    cwd: ev.cwd,
+    model: ev.model,
+    tool: 'copilot',
+    term_program: ev.term_program,
+    iterm_session_id: ev.iterm_session_id,
+    pid: ev.pid,
+    ppid: ev.ppid,
+    fleet_model_name: ev.fleet_model_name ?? null,
+    timestamp: now,
+  };
+  try {
+    mkdirSync(sessionsDir, { recursive: true });
+  } catch {
+    return false;
+  }
+  return writeAtomic(file, record);
+}
+
+/**
+ * Marks a known session stopped: `stoppedAt`, and `lastMessage` when the turn
+ * ended with a message. A session without a file (never started under the
+ * observer's eyes) is left alone, as the observer ignores its Stop too.
+ */
+export function recordSessionStop(sessionsDir: string, sessionId: string, lastMessage: string | null, now = Date.now()): boolean {
+  const file = sessionFilePath(sessionsDir, sessionId);
+  if (!file) return false;
+  let record: SessionRecord;
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8'));
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return false;
+    record = parsed;
+  } catch {
+    return false;
+  }
+  record.stoppedAt = now;
+  if (lastMessage) record.lastMessage = { text: lastMessage, time: now };
+  return writeAtomic(file, record);
+}
+
+function writeAtomic(file: string, record: SessionRecord): boolean {
+  // Not ending in .json: the observer loads (and deletes when unreadable) every *.json here.
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, JSON.stringify(record, null, 2), { mode: 0o600 });
+    renameSync(tmp, file);
+    return true;
+  } catch {
+    try { rmSync(tmp, { force: true }); } catch { /* ignore */ }
+    return false;
+  }
+}
