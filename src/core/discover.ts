@@ -1,0 +1,463 @@
+// Repository discovery: every git repository, linked worktree, submodule and
+// oddity under some folders, found by a pruning walk (no git subprocess, no glob).
+//
+// The walk reads each folder once (readdir with file types), stops at a
+// repository root (unless `nested`), never enters `.git` or `node_modules`,
+// skips the user's ignore globs, and reads only the few files that tell what a
+// `.git` entry is: the `.git` file itself, and one listing of the git dir.
+import { promises as fsp, readdirSync, readFileSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+
+export type FoundKind = 'repo' | 'worktree' | 'submodule' | 'separate' | 'bare' | 'stale' | 'broken';
+
+interface FoundBase {
+  /** Absolute path of the folder (the worktree root, or the bare repository). */
+  path: string;
+  /** When found inside another repository's worktree (only with `nested`): that repository's path. */
+  enclosing?: string;
+}
+/** A `.git` folder that looks valid. */
+export interface FoundRepo extends FoundBase { kind: 'repo'; gitDir: string; commonDir: string }
+/** A `.git` file whose git dir has a `commondir` file: a linked worktree. */
+export interface FoundWorktree extends FoundBase {
+  kind: 'worktree';
+  gitDir: string;
+  commonDir: string;
+  /** The main worktree (the folder holding the common dir when it is named `.git`), else null. */
+  mainPath: string | null;
+}
+/** A `.git` file whose git dir sits under `<superproject>/.git/modules/`. */
+export interface FoundSubmodule extends FoundBase { kind: 'submodule'; gitDir: string; commonDir: string; superproject: string }
+/** A `.git` file pointing at a plain git dir elsewhere (`git init --separate-git-dir`). */
+export interface FoundSeparate extends FoundBase { kind: 'separate'; gitDir: string; commonDir: string }
+/** A folder with HEAD, objects/ and refs/ and no `.git`: no worktree, nothing to enable. */
+export interface FoundBare extends FoundBase { kind: 'bare'; reason: string }
+/** A `.git` file whose git dir does not exist. */
+export interface FoundStale extends FoundBase { kind: 'stale'; reason: string }
+/** A `.git` folder that is not a git dir, or a `.git` file that cannot be used. */
+export interface FoundBroken extends FoundBase { kind: 'broken'; reason: string }
+
+export type Found = FoundRepo | FoundWorktree | FoundSubmodule | FoundSeparate | FoundBare | FoundStale | FoundBroken;
+/** The kinds that have a worktree and a git dir: the ones fleet-git can act on. */
+export type FoundWithGitDir = FoundRepo | FoundWorktree | FoundSubmodule | FoundSeparate;
+
+export interface Unreadable { path: string; reason: string }
+
+export interface DiscoverOptions {
+  /** Deepest folder level read; a root is level 0. Unbounded by default. */
+  depth?: number;
+  /** Keep walking inside a repository's worktree to find repositories nested in it (and submodules). */
+  nested?: boolean;
+  /** Globs for folders to skip, matched against the path relative to its root and against the folder's name. */
+  ignore?: string[];
+  /** Follow symbolic links to folders (a link loop is detected and not followed twice). */
+  followSymlinks?: boolean;
+  /** Called with the number of folders read so far, at most every 50 ms, and once at the end. */
+  onProgress?: (foldersSeen: number) => void;
+  /**
+   * 0 (the default): read synchronously, one folder at a time, yielding to the
+   * event loop every 256 folders; fastest on a local disk. N > 0: read with
+   * promises, N folders in flight (for network or otherwise slow file systems).
+   */
+  concurrency?: number;
+}
+
+export interface DiscoverResult {
+  /** Sorted by path. */
+  found: Found[];
+  /** Folders that could not be read, sorted by path; the walk went on without them. */
+  unreadable: Unreadable[];
+  /** Folders read. */
+  foldersSeen: number;
+}
+
+/** Folder names never entered. */
+export const ALWAYS_SKIPPED = ['node_modules'] as const;
+
+export function hasGitDir(f: Found): f is FoundWithGitDir {
+  return f.kind === 'repo' || f.kind === 'worktree' || f.kind === 'submodule' || f.kind === 'separate';
+}
+
+/** A short human reason for a file-system error: `permission denied (EACCES)`. */
+export function describeError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const words: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    ENOENT: 'does not exist',
+    ENOTDIR: 'not a folder',
+    ELOOP: 'too many levels of symbolic links',
+    EIO: 'input/output error',
+    EMFILE: 'too many open files',
+    ENAMETOOLONG: 'name too long',
+  };
+  if (code && words[code]) return `${words[code]} (${code})`;
+  if (code) return `${e.message ?? 'error'} (${code})`.replace(/^[A-Z]+: /, '');
+  return String((e as Error)?.message ?? err);
+}
+
+function errCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException)?.code;
+}
+
+type Matcher = (s: string) => boolean;
+type Picomatch = (glob: string | string[], opts?: Record<string, unknown>) => Matcher;
+
+let picomatchFn: Picomatch | undefined;
+function loadPicomatch(): Picomatch {
+  if (!picomatchFn) {
+    // picomatch is what fast-glob matches with; resolve it from fast-glob so the
+    // copy is the one fast-glob brings, wherever npm placed it.
+    const req = createRequire(import.meta.url);
+    let fromFg: NodeJS.Require = req;
+    try { fromFg = createRequire(req.resolve('fast-glob')); } catch { /* fall back to our own resolution */ }
+    picomatchFn = fromFg('picomatch') as Picomatch;
+  }
+  return picomatchFn;
+}
+
+/** A matcher for ignore globs: true when a folder (relative path with `/`, or its name) matches any. */
+export function ignoreMatcher(globs: readonly string[] | undefined): ((rel: string, name: string) => boolean) | undefined {
+  const list = (globs ?? []).map((g) => g.trim().replace(/\/+$/, '')).filter((g) => g.length > 0);
+  if (list.length === 0) return undefined;
+  const m = loadPicomatch()(list, { dot: true });
+  return (rel, name) => m(rel) || m(name);
+}
+
+// The walk and the classification are written once, as generators that yield
+// the file-system reads they need; a driver performs them either synchronously
+// (fastest on a local disk: measured 1.5x faster than promises on the 2,000-repo
+// workspace) or with promises and several reads in flight (for slow file systems).
+type Op =
+  | { op: 'readdir'; path: string }
+  | { op: 'readFile'; path: string }
+  | { op: 'stat'; path: string };
+type Gen<T> = Generator<Op, T, unknown>;
+
+function* readdirOp(path: string): Gen<Dirent[]> { return (yield { op: 'readdir', path }) as Dirent[]; }
+function* readFileOp(path: string): Gen<string> { return (yield { op: 'readFile', path }) as string; }
+function* statOp(path: string): Gen<BigIntStats> { return (yield { op: 'stat', path }) as BigIntStats; }
+
+function doSync(o: Op): unknown {
+  switch (o.op) {
+    case 'readdir': return readdirSync(o.path, { withFileTypes: true });
+    case 'readFile': return readFileSync(o.path, 'utf8');
+    case 'stat': return statSync(o.path, { bigint: true });
+  }
+}
+function doAsync(o: Op): Promise<unknown> {
+  switch (o.op) {
+    case 'readdir': return fsp.readdir(o.path, { withFileTypes: true });
+    case 'readFile': return fsp.readFile(o.path, 'utf8');
+    case 'stat': return fsp.stat(o.path, { bigint: true });
+  }
+}
+function runSync<T>(g: Gen<T>): T {
+  let r = g.next();
+  while (!r.done) {
+    let v: unknown;
+    try { v = doSync(r.value); } catch (err) { r = g.throw(err); continue; }
+    r = g.next(v);
+  }
+  return r.value;
+}
+async function runAsync<T>(g: Gen<T>): Promise<T> {
+  let r = g.next();
+  while (!r.done) {
+    let v: unknown;
+    try { v = await doAsync(r.value); } catch (err) { r = g.throw(err); continue; }
+    r = g.next(v);
+  }
+  return r.value;
+}
+
+/** The git dir named by a `.git` file's contents, resolved against the folder holding the file; null when unparsable. */
+export function parseGitFile(content: string, folder: string): string | null {
+  const first = content.split(/\r?\n/, 1)[0] ?? '';
+  const m = /^gitdir:\s*(.*?)\s*$/.exec(first);
+  if (!m || !m[1]) return null;
+  return isAbsolute(m[1]) ? resolve(m[1]) : resolve(folder, m[1]);
+}
+
+interface GitDirListing { head: boolean; objects: boolean; refs: boolean; commondir: boolean }
+
+function listingOf(entries: Dirent[]): GitDirListing {
+  const l: GitDirListing = { head: false, objects: false, refs: false, commondir: false };
+  for (const e of entries) {
+    switch (e.name) {
+      case 'HEAD': l.head = !e.isDirectory(); break;
+      case 'objects': l.objects = e.isDirectory() || e.isSymbolicLink(); break;
+      case 'refs': l.refs = e.isDirectory() || e.isSymbolicLink(); break;
+      case 'commondir': l.commondir = e.isFile(); break;
+    }
+  }
+  return l;
+}
+
+function missingParts(l: GitDirListing): string[] {
+  const missing: string[] = [];
+  if (!l.head) missing.push('HEAD');
+  if (!l.commondir) {
+    if (!l.objects) missing.push('objects/');
+    if (!l.refs) missing.push('refs/');
+  }
+  return missing;
+}
+
+function* readCommonDir(gitDir: string): Gen<string> {
+  const raw = (yield* readFileOp(join(gitDir, 'commondir'))).trim();
+  return isAbsolute(raw) ? resolve(raw) : resolve(gitDir, raw);
+}
+
+const MODULES = `${sep}.git${sep}modules${sep}`;
+
+/** Classifies a `.git` folder at `path/.git`. */
+function* classifyGitFolder(path: string): Gen<Found> {
+  const gitDir = join(path, '.git');
+  let entries: Dirent[];
+  try {
+    entries = yield* readdirOp(gitDir);
+  } catch (err) {
+    return { kind: 'broken', path, reason: `cannot read .git folder: ${describeError(err)}` };
+  }
+  const l = listingOf(entries);
+  const missing = missingParts(l);
+  if (missing.length) return { kind: 'broken', path, reason: `.git folder is missing ${missing.join(', ')}` };
+  let commonDir = gitDir;
+  if (l.commondir) {
+    try { commonDir = yield* readCommonDir(gitDir); } catch (err) {
+      return { kind: 'broken', path, reason: `cannot read .git/commondir: ${describeError(err)}` };
+    }
+  }
+  return { kind: 'repo', path, gitDir, commonDir };
+}
+
+/** Classifies a `.git` file at `path/.git`. */
+function* classifyGitFile(path: string): Gen<Found> {
+  let content: string;
+  try {
+    content = yield* readFileOp(join(path, '.git'));
+  } catch (err) {
+    return { kind: 'broken', path, reason: `cannot read .git file: ${describeError(err)}` };
+  }
+  const gitDir = parseGitFile(content, path);
+  if (!gitDir) return { kind: 'broken', path, reason: '.git file has no "gitdir:" line' };
+  let entries: Dirent[];
+  try {
+    entries = yield* readdirOp(gitDir);
+  } catch (err) {
+    const code = errCode(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'stale', path, reason: `gitdir ${gitDir} does not exist` };
+    return { kind: 'broken', path, reason: `cannot read gitdir ${gitDir}: ${describeError(err)}` };
+  }
+  const l = listingOf(entries);
+  const missing = missingParts(l);
+  if (missing.length) return { kind: 'broken', path, reason: `gitdir ${gitDir} is missing ${missing.join(', ')}` };
+  if (l.commondir) {
+    let commonDir: string;
+    try { commonDir = yield* readCommonDir(gitDir); } catch (err) {
+      return { kind: 'broken', path, reason: `cannot read ${join(gitDir, 'commondir')}: ${describeError(err)}` };
+    }
+    try { yield* statOp(commonDir); } catch {
+      return { kind: 'stale', path, reason: `common dir ${commonDir} does not exist` };
+    }
+    const mainPath = basename(commonDir) === '.git' ? dirname(commonDir) : null;
+    return { kind: 'worktree', path, gitDir, commonDir, mainPath };
+  }
+  const at = (gitDir + sep).indexOf(MODULES);
+  if (at >= 0) return { kind: 'submodule', path, gitDir, commonDir: gitDir, superproject: gitDir.slice(0, at) || sep };
+  return { kind: 'separate', path, gitDir, commonDir: gitDir };
+}
+
+function* classifyDotGit(path: string, entry: Dirent): Gen<Found> {
+  if (entry.isDirectory()) return yield* classifyGitFolder(path);
+  if (entry.isFile()) return yield* classifyGitFile(path);
+  // A `.git` symbolic link (or something stranger): git follows it, so do we.
+  let st: BigIntStats;
+  try {
+    st = yield* statOp(join(path, '.git'));
+  } catch (err) {
+    return { kind: 'broken', path, reason: `.git cannot be followed: ${describeError(err)}` };
+  }
+  if (st.isDirectory()) return yield* classifyGitFolder(path);
+  if (st.isFile()) return yield* classifyGitFile(path);
+  return { kind: 'broken', path, reason: '.git is neither a file nor a folder' };
+}
+
+function isBareListing(entries: Dirent[]): boolean {
+  let head = false, objects = false, refs = false;
+  for (const e of entries) {
+    if (e.name === 'HEAD') head = e.isFile();
+    else if (e.name === 'objects') objects = e.isDirectory();
+    else if (e.name === 'refs') refs = e.isDirectory();
+  }
+  return head && objects && refs;
+}
+
+function* bareReason(path: string): Gen<string> {
+  // A git dir with `core.bare = false` is the separate git dir of a worktree elsewhere.
+  try {
+    const config = yield* readFileOp(join(path, 'config'));
+    if (/^\s*bare\s*=\s*false\s*$/im.test(config)) return 'git directory without a worktree here (core.bare = false: the git dir of a worktree elsewhere)';
+  } catch { /* no config: still bare-looking */ }
+  return 'bare repository (no worktree)';
+}
+
+function* inspectGen(path: string): Gen<Found | null> {
+  const entries = yield* readdirOp(path);
+  const dotGit = entries.find((e) => e.name === '.git');
+  if (dotGit) return yield* classifyDotGit(path, dotGit);
+  if (isBareListing(entries)) return { kind: 'bare', path, reason: yield* bareReason(path) };
+  return null;
+}
+
+/**
+ * What the folder itself is, without walking: the Found for a folder holding
+ * `.git` or a bare repository, or null. Throws when the folder cannot be read.
+ */
+export async function inspectFolder(folder: string): Promise<Found | null> {
+  return runAsync(inspectGen(resolve(folder)));
+}
+
+/** Same as inspectFolder, synchronously. */
+export function inspectFolderSync(folder: string): Found | null {
+  return runSync(inspectGen(resolve(folder)));
+}
+
+interface Task { path: string; rel: string; depth: number; enclosing?: string }
+
+function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+/** Finds every repository and oddity under `roots`. Never throws for a folder it cannot read: see `unreadable`. */
+export async function discover(roots: string[], opts: DiscoverOptions = {}): Promise<DiscoverResult> {
+  const maxDepth = opts.depth ?? Infinity;
+  const nested = opts.nested ?? false;
+  const follow = opts.followSymlinks ?? false;
+  const concurrency = Math.max(0, Math.floor(opts.concurrency ?? 0));
+  const ignored = ignoreMatcher(opts.ignore);
+  const onProgress = opts.onProgress;
+
+  const found = new Map<string, Found>();
+  const unreadable = new Map<string, Unreadable>();
+  const seenIds = new Set<string>(); // dev:ino of folders read, only when following links
+  let foldersSeen = 0;
+  let lastProgress = Date.now();
+
+  const queue: Task[] = [];
+  for (const root of [...new Set(roots.map((r) => resolve(r)))].reverse()) {
+    try {
+      const st = await fsp.stat(root);
+      if (!st.isDirectory()) { unreadable.set(root, { path: root, reason: 'not a folder (ENOTDIR)' }); continue; }
+    } catch (err) {
+      unreadable.set(root, { path: root, reason: describeError(err) });
+      continue;
+    }
+    queue.push({ path: root, rel: '', depth: 0 });
+  }
+
+  function* visit(t: Task): Gen<void> {
+    if (follow) {
+      try {
+        const st = yield* statOp(t.path);
+        const id = `${st.dev}:${st.ino}`;
+        if (seenIds.has(id)) return; // a link loop, or a folder reached twice
+        seenIds.add(id);
+      } catch (err) {
+        unreadable.set(t.path, { path: t.path, reason: describeError(err) });
+        return;
+      }
+    }
+    let entries: Dirent[];
+    try {
+      entries = yield* readdirOp(t.path);
+    } catch (err) {
+      unreadable.set(t.path, { path: t.path, reason: describeError(err) });
+      return;
+    }
+    foldersSeen++;
+
+    let enclosing = t.enclosing;
+    let dotGit: Dirent | undefined;
+    for (const e of entries) if (e.name === '.git') { dotGit = e; break; }
+    if (dotGit) {
+      const f = yield* classifyDotGit(t.path, dotGit);
+      if (t.enclosing) f.enclosing = t.enclosing;
+      found.set(t.path, f);
+      if (!nested) return;
+      enclosing = t.path;
+    } else if (isBareListing(entries)) {
+      const f: Found = { kind: 'bare', path: t.path, reason: yield* bareReason(t.path) };
+      if (t.enclosing) f.enclosing = t.enclosing;
+      found.set(t.path, f);
+      return; // never descend into a git dir
+    }
+
+    const childDepth = t.depth + 1;
+    if (childDepth > maxDepth) return;
+    for (const e of entries) {
+      const name = e.name;
+      if (name === '.git' || name === 'node_modules') continue;
+      const isDir = e.isDirectory();
+      if (!isDir && !(follow && e.isSymbolicLink())) continue;
+      const rel = t.rel ? `${t.rel}/${name}` : name;
+      if (ignored && ignored(rel, name)) continue;
+      const child: Task = { path: join(t.path, name), rel, depth: childDepth, enclosing };
+      if (!isDir) {
+        let st: BigIntStats;
+        try {
+          st = yield* statOp(child.path);
+        } catch (err) {
+          // A dangling link is no folder; a loop of links (ELOOP) or a denied target is worth telling.
+          if (errCode(err) !== 'ENOENT') unreadable.set(child.path, { path: child.path, reason: describeError(err) });
+          continue;
+        }
+        if (!st.isDirectory()) continue;
+      }
+      queue.push(child);
+    }
+  }
+
+  const progress = (): void => {
+    if (!onProgress) return;
+    const now = Date.now();
+    if (now - lastProgress >= 50) { lastProgress = now; onProgress(foldersSeen); }
+  };
+
+  if (concurrency === 0) {
+    // Synchronous reads, one folder at a time, giving the event loop a turn every
+    // 256 folders so that a progress line, a timer or a signal still gets through.
+    let n = 0;
+    while (queue.length > 0) {
+      runSync(visit(queue.pop()!));
+      if (++n % 256 === 0) {
+        progress();
+        await new Promise<void>((r) => setImmediate(r));
+      }
+    }
+  } else {
+    await new Promise<void>((done, fail) => {
+      let active = 0;
+      const pump = (): void => {
+        while (active < concurrency && queue.length > 0) {
+          const t = queue.pop()!;
+          active++;
+          runAsync(visit(t)).then(() => { active--; progress(); pump(); }, fail);
+        }
+        if (active === 0 && queue.length === 0) done();
+      };
+      pump();
+    });
+  }
+  onProgress?.(foldersSeen);
+
+  // Roots given inside one another yield the same paths twice: the maps keep one.
+  return {
+    found: [...found.values()].sort(byPath),
+    unreadable: [...unreadable.values()].sort(byPath),
+    foldersSeen,
+  };
+}
