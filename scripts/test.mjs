@@ -1,0 +1,20 @@
+// Runs every test file under test/ (recursively) with node:test through tsx.
+// A shell glob would silently skip nested files on Node 20, so the list is built here.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const files = [];
+(function walk(dir) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) walk(p);
+    else if (e.name.endsWith('.test.ts')) files.push(relative(root, p));
+  }
+})(join(root, 'test'));
+const only = process.argv.slice(2);
+const chosen = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+if (chosen.length === 0) { console.error('test: no test files found'); process.exit(1); }
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...chosen], { cwd: root, stdio: 'inherit' });
+process.exit(r.status ?? 1);

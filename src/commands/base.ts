@@ -1,0 +1,39 @@
+// What every command shares: the context it runs in (so tests run commands
+// in-process with their own cwd, env and streams), one-line errors, exit codes.
+import { Command, type BaseContext } from 'clipanion';
+import { NotARepoError } from '../git/repo.js';
+import type { Env } from '../paths.js';
+
+export type Context = BaseContext & { cwd: string; env: Env; home: string };
+
+/** Exit codes, as the README documents them. */
+export const EXIT = { ok: 0, partial: 1, usage: 2 } as const;
+
+/** A mistake in what the user asked for: one line, exit code 2. */
+export class InputError extends Error {}
+
+export abstract class FleetCommand extends Command<Context> {
+  abstract run(): Promise<number>;
+
+  async execute(): Promise<number> {
+    try {
+      return await this.run();
+    } catch (e) {
+      if (e instanceof NotARepoError || e instanceof InputError) {
+        this.context.stderr.write(`fleet-git: ${e.message}\n`);
+        return EXIT.usage;
+      }
+      const msg = e instanceof Error ? e.message : String(e);
+      this.context.stderr.write(`fleet-git: ${msg}\n`);
+      return EXIT.partial;
+    }
+  }
+
+  out(line = ''): void {
+    this.context.stdout.write(`${line}\n`);
+  }
+
+  err(line: string): void {
+    this.context.stderr.write(`${line}\n`);
+  }
+}

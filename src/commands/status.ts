@@ -1,0 +1,43 @@
+import { Option } from 'clipanion';
+import { runContext } from '../core/context.js';
+import { assessRepo, isHealthy, stateJson, type RepoState } from '../core/state.js';
+import { locateRepo } from '../git/repo.js';
+import { EXIT, FleetCommand } from './base.js';
+import { resolveRepos } from './report.js';
+
+export class StatusCommand extends FleetCommand {
+  static paths = [['status']];
+  static usage = FleetCommand.Usage({
+    description: "show a repository's fleet state and what is wrong with it",
+    details: `
+      For the repository and each of its worktrees: whether it is enabled, the hook file (present, fleet-git's, current or stale), the info/exclude entry, the post-checkout hook (installed, missing, displaced by another tool, or unable to run because of core.hooksPath) and whether git tracks the hook file. Exit code 0 whatever it finds.
+    `,
+    examples: [
+      ['The repository of the current folder', '$0 status'],
+      ['As JSON', '$0 status --json'],
+    ],
+  });
+
+  json = Option.Boolean('--json', false, { description: 'print one JSON document' });
+  repo = Option.String({ name: 'repo', required: false });
+
+  async run(): Promise<number> {
+    const ctx = runContext(this.context.env, this.context.home);
+    const [path] = resolveRepos(this.repo ? [this.repo] : [], this.context.cwd);
+    const state = assessRepo(locateRepo(path), ctx);
+    if (this.json) this.out(JSON.stringify(stateJson(state), null, 2));
+    else this.printText(state);
+    return EXIT.ok;
+  }
+
+  private printText(s: RepoState): void {
+    const verdict = isHealthy(s) ? 'enabled' : s.enabled ? 'enabled, with problems' : 'not enabled';
+    this.out(`${s.path}: ${verdict}`);
+    for (const p of s.problems) this.out(`  - ${p.message}`);
+    for (const w of s.worktrees) {
+      this.out(`  worktree ${w.path}: ${w.enabled ? (w.problems.length ? 'enabled, with problems' : 'enabled') : 'not enabled'}`);
+      for (const p of w.problems) this.out(`    - ${p.message}`);
+    }
+    if (!s.enabled) this.out('  run fleet-git enable to make its Copilot sessions visible in the fleet observer');
+  }
+}

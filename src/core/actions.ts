@@ -1,0 +1,161 @@
+// Enabling and disabling one repository, as plans of small steps over the state
+// that state.ts reads. Enable undoes its own steps when one fails, so a failure
+// halfway leaves the repository as it was.
+import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import type { RunContext } from './context.js';
+import { forgetCreated, readCreated, recordCreated, removeCreatedDirs } from './created.js';
+import { addExcludeBlock, removeExcludeBlock } from './exclude.js';
+import { HOOK_FILE_PATH } from './hook-file.js';
+import { installGitHook, uninstallGitHook } from './git-hook.js';
+import type { RepoState, WorktreeState } from './state.js';
+
+/** Where enable --force keeps a hook file it replaced, to put it back on disable. */
+export const REPLACED_FILE = 'fleet-git-replaced-fleet.json';
+
+export interface Outcome {
+  path: string;
+  /** What was changed, in words. Empty: nothing needed changing. */
+  changes: string[];
+  /** What was left alone, and why. Notes make the command's exit code 1. */
+  notes: string[];
+  /** Informational lines that do not make the exit code non-zero. */
+  info: string[];
+}
+
+export interface EnableOptions { force?: boolean }
+export interface DisableOptions { upstream?: boolean }
+
+type Undo = () => void;
+
+function writeHookFile(w: WorktreeState, ctx: RunContext, undo: Undo[]): void {
+  const file = join(w.path, HOOK_FILE_PATH);
+  for (const rel of ['.github', '.github/hooks']) {
+    const dir = join(w.path, rel);
+    if (!existsSync(dir)) {
+      mkdirSync(dir);
+      recordCreated(w.worktree.gitDir, rel);
+      undo.push(() => removeCreatedDirs(w.worktree.gitDir, w.path, [rel]));
+    }
+  }
+  const before = readTextIfExists(file);
+  writeAtomic(file, ctx.hookFile);
+  undo.push(() => (before === null ? unlinkSync(file) : writeAtomic(file, before)));
+}
+
+function enableWorktree(w: WorktreeState, ctx: RunContext, opts: EnableOptions, out: Outcome, undo: Undo[]): void {
+  const file = join(w.path, HOOK_FILE_PATH);
+  if (w.tracked) {
+    out.notes.push(`left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`);
+    return;
+  }
+  const kind = w.hookFile.kind;
+  if (kind === 'foreign' || kind === 'upstream') {
+    const whose = kind === 'upstream' ? "the upstream 'fleet hooks install'" : 'someone else';
+    if (!opts.force) {
+      out.notes.push(`left ${file} alone: it was written by ${whose}, not fleet-git (--force replaces it and keeps a copy that disable puts back)`);
+      return;
+    }
+    const backup = join(w.worktree.gitDir, REPLACED_FILE);
+    if (existsSync(backup)) throw new Error(`${backup} already holds a replaced hook file; move it away first`);
+    renameSync(file, backup);
+    undo.push(() => renameSync(backup, file));
+    writeHookFile(w, ctx, undo);
+    out.changes.push(`replaced ${file} (written by ${whose}); the old one is kept in ${backup}`);
+    return;
+  }
+  if (kind === 'ours' && w.hookFile.current) return;
+  writeHookFile(w, ctx, undo);
+  out.changes.push(`${kind === 'ours' ? 'updated' : 'wrote'} ${file}`);
+}
+
+function enableExclude(s: RepoState, out: Outcome, undo: Undo[]): void {
+  if (s.exclude) return;
+  const common = s.repo.commonDir;
+  const info = join(common, 'info');
+  const file = join(info, 'exclude');
+  if (!existsSync(info)) {
+    mkdirSync(info);
+    recordCreated(common, 'info');
+    undo.push(() => removeCreatedDirs(common, common, ['info']));
+  }
+  const before = readTextIfExists(file);
+  if (before === null) {
+    recordCreated(common, 'info/exclude');
+    undo.push(() => forgetCreated(common, ['info/exclude']));
+  }
+  writeAtomic(file, addExcludeBlock(before));
+  undo.push(() => (before === null ? unlinkSync(file) : writeAtomic(file, before)));
+  out.changes.push(`excluded /${HOOK_FILE_PATH} in ${file}`);
+}
+
+function enableGitHook(s: RepoState, ctx: RunContext, out: Outcome): void {
+  if (!s.hooks.writable) {
+    out.info.push(`worktree auto-provisioning is not active here: ${s.hooks.reason}; the hook file and exclude entry are in place`);
+    return;
+  }
+  const did = installGitHook(s.repo, s.hooks.dir, ctx.gitHook);
+  if (did) out.changes.push(did);
+}
+
+/** Makes the repository and all its worktrees observed; repairs what is missing or stale. */
+export function enableRepo(s: RepoState, ctx: RunContext, opts: EnableOptions = {}): Outcome {
+  const out: Outcome = { path: s.path, changes: [], notes: [], info: [] };
+  const undo: Undo[] = [];
+  try {
+    for (const w of [...(s.main ? [s.main] : []), ...s.worktrees]) enableWorktree(w, ctx, opts, out, undo);
+    enableExclude(s, out, undo);
+    enableGitHook(s, ctx, out);
+  } catch (e) {
+    for (const u of undo.reverse()) {
+      try { u(); } catch { /* keep undoing the rest */ }
+    }
+    throw e;
+  }
+  return out;
+}
+
+function disableWorktree(w: WorktreeState, opts: DisableOptions, out: Outcome): void {
+  const file = join(w.path, HOOK_FILE_PATH);
+  const kind = w.hookFile.kind;
+  const backup = join(w.worktree.gitDir, REPLACED_FILE);
+  if (!w.tracked && (kind === 'ours' || (kind === 'upstream' && opts.upstream))) {
+    unlinkSync(file);
+    out.changes.push(`removed ${file}${kind === 'upstream' ? " (written by the upstream 'fleet hooks install')" : ''}`);
+  } else if (kind === 'foreign' || (kind === 'upstream' && !opts.upstream) || (w.tracked && kind !== 'absent')) {
+    if (!existsSync(backup)) out.info.push(`left ${file}: it was not written by fleet-git${w.tracked ? ' (and is tracked by git)' : ''}`);
+  }
+  if (existsSync(backup) && !existsSync(file)) {
+    renameSync(backup, file);
+    out.changes.push(`put back the hook file that fleet-git enable --force had replaced in ${w.path}`);
+  }
+  const gone = removeCreatedDirs(w.worktree.gitDir, w.path, readCreated(w.worktree.gitDir).filter((e) => e.startsWith('.github')));
+  if (gone.length) out.changes.push(`removed the empty folder${gone.length > 1 ? 's' : ''} ${gone.join(', ')} it had created in ${w.path}`);
+}
+
+function disableExclude(s: RepoState, out: Outcome): void {
+  const common = s.repo.commonDir;
+  const file = join(common, 'info', 'exclude');
+  const before = readTextIfExists(file);
+  if (before !== null) {
+    const after = removeExcludeBlock(before);
+    if (after !== before) {
+      if (after === '' && readCreated(common).includes('info/exclude')) unlinkSync(file);
+      else writeAtomic(file, after);
+      out.changes.push(`removed the fleet-git block from ${file}`);
+    }
+  }
+  if (readCreated(common).includes('info/exclude') && !existsSync(file)) forgetCreated(common, ['info/exclude']);
+  if (removeCreatedDirs(common, common, ['info']).length) out.changes.push(`removed the folder ${dirname(file)} it had created`);
+}
+
+/** Undoes exactly what enable did, in every worktree. */
+export function disableRepo(s: RepoState, opts: DisableOptions = {}): Outcome {
+  const out: Outcome = { path: s.path, changes: [], notes: [], info: [] };
+  for (const w of [...(s.main ? [s.main] : []), ...s.worktrees]) disableWorktree(w, opts, out);
+  disableExclude(s, out);
+  const did = uninstallGitHook(s.repo, join(s.repo.commonDir, 'hooks'));
+  if (did) out.changes.push(did);
+  return out;
+}

@@ -1,0 +1,54 @@
+// What one run of fleet-git needs to know once, whatever the number of
+// repositories: the user's paths, the bytes it would write, the git config reader.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { readIfExists, writeAtomic } from '../fs/atomic.js';
+import { ConfigReader } from '../git/config.js';
+import { userPaths, type Env, type UserPaths } from '../paths.js';
+import { CLIENT_FILE, NODE_FILE, renderHookFile } from './hook-file.js';
+import { renderGitHook } from './git-hook.js';
+
+/** The built hook client that enable copies to the per-user data folder. */
+export const BUILT_CLIENT = join(import.meta.dirname, '..', '..', 'dist', CLIENT_FILE);
+
+export interface RunContext {
+  env: Env;
+  user: UserPaths;
+  config: ConfigReader;
+  /** The hook file as fleet-git writes it now. */
+  hookFile: string;
+  /** The post-checkout hook as fleet-git writes it now. */
+  gitHook: string;
+}
+
+export function runContext(env: Env, home: string): RunContext {
+  const user = userPaths(env, home);
+  return {
+    env,
+    user,
+    config: new ConfigReader(env),
+    hookFile: renderHookFile({ dataDir: user.dataDir }),
+    gitHook: renderGitHook(user.canonicalHookFile),
+  };
+}
+
+/**
+ * Puts the per-user files in place: the hook client every hook file runs, the
+ * node binary to fall back on, and the canonical hook file the git hook copies.
+ * Returns what changed.
+ */
+export function ensureUserFiles(ctx: RunContext, nodePath = process.execPath): string[] {
+  const changed: string[] = [];
+  mkdirSync(ctx.user.dataDir, { recursive: true });
+  const built = readIfExists(BUILT_CLIENT);
+  if (built === null) throw new Error(`the hook client ${BUILT_CLIENT} is missing: reinstall fleet-git (npm run build in a checkout)`);
+  if (writeAtomic(ctx.user.hookClient, built, 0o644)) changed.push(`installed the hook client at ${ctx.user.hookClient}`);
+  if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, 0o644)) changed.push(`recorded node at ${nodePath}`);
+  if (writeAtomic(ctx.user.canonicalHookFile, ctx.hookFile, 0o644)) changed.push(`wrote ${ctx.user.canonicalHookFile}`);
+  return changed;
+}
+
+export function userFilesInPlace(ctx: RunContext): boolean {
+  return existsSync(ctx.user.hookClient) && readIfExists(ctx.user.canonicalHookFile)?.toString('utf8') === ctx.hookFile;
+}
+

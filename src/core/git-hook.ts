@@ -1,0 +1,153 @@
+// The git post-checkout hook: where git runs hooks from, whether fleet-git may
+// write there, what is there now, and installing or removing ours while keeping
+// (and chaining to) a hook that was there before.
+import { chmodSync, existsSync, lstatSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import type { ConfigReader, ConfigValue } from '../git/config.js';
+import type { Repo } from '../git/repo.js';
+import { recordCreated, removeCreatedDirs } from './created.js';
+import { EXCLUDE_BEGIN, EXCLUDE_END, HOOK_FILE_PATH } from './exclude.js';
+import { HOOK_MARK } from './hook-file.js';
+import { readTemplate, render, shQuote } from './templates.js';
+
+export const HOOK_NAME = 'post-checkout';
+export const PREV_SUFFIX = '.fleet-git-prev';
+/** The line that marks a post-checkout hook as fleet-git's. */
+export const GIT_HOOK_MARK = '# fleet-git post-checkout hook.';
+
+export interface HooksDir {
+  /** The folder git runs hooks from for this repository. */
+  dir: string;
+  /** Whether fleet-git installs its hook there. */
+  writable: boolean;
+  hooksPath: ConfigValue | null;
+  /** Why not, in words, when not writable. */
+  reason?: string;
+}
+
+export function hooksDir(repo: Repo, config: ConfigReader): HooksDir {
+  const own = join(repo.commonDir, 'hooks');
+  const hp = config.get('core', 'hooksPath', repo.commonDir, repo.gitDir);
+  if (!hp) return { dir: own, writable: true, hooksPath: null };
+  const where = `core.hooksPath=${hp.value} (${hp.scope} config)`;
+  if (hp.value === '') return { dir: '', writable: false, hooksPath: hp, reason: `${where} turns every git hook off` };
+  const value = hp.value.startsWith('~/') ? join(config.home, hp.value.slice(2)) : hp.value;
+  const dir = isAbsolute(value) ? value : resolve(repo.root, value);
+  if (dir === own) return { dir, writable: true, hooksPath: hp };
+  const husky = /(^|\/)\.husky(\/|$)/.test(hp.value);
+  const reason = husky
+    ? `${where} is husky's, which it regenerates: fleet-git does not write there, so new worktrees are not provisioned automatically`
+    : `${where} points outside this repository's git dir: fleet-git does not write there, so new worktrees are not provisioned automatically`;
+  return { dir, writable: false, hooksPath: hp, reason };
+}
+
+/** The hook script as fleet-git writes it now. */
+export function renderGitHook(canonicalHookFile: string): string {
+  return render(readTemplate(HOOK_NAME), {
+    canonical: shQuote(canonicalHookFile),
+    decide: ':',
+    begin: shQuote(EXCLUDE_BEGIN),
+    end: shQuote(EXCLUDE_END),
+    pattern: shQuote(`/${HOOK_FILE_PATH}`),
+    mark: shQuote(HOOK_MARK),
+  });
+}
+
+export type GitHookKind = 'ours' | 'absent' | 'foreign';
+
+export interface GitHookInfo {
+  kind: GitHookKind;
+  current: boolean;
+  /** fleet-git's hook renamed away by another tool (lefthook keeps foreign hooks as `.old`). */
+  displacedCopy: string | null;
+  /** A hook fleet-git keeps to run first and to restore on disable. */
+  prev: string | null;
+}
+
+export function isOurGitHook(text: string | null): boolean {
+  return text !== null && text.includes(GIT_HOOK_MARK);
+}
+
+export function readGitHook(dir: string, expected: string): GitHookInfo {
+  const path = join(dir, HOOK_NAME);
+  const text = readTextIfExists(path);
+  const old = `${path}.old`;
+  const prev = `${path}${PREV_SUFFIX}`;
+  return {
+    kind: text === null ? 'absent' : isOurGitHook(text) ? 'ours' : 'foreign',
+    current: text === expected && isExecutable(path),
+    displacedCopy: isOurGitHook(readTextIfExists(old)) ? old : null,
+    prev: existsSync(prev) ? prev : null,
+  };
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    return (lstatSync(path).mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Puts fleet-git's hook in `dir`, keeping a foreign hook there as the one to run
+ * first. Returns what it did, or null when nothing needed doing.
+ */
+export function installGitHook(repo: Repo, dir: string, script: string): string | null {
+  const path = join(dir, HOOK_NAME);
+  const prev = `${path}${PREV_SUFFIX}`;
+  const info = readGitHook(dir, script);
+  const done: string[] = [];
+  if (info.kind === 'ours' && info.current) return dropDisplacedCopy(info, done);
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true });
+    if (dir === join(repo.commonDir, 'hooks')) recordCreated(repo.commonDir, 'hooks');
+  }
+  if (info.kind === 'foreign') {
+    const text = readTextIfExists(path);
+    if (info.prev !== null && readTextIfExists(prev) !== text) {
+      throw new Error(`${path} is another tool's hook and ${prev} already holds an earlier one; move one of them away, then run fleet-git enable again`);
+    }
+    renameSync(path, prev);
+    done.push(`kept the existing ${HOOK_NAME} hook, which now runs first`);
+  }
+  writeAtomic(path, script, 0o755);
+  chmodSync(path, 0o755);
+  done.push(info.kind === 'ours' ? `updated the ${HOOK_NAME} hook` : `installed the ${HOOK_NAME} hook`);
+  return dropDisplacedCopy(info, done);
+}
+
+function dropDisplacedCopy(info: GitHookInfo, done: string[]): string | null {
+  if (info.displacedCopy) {
+    unlinkSync(info.displacedCopy);
+    done.push(`removed fleet-git's displaced copy ${info.displacedCopy}`);
+  }
+  return done.length ? done.join('; ') : null;
+}
+
+/**
+ * Takes fleet-git's hook out of `dir` wherever it stands (also as another tool's
+ * `.old` copy), putting the hook it replaced back in its place, byte for byte.
+ */
+export function uninstallGitHook(repo: Repo, dir: string): string | null {
+  const path = join(dir, HOOK_NAME);
+  const prev = `${path}${PREV_SUFFIX}`;
+  const done: string[] = [];
+  for (const spot of [path, `${path}.old`]) {
+    if (!isOurGitHook(readTextIfExists(spot))) continue;
+    if (existsSync(prev)) {
+      renameSync(prev, spot);
+      done.push(`restored the previous ${HOOK_NAME} hook`);
+    } else {
+      unlinkSync(spot);
+      done.push(`removed the ${HOOK_NAME} hook`);
+    }
+  }
+  if (existsSync(prev) && !existsSync(path)) {
+    renameSync(prev, path);
+    done.push(`restored the previous ${HOOK_NAME} hook`);
+  }
+  if (dir === join(repo.commonDir, 'hooks') && removeCreatedDirs(repo.commonDir, repo.commonDir, ['hooks']).length) done.push('removed the hooks folder it had created');
+  return done.length ? done.join('; ') : null;
+}

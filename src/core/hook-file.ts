@@ -1,0 +1,92 @@
+// The Copilot hook file, .github/hooks/fleet.json: the one writer and the one
+// reader of it, shared by enable, disable, status, scan and the Copilot adapter.
+import { readTemplate, render, shQuote } from './templates.js';
+
+export { HOOK_FILE_PATH } from './exclude.js';
+
+/** The text every command fleet-git writes ends with; it tells our file from anyone else's. */
+export const HOOK_MARK = 'claude-code-fleet fleet-git';
+/** What the fleet observer's own tools look for in a hook command. */
+export const FLEET_MARK = 'claude-code-fleet';
+
+export const COPILOT_EVENTS = ['sessionStart', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd', 'notification', 'errorOccurred'] as const;
+export type CopilotEvent = (typeof COPILOT_EVENTS)[number];
+
+export interface ClientLocation {
+  /**
+   * fleet-git's per-user data folder: it holds the stable copy of the hook
+   * client (hook-client.cjs) and, in `node`, the node binary to use when none is
+   * on Copilot's PATH. The hook file names only this folder, so it stays the
+   * same across fleet-git upgrades and Node version switches.
+   */
+  dataDir: string;
+}
+
+export const CLIENT_FILE = 'hook-client.cjs';
+export const NODE_FILE = 'node';
+
+/** The shell command Copilot runs for one event. */
+export function hookCommand(event: string, where: ClientLocation): string {
+  return render(readTemplate('hook-command.sh').trim(), {
+    data: shQuote(where.dataDir),
+    event,
+  });
+}
+
+/** The whole hook file, as bytes to write. */
+export function renderHookFile(where: ClientLocation): string {
+  const doc = JSON.parse(readTemplate('fleet.json')) as { hooks: Record<string, { bash: string }[]> };
+  for (const [event, entries] of Object.entries(doc.hooks)) {
+    for (const entry of entries) entry.bash = hookCommand(event, where);
+  }
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+export type HookFileKind =
+  | 'absent'
+  | 'ours' // written by fleet-git
+  | 'upstream' // written by the upstream `fleet hooks install` (claude-code-fleet, not fleet-git)
+  | 'foreign'; // anything else: the user's own file
+
+export interface HookFileInfo {
+  kind: HookFileKind;
+  /** For ours: equal to what enable would write now. */
+  current: boolean;
+  /** For ours: the hook client paths its commands run (to tell a stale file). */
+  clients: string[];
+}
+
+function commandsOf(text: string): string[] | null {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const hooks = (doc as { hooks?: unknown } | null)?.hooks;
+  if (!hooks || typeof hooks !== 'object') return null;
+  const out: string[] = [];
+  for (const entries of Object.values(hooks as Record<string, unknown>)) {
+    if (!Array.isArray(entries)) continue;
+    for (const e of entries) {
+      for (const k of ['bash', 'command', 'powershell']) {
+        const v = (e as Record<string, unknown> | null)?.[k];
+        if (typeof v === 'string') out.push(v);
+      }
+    }
+  }
+  return out;
+}
+
+/** Tells whose a hook file is, from its text (null: no file). */
+export function classifyHookFile(text: string | null, expected: string): HookFileInfo {
+  if (text === null) return { kind: 'absent', current: false, clients: [] };
+  const commands = commandsOf(text) ?? [];
+  if (commands.some((c) => c.includes(HOOK_MARK))) {
+    const dirs = commands.map((c) => /^d='((?:[^']|'\\'')*)';/.exec(c)?.[1]?.replace(/'\\''/g, "'"));
+    const clients = [...new Set(dirs.filter((d): d is string => !!d).map((d) => `${d}/${CLIENT_FILE}`))];
+    return { kind: 'ours', current: text === expected, clients };
+  }
+  if (commands.some((c) => c.includes(FLEET_MARK))) return { kind: 'upstream', current: false, clients: [] };
+  return { kind: 'foreign', current: false, clients: [] };
+}

@@ -1,0 +1,131 @@
+// A repository's fleet state: the one notion that status, scan, enable and
+// remove all share. Read from files only (no git process in the common case).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { readTextIfExists } from '../fs/atomic.js';
+import { isTrackedInIndex, listWorktrees, type Repo, type Worktree } from '../git/repo.js';
+import type { RunContext } from './context.js';
+import { hasExcludeBlock } from './exclude.js';
+import { HOOK_FILE_PATH, classifyHookFile, type HookFileInfo } from './hook-file.js';
+import { hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
+
+export type ProblemCode =
+  | 'hook-file-missing'
+  | 'hook-file-stale'
+  | 'hook-file-outdated'
+  | 'hook-file-foreign'
+  | 'hook-file-upstream'
+  | 'hook-file-tracked'
+  | 'exclude-missing'
+  | 'git-hook-missing'
+  | 'git-hook-displaced'
+  | 'git-hook-outdated'
+  | 'hooks-path';
+
+export interface Problem {
+  code: ProblemCode;
+  message: string;
+}
+
+export interface WorktreeState {
+  path: string;
+  kind: 'main' | 'worktree';
+  enabled: boolean;
+  problems: Problem[];
+  /** Not in the JSON: what the actions need. */
+  hookFile: HookFileInfo;
+  tracked: boolean;
+  worktree: Worktree;
+}
+
+export interface RepoState {
+  path: string;
+  kind: 'repo';
+  enabled: boolean;
+  /** The repository's own problems and its main worktree's. */
+  problems: Problem[];
+  /** Linked worktrees. */
+  worktrees: WorktreeState[];
+  main: WorktreeState | null;
+  repo: Repo;
+  exclude: boolean;
+  hooks: HooksDir;
+  gitHook: GitHookInfo | null;
+}
+
+function trackedIn(wt: Worktree): boolean {
+  const fromIndex = isTrackedInIndex(wt.gitDir, HOOK_FILE_PATH);
+  if (fromIndex !== null) return fromIndex;
+  const r = spawnSync('git', ['ls-files', '--error-unmatch', '--', HOOK_FILE_PATH], {
+    cwd: wt.root,
+    env: { ...process.env, GIT_DIR: undefined, GIT_WORK_TREE: undefined, GIT_INDEX_FILE: undefined },
+    stdio: 'ignore',
+  });
+  return r.status === 0;
+}
+
+function worktreeState(wt: Worktree, ctx: RunContext): WorktreeState {
+  const path = join(wt.root, HOOK_FILE_PATH);
+  const hookFile = classifyHookFile(readTextIfExists(path), ctx.hookFile);
+  const tracked = trackedIn(wt);
+  const problems: Problem[] = [];
+  const where = wt.root;
+  if (tracked) {
+    problems.push({ code: 'hook-file-tracked', message: `${HOOK_FILE_PATH} is tracked by git in ${where}: fleet-git leaves a tracked file alone (untrack it to let fleet-git manage it)` });
+  } else if (hookFile.kind === 'ours') {
+    if (!hookFile.clients.every((c) => existsSync(c))) {
+      problems.push({ code: 'hook-file-stale', message: `${HOOK_FILE_PATH} in ${where} runs a hook client that no longer exists (${hookFile.clients.join(', ')}): run fleet-git enable` });
+    } else if (!hookFile.current) {
+      problems.push({ code: 'hook-file-outdated', message: `${HOOK_FILE_PATH} in ${where} was written by another fleet-git version: run fleet-git enable` });
+    }
+  } else if (hookFile.kind === 'upstream') {
+    problems.push({ code: 'hook-file-upstream', message: `${HOOK_FILE_PATH} in ${where} was written by the upstream 'fleet hooks install', whose Copilot events never reach the observer: fleet-git enable --force replaces it` });
+  } else if (hookFile.kind === 'foreign') {
+    problems.push({ code: 'hook-file-foreign', message: `${HOOK_FILE_PATH} in ${where} was not written by fleet-git: it is left alone (fleet-git enable --force replaces it, keeping a copy to restore)` });
+  }
+  return { path: wt.root, kind: wt.main ? 'main' : 'worktree', enabled: hookFile.kind === 'ours', problems, hookFile, tracked, worktree: wt };
+}
+
+/** Reads and judges one repository and all its worktrees. */
+export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
+  const all = listWorktrees(repo).map((wt) => worktreeState(wt, ctx));
+  const main = all.find((w) => w.kind === 'main') ?? null;
+  const linked = all.filter((w) => w.kind !== 'main');
+  const exclude = hasExcludeBlock(readTextIfExists(join(repo.commonDir, 'info', 'exclude')));
+  const hooks = hooksDir(repo, ctx.config);
+  const own = readGitHook(join(repo.commonDir, 'hooks'), ctx.gitHook);
+  const gitHook = hooks.writable ? readGitHook(hooks.dir, ctx.gitHook) : null;
+  const enabled = exclude || own.kind === 'ours' || own.displacedCopy !== null || all.some((w) => w.enabled);
+  const problems: Problem[] = [];
+  if (enabled) {
+    for (const w of all) {
+      if (w.hookFile.kind === 'absent' && !w.tracked) w.problems.push({ code: 'hook-file-missing', message: `${HOOK_FILE_PATH} is missing in ${w.path}: run fleet-git enable` });
+    }
+    if (!exclude) problems.push({ code: 'exclude-missing', message: `info/exclude has no fleet-git block, so ${HOOK_FILE_PATH} could be committed: run fleet-git enable` });
+    if (!hooks.writable) {
+      problems.push({ code: 'hooks-path', message: `worktree auto-provisioning is not active: ${hooks.reason}` });
+    } else if (gitHook) {
+      if (gitHook.kind === 'ours' && !gitHook.current) problems.push({ code: 'git-hook-outdated', message: `the post-checkout hook in ${hooks.dir} is not the current one: run fleet-git enable` });
+      else if (gitHook.kind === 'foreign' || gitHook.displacedCopy) problems.push({ code: 'git-hook-displaced', message: `another tool replaced fleet-git's post-checkout hook in ${hooks.dir}${gitHook.displacedCopy ? ` (fleet-git's is now ${gitHook.displacedCopy})` : ''}: fleet-git enable puts it back and keeps the other one running` });
+      else if (gitHook.kind === 'absent') problems.push({ code: 'git-hook-missing', message: `the post-checkout hook is missing in ${hooks.dir}, so new worktrees get no hook file: run fleet-git enable` });
+    }
+  }
+  if (main) problems.push(...main.problems);
+  return { path: main?.path ?? repo.root, kind: 'repo', enabled, problems, worktrees: linked, main, repo, exclude, hooks, gitHook };
+}
+
+export function isHealthy(s: RepoState): boolean {
+  return s.enabled && s.problems.length === 0 && s.worktrees.every((w) => w.problems.length === 0);
+}
+
+/** The JSON shape of a repository's state. */
+export function stateJson(s: RepoState) {
+  return {
+    path: s.path,
+    kind: s.kind,
+    enabled: s.enabled,
+    problems: s.problems.map(({ code, message }) => ({ code, message })),
+    worktrees: s.worktrees.map((w) => ({ path: w.path, kind: w.kind, enabled: w.enabled, problems: w.problems.map(({ code, message }) => ({ code, message })) })),
+  };
+}

@@ -1,0 +1,22 @@
+// The files fleet-git writes live in templates/ as real files; this renders them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const TEMPLATES = join(import.meta.dirname, '..', '..', 'templates');
+
+export function readTemplate(name: string): string {
+  return readFileSync(join(TEMPLATES, name), 'utf8');
+}
+
+/** Quotes a value for POSIX sh so that no character in it is ever interpreted. */
+export function shQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Replaces every `{{name}}` with its value; an unknown name is a bug, so it throws. */
+export function render(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    if (!(name in values)) throw new Error(`template value missing: ${name}`);
+    return values[name];
+  });
+}

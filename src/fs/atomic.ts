@@ -1,0 +1,52 @@
+// Writing files so that a failure halfway leaves the old file, or none, in place:
+// a temporary file in the same folder, then a rename over the target.
+import { chmodSync, closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/** Reads a file, or null when it does not exist. Other errors throw. */
+export function readIfExists(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    if (isCode(e, 'ENOENT') || isCode(e, 'ENOTDIR')) return null;
+    throw e;
+  }
+}
+
+export function readTextIfExists(path: string): string | null {
+  const b = readIfExists(path);
+  return b === null ? null : b.toString('utf8');
+}
+
+/**
+ * Writes `data` to `path` atomically. The file keeps the mode of the file it
+ * replaces; a new file gets `mode` (default 0644, less the umask).
+ * Returns false, without touching the file, when it already holds exactly `data`.
+ */
+export function writeAtomic(path: string, data: string | Buffer, mode?: number): boolean {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  const old = readIfExists(path);
+  if (old !== null && old.equals(bytes) && (mode === undefined || (statSync(path).mode & 0o7777) === mode)) return false;
+  let keepMode: number | undefined = mode;
+  if (old !== null && mode === undefined) keepMode = statSync(path).mode & 0o7777;
+  const tmp = join(dirname(path), `.${basename(path)}.fleet-git-${process.pid}-${Date.now().toString(36)}.tmp`);
+  const fd = openSync(tmp, 'wx', keepMode ?? 0o644);
+  try {
+    try {
+      writeSync(fd, bytes);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (keepMode !== undefined) chmodSync(tmp, keepMode);
+    renameSync(tmp, path);
+  } catch (e) {
+    try { unlinkSync(tmp); } catch { /* already gone */ }
+    throw e;
+  }
+  return true;
+}
+
+export function isCode(e: unknown, code: string): boolean {
+  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
+}

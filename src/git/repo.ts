@@ -1,0 +1,160 @@
+// Finding a repository and reading what fleet-git needs from it, from the files
+// git itself reads (.git, commondir, worktrees/*/gitdir, the index): no git
+// process, so that the same code serves one repository and thousands.
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { isCode, readTextIfExists } from '../fs/atomic.js';
+
+export interface Repo {
+  /** The worktree this location belongs to. */
+  root: string;
+  /** Its own git dir (for a linked worktree: <common>/worktrees/<name>). */
+  gitDir: string;
+  /** The shared git dir: config, hooks, info/exclude, objects. */
+  commonDir: string;
+  linked: boolean;
+}
+
+export interface Worktree { root: string; gitDir: string; main: boolean }
+
+/** Why a path is not a repository fleet-git can work in. Exit code 2. */
+export class NotARepoError extends Error {
+  constructor(readonly path: string, readonly reason: string) {
+    super(`${path}: ${reason}`);
+  }
+}
+
+function exists(p: string): boolean {
+  try { statSync(p); return true; } catch { return false; }
+}
+
+function isGitDir(dir: string): boolean {
+  return exists(join(dir, 'HEAD')) && (exists(join(dir, 'commondir')) || (exists(join(dir, 'objects')) && exists(join(dir, 'refs'))));
+}
+
+/** The git dir a `.git` file names, resolved against the folder holding it. */
+export function readGitFile(dotGit: string): string | null {
+  const m = /^gitdir: (.+?)\r?\n?$/.exec(readFileSync(dotGit, 'utf8'));
+  if (!m) return null;
+  return resolve(dirname(dotGit), m[1]);
+}
+
+/** The common dir of a git dir: itself, or what its `commondir` file names. */
+export function commonDirOf(gitDir: string): string {
+  const c = readTextIfExists(join(gitDir, 'commondir'));
+  if (c === null) return gitDir;
+  const v = c.replace(/\r?\n$/, '');
+  return isAbsolute(v) ? v : resolve(gitDir, v);
+}
+
+/** Reads the repository whose worktree root is `root` (a folder holding `.git`). */
+export function openRepo(root: string): Repo {
+  const dotGit = join(root, '.git');
+  let st;
+  try {
+    st = lstatSync(dotGit);
+  } catch {
+    throw new NotARepoError(root, 'not a git repository (no .git here)');
+  }
+  let gitDir = dotGit;
+  if (st.isFile()) {
+    const target = readGitFile(dotGit);
+    if (target === null) throw new NotARepoError(root, `its .git file does not name a git dir (expected "gitdir: <path>")`);
+    if (!exists(target)) throw new NotARepoError(root, `its .git file points to ${target}, which does not exist (a stale worktree or submodule?)`);
+    gitDir = target;
+  } else if (st.isSymbolicLink()) {
+    gitDir = realpathSync(dotGit);
+  }
+  if (!isGitDir(gitDir)) throw new NotARepoError(root, `${gitDir} is not a valid git dir (HEAD, objects or refs missing)`);
+  const commonDir = commonDirOf(gitDir);
+  return { root, gitDir, commonDir, linked: commonDir !== gitDir };
+}
+
+/** The repository containing `start`, searching upwards as git does. */
+export function locateRepo(start: string): Repo {
+  let dir: string;
+  try {
+    dir = realpathSync(start);
+  } catch {
+    throw new NotARepoError(start, 'no such folder');
+  }
+  if (!statSync(dir).isDirectory()) dir = dirname(dir);
+  for (let d = dir; ; d = dirname(d)) {
+    let hasDotGit = false;
+    try { lstatSync(join(d, '.git')); hasDotGit = true; } catch (e) { if (!isCode(e, 'ENOENT') && !isCode(e, 'ENOTDIR')) throw e; }
+    if (hasDotGit) return openRepo(d);
+    if (isGitDir(d) && !(basename(dirname(d)) === 'worktrees' || basename(dirname(d)) === 'modules')) {
+      if (basename(d) === '.git') return openRepo(dirname(d));
+      throw new NotARepoError(dir, 'a bare repository: it has no worktree for the Copilot hook file (run fleet-git in a clone or worktree of it)');
+    }
+    if (dirname(d) === d) break;
+  }
+  throw new NotARepoError(dir, 'not inside a git repository (run it in a repository, or name one)');
+}
+
+/** Every worktree of the repository: the main one first (unless bare), then the linked ones that still exist. */
+export function listWorktrees(repo: Repo): Worktree[] {
+  const out: Worktree[] = [];
+  if (basename(repo.commonDir) === '.git') out.push({ root: dirname(repo.commonDir), gitDir: repo.commonDir, main: true });
+  let names: string[] = [];
+  try { names = readdirSync(join(repo.commonDir, 'worktrees')).sort(); } catch { /* none */ }
+  for (const name of names) {
+    const gitDir = join(repo.commonDir, 'worktrees', name);
+    const target = readTextIfExists(join(gitDir, 'gitdir'));
+    if (target === null) continue;
+    const dotGit = target.replace(/\r?\n$/, '');
+    const root = dirname(isAbsolute(dotGit) ? dotGit : resolve(gitDir, dotGit));
+    if (exists(join(root, '.git'))) out.push({ root, gitDir, main: false });
+  }
+  return out;
+}
+
+/**
+ * Whether `relPath` is in the index of a worktree (i.e. tracked), read from the
+ * index file itself (versions 2 to 4). Returns null when the index cannot be
+ * read this way (split index, unknown version): the caller then asks git.
+ */
+export function isTrackedInIndex(gitDir: string, relPath: string, hashSize = 20): boolean | null {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(join(gitDir, 'index'));
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return false;
+    return null;
+  }
+  if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return null;
+  const version = buf.readUInt32BE(4);
+  const count = buf.readUInt32BE(8);
+  if (version < 2 || version > 4) return null;
+  const want = Buffer.from(relPath, 'utf8');
+  let off = 12;
+  let prev: Buffer = Buffer.alloc(0);
+  for (let i = 0; i < count; i++) {
+    const start = off;
+    off += 40 + hashSize;
+    if (off + 2 > buf.length) return null;
+    const flags = buf.readUInt16BE(off);
+    off += 2;
+    if (version >= 3 && flags & 0x4000) off += 2;
+    let path: Buffer;
+    if (version === 4) {
+      let strip = 0;
+      let b: number;
+      do { b = buf[off++]; strip = (strip << 7) | (b & 0x7f); if (b & 0x80) strip += 1; } while (b & 0x80);
+      const end = buf.indexOf(0, off);
+      if (end < 0) return null;
+      path = Buffer.concat([prev.subarray(0, prev.length - strip), buf.subarray(off, end)]);
+      off = end + 1;
+      prev = path;
+    } else {
+      const end = buf.indexOf(0, off);
+      if (end < 0) return null;
+      path = buf.subarray(off, end);
+      off = start + ((end - start + 8) & ~7);
+    }
+    if (path.equals(want)) return true;
+  }
+  // A split index keeps most entries in a shared file: not read here.
+  if (buf.indexOf('link', off) === off) return null;
+  return false;
+}

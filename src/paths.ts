@@ -1,0 +1,42 @@
+// Where fleet-git and its neighbours keep per-user files. Every path is derived
+// from an explicit environment and home folder, never from the process, so a
+// test (or a command run in-process) can point all of them at a temporary folder.
+import { join } from 'node:path';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface UserPaths {
+  home: string;
+  /** fleet-git's per-user data: the stable hook client copy and the canonical hook file. */
+  dataDir: string;
+  hookClient: string;
+  canonicalHookFile: string;
+  /** fleet-git's user config folder (config.json5, setup state). */
+  configDir: string;
+  /** The fleet observer's folder: its socket, session files and model profiles. */
+  fleetDir: string;
+  fleetSocket: string;
+  fleetSessions: string;
+  fleetModels: string;
+  /** Copilot CLI's home ($COPILOT_HOME, default ~/.copilot). */
+  copilotHome: string;
+}
+
+export function userPaths(env: Env, home: string): UserPaths {
+  const dataDir = join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'fleet-git');
+  const configDir = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'fleet-git');
+  // The observer uses os.homedir() and no variable: its folder is always under home.
+  const fleetDir = join(home, '.config', 'claude-code-fleet');
+  return {
+    home,
+    dataDir,
+    hookClient: join(dataDir, 'hook-client.cjs'),
+    canonicalHookFile: join(dataDir, 'fleet.json'),
+    configDir,
+    fleetDir,
+    fleetSocket: join(fleetDir, 'fleet.sock'),
+    fleetSessions: join(fleetDir, 'sessions'),
+    fleetModels: join(fleetDir, 'models.json'),
+    copilotHome: env.COPILOT_HOME || join(home, '.copilot'),
+  };
+}

@@ -1,0 +1,86 @@
+// Shared test helpers: an isolated user environment (nothing touches the real
+// HOME or global git config), real git repositories in temporary folders, and
+// the built CLI run as a real process.
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync, readdirSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+
+export const ROOT = join(import.meta.dirname, '..');
+export const SHARED = join(ROOT, '..', 'shared');
+export const FIXTURES = join(SHARED, 'fixtures', 'copilot-1.0.102');
+export const CLI = join(ROOT, 'dist', 'cli.js');
+
+export interface Sandbox {
+  dir: string;
+  home: string;
+  env: Record<string, string>;
+  /** Runs git with the sandbox environment. Returns stdout (trimmed). */
+  git(cwd: string, ...args: string[]): string;
+  /** Runs the built fleet-git CLI as a process. */
+  cli(cwd: string, ...args: string[]): SpawnSyncReturns<string>;
+  /** A new repository with one commit on branch main. */
+  repo(name: string): string;
+}
+
+/** An isolated HOME, global git config, XDG folders and COPILOT_HOME, removed after the test file. */
+export function sandbox(prefix = 'fleet-git-test-'): Sandbox {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const home = join(dir, 'home');
+  mkdirSync(home, { recursive: true });
+  const globalConfig = join(home, '.gitconfig');
+  writeFileSync(globalConfig, '[user]\n\tname = Test\n\temail = test@example.invalid\n[commit]\n\tgpgSign = false\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n');
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    GIT_CONFIG_GLOBAL: globalConfig,
+    GIT_CONFIG_NOSYSTEM: '1',
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    COPILOT_HOME: join(home, '.copilot'),
+    LANG: 'C.UTF-8',
+    NO_COLOR: '1',
+  };
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  return {
+    dir,
+    home,
+    env,
+    git,
+    cli: (cwd, ...args) => spawnSync(process.execPath, [CLI, ...args], { cwd, env, encoding: 'utf8' }),
+    repo(name) {
+      const path = join(dir, name);
+      mkdirSync(path, { recursive: true });
+      git(path, 'init', '-q', '-b', 'main');
+      writeFileSync(join(path, 'README.md'), `# ${name}\n`);
+      git(path, 'add', '-A');
+      git(path, 'commit', '-q', '-m', 'init');
+      return path;
+    },
+  };
+}
+
+/** Every file, folder and link under `root` with its mode and content: two snapshots are equal only when nothing changed. */
+export function snapshot(root: string, skip: (rel: string) => boolean = () => false): Record<string, string> {
+  const out: Record<string, string> = {};
+  (function walk(rel: string) {
+    for (const name of readdirSync(join(root, rel)).sort()) {
+      const r = rel ? `${rel}/${name}` : name;
+      if (skip(r)) continue;
+      const p = join(root, r);
+      const st = lstatSync(p);
+      const mode = (st.mode & 0o7777).toString(8);
+      if (st.isSymbolicLink()) out[r] = `link ${readlinkSync(p)}`;
+      else if (st.isDirectory()) { out[r] = `dir ${mode}`; walk(r); }
+      else out[r] = `file ${mode} ${readFileSync(p).toString('base64')}`;
+    }
+  })('');
+  return out;
+}
+
+export function run(cmd: string, args: string[], opts: { cwd: string; env: Record<string, string>; input?: string }) {
+  return spawnSync(cmd, args, { ...opts, encoding: 'utf8' });
+}
