@@ -10,10 +10,11 @@ const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? 
 const lines = (ws: Workspace, found: Found[]) => found.map((f) => `${f.kind} ${f.path.slice(ws.root.length + 1)}`);
 
 describe('discover', () => {
-  const sb = sandbox('fleet-git-discover-');
   let ws: Workspace;
-  before(() => { ws = buildWorkspace(sb); });
+  // Registered before sandbox()'s own clean-up so that it runs first: rm cannot enter a 000 folder.
   after(() => ws?.unlock());
+  const sb = sandbox('fleet-git-discover-');
+  before(() => { ws = buildWorkspace(sb); });
 
   /** Everything found with the default options, exactly. */
   function expectedDefault(): Found[] {

@@ -55,7 +55,11 @@ export interface Workspace {
   };
   /** True when `locked/` really cannot be read (false when running as root, where chmod 000 does not stop reads). */
   lockedUnreadable: boolean;
-  /** Gives `locked/` its permissions back; call it before the sandbox is removed (rm cannot enter a 000 folder). */
+  /**
+   * Gives `locked/` its permissions back. Must run before the sandbox is removed
+   * (rm cannot enter a 000 folder as a user): node:test runs `after` hooks in the
+   * order they were registered, so register `after(() => ws.unlock())` before calling sandbox().
+   */
   unlock(): void;
 }
 
