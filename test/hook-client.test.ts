@@ -1,0 +1,242 @@
+// The built hook client (dist/hook-client.cjs, from `npm run build`) as a real
+// process with an isolated HOME, against a real Unix socket server that frames
+// like the fleet observer.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { sendEvent } from '../src/fleet/socket.js';
+import { userPaths } from '../src/paths.js';
+import { FIXTURES, ROOT, sandbox, snapshot } from './helpers.js';
+import { observerSummary, TestObserver } from './observer-server.js';
+
+const CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
+const SID = '3111f3f3-d287-4b60-bd4b-f11fcf55db9e';
+const fixtureText = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
+
+interface Ran { code: number | null; stdout: string; stderr: string; ms: number }
+
+/** Runs the client without blocking the event loop (the observer lives in this process). */
+function runClient(env: Record<string, string>, args: string[], input: string | Buffer, shell = false): Promise<Ran> {
+  const started = Date.now();
+  const child = shell
+    ? spawn('/bin/bash', ['--norc', '--noprofile', '-c', `"$0" "$1" "$2"; exit 0`, process.execPath, CLIENT, ...args], { env })
+    : spawn(process.execPath, [CLIENT, ...args], { env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  child.stdin.on('error', () => {});
+  child.stdin.end(input);
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
+}
+
+before(() => {
+  assert.ok(existsSync(CLIENT), `${CLIENT} is missing: run npm run build first`);
+});
+
+describe('hook client with a listening observer', () => {
+  const sb = sandbox();
+  const paths = userPaths(sb.env, sb.home);
+  let obs: TestObserver;
+  before(async () => { obs = await TestObserver.start(paths.fleetSocket); });
+  after(() => obs.close());
+
+  test('forwards every supported real payload as one parseable line, prints nothing, exits 0', async () => {
+    const forwarded: Record<string, string> = {
+      'postToolUse.json': 'postToolUse',
+      'postToolUseFailure.json': 'postToolUseFailure',
+      'sessionEnd.json': 'sessionEnd',
+      'errorOccurred.json': 'errorOccurred',
+    };
+    for (const [file, event] of Object.entries(forwarded)) {
+      const r = await runClient(sb.env, [event], fixtureText(file));
+      assert.deepEqual([r.code, r.stdout], [0, ''], `${file}: ${r.stderr}`);
+    }
+    const bash = await obs.waitFor((e) => e.event === 'PostToolUse' && e.tool_name === 'Bash');
+    assert.equal(observerSummary(bash.tool_name, bash.tool_input), 'Bash: echo hello-from-tool');
+    assert.equal(bash.tool_output, 'hello-from-tool\n<shellId: 0 completed with exit code 0>');
+    const view = await obs.waitFor((e) => e.event === 'PostToolUse' && e.tool_name === 'Read');
+    assert.equal(observerSummary(view.tool_name, view.tool_input), 'Read xyz.txt');
+    assert.equal(view.tool_output, 'Path does not exist');
+    const end = await obs.waitFor((e) => e.event === 'Stop' && e.message === 'complete');
+    assert.equal(end.session_id, SID);
+    const err = await obs.waitFor((e) => e.event === 'Notification');
+    assert.match(String(err.message), /model call.*bad request test/);
+    assert.deepEqual(obs.badLines, []);
+  });
+
+  test('events fleet-git does not forward send nothing', async () => {
+    const before = obs.events.length;
+    for (const [file, event] of [['preToolUse.json', 'preToolUse'], ['permissionRequest.json', 'permissionRequest'], ['userPromptSubmitted.json', 'userPromptSubmitted'], ['postToolUse.json', 'subagentStart'], ['postToolUse.json', '']] as const) {
+      const r = await runClient(sb.env, [event], fixtureText(file));
+      assert.deepEqual([r.code, r.stdout], [0, '']);
+    }
+    // A marker sent last: once it is in, anything the calls above sent would be too.
+    const marker = JSON.stringify({ sessionId: 'marker-1', toolName: 'glob', toolArgs: { pattern: '*.md' } });
+    await runClient(sb.env, ['postToolUse'], marker);
+    await obs.waitFor((e) => e.session_id === 'marker-1');
+    assert.deepEqual(obs.events.slice(before).map((e) => e.session_id), ['marker-1']);
+  });
+
+  test('SessionStart: the agent as ppid even through a shell, the session file as the observer reads it', async () => {
+    const env = { ...sb.env, FLEET_MODEL_NAME: 'work-gpt', COPILOT_MODEL: 'gpt-4.1', TERM_PROGRAM: 'vscode' };
+    const payload = fixtureText('sessionStart.json').replace(SID, 'start-shell');
+    const r = await runClient(env, ['sessionStart'], payload, true);
+    assert.deepEqual([r.code, r.stdout], [0, ''], r.stderr);
+    const ev = await obs.waitFor((e) => e.session_id === 'start-shell');
+    assert.equal(ev.event, 'SessionStart');
+    // The shell that ran the client (not exec'ing it) is skipped: the parent is this test process.
+    assert.equal(ev.ppid, process.pid);
+    assert.equal(typeof ev.pid, 'number');
+    assert.equal(ev.model, 'gpt-4.1');
+    assert.equal(ev.fleet_model_name, 'work-gpt');
+    assert.equal(ev.term_program, 'vscode');
+    const file = JSON.parse(readFileSync(join(paths.fleetSessions, 'start-shell.json'), 'utf8'));
+    assert.deepEqual(Object.keys(file), ['sessionId', 'cwd', 'model', 'tool', 'term_program', 'iterm_session_id', 'pid', 'ppid', 'fleet_model_name', 'timestamp']);
+    assert.deepEqual(
+      { ...file, timestamp: 0 },
+      { sessionId: 'start-shell', cwd: '/home/dev/code/demo', model: 'gpt-4.1', tool: 'copilot', term_program: 'vscode', iterm_session_id: null, pid: ev.pid, ppid: process.pid, fleet_model_name: 'work-gpt', timestamp: 0 },
+    );
+    assert.deepEqual(readdirSync(paths.fleetSessions), ['start-shell.json']);
+  });
+
+  test('SessionStart without COPILOT_MODEL takes the model from the transcript', async () => {
+    const id = 'start-transcript';
+    const dir = join(paths.copilotHome, 'session-state', id);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'events.jsonl'), readFileSync(join(FIXTURES, 'transcript-events.jsonl'), 'utf8').split('\n')[0] + '\n');
+    await runClient(sb.env, ['sessionStart'], fixtureText('sessionStart.json').replace(SID, id));
+    const ev = await obs.waitFor((e) => e.session_id === id);
+    assert.equal(ev.model, 'gpt-4.1');
+  });
+
+  test('agentStop with the final message on disk: Stop with it, session file updated', async () => {
+    const id = 'stop-ready';
+    await runClient(sb.env, ['sessionStart'], fixtureText('sessionStart.json').replace(SID, id));
+    await obs.waitFor((e) => e.session_id === id);
+    const transcript = join(sb.dir, `${id}.jsonl`);
+    writeFileSync(transcript, readFileSync(join(FIXTURES, 'transcript-events.jsonl')));
+    const r = await runClient(sb.env, ['agentStop'], JSON.stringify({ ...JSON.parse(fixtureText('agentStop.json')), sessionId: id, transcriptPath: transcript }));
+    assert.deepEqual([r.code, r.stdout], [0, '']);
+    const stop = await obs.waitFor((e) => e.session_id === id && e.event === 'Stop');
+    assert.equal(stop.last_assistant_message, 'Done. All finished.');
+    const file = JSON.parse(readFileSync(join(paths.fleetSessions, `${id}.json`), 'utf8'));
+    assert.equal(typeof file.stoppedAt, 'number');
+    assert.equal(file.lastMessage.text, 'Done. All finished.');
+    assert.equal(typeof file.lastMessage.time, 'number');
+  });
+
+  test('agentStop before the final message is on disk: the hook returns, the Stop follows with the message', async () => {
+    const id = 'stop-lagging';
+    const lines = readFileSync(join(FIXTURES, 'transcript-events.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const final = lines.findIndex((l) => l.includes('"Done. All finished."'));
+    const transcript = join(sb.dir, `${id}.jsonl`);
+    writeFileSync(transcript, lines.slice(0, final).join('\n') + '\n');
+    const r = await runClient(sb.env, ['agentStop'], JSON.stringify({ ...JSON.parse(fixtureText('agentStop.json')), sessionId: id, transcriptPath: transcript }));
+    assert.deepEqual([r.code, r.stdout], [0, '']);
+    // The hook has exited; only now does the answer reach the transcript.
+    assert.equal(obs.events.some((e) => e.session_id === id), false);
+    appendFileSync(transcript, lines.slice(final).join('\n') + '\n');
+    const stop = await obs.waitFor((e) => e.session_id === id && e.event === 'Stop');
+    assert.equal(stop.last_assistant_message, 'Done. All finished.');
+  });
+
+  test('agentStop whose final message never comes: a Stop without a message, later', async () => {
+    const id = 'stop-never';
+    const r = await runClient(sb.env, ['agentStop'], JSON.stringify({ sessionId: id, transcriptPath: join(sb.dir, 'missing.jsonl') }));
+    assert.deepEqual([r.code, r.stdout], [0, '']);
+    const stop = await obs.waitFor((e) => e.session_id === id && e.event === 'Stop', 15_000);
+    assert.equal(stop.last_assistant_message, null);
+  });
+
+  test('hostile input: exit 0, nothing on stdout, nothing unparseable sent, no path from a session id', async () => {
+    const home = snapshot(sb.home, (rel) => rel.startsWith('.config/claude-code-fleet'));
+    const big = JSON.stringify({ sessionId: 'big-one', toolName: 'create', toolArgs: { path: '/w/big.txt', file_text: 'x'.repeat(6 * 1024 * 1024) }, toolResult: { textResultForLlm: 'y\n'.repeat(1024 * 1024) } });
+    const inputs: Array<[string, string | Buffer]> = [
+      ['postToolUse', ''],
+      ['postToolUse', '   \n'],
+      ['postToolUse', '{"sessionId": "x", '],
+      ['postToolUse', '[{"sessionId":"in-array","toolName":"bash"}]'],
+      ['postToolUse', '42'],
+      ['postToolUse', 'null'],
+      ['postToolUse', Buffer.from([0xff, 0xfe, 0x00, 0x7b])],
+      ['postToolUse', '{"toolName":"bash","toolArgs":{"command":"no id"}}'],
+      ['sessionStart', JSON.stringify({ sessionId: '../../../escape', cwd: '/w' })],
+      ['sessionStart', JSON.stringify({ sessionId: 'a/b', cwd: '/w' })],
+      ['sessionStart', JSON.stringify({ sessionId: '..', cwd: '/w' })],
+      ['agentStop', JSON.stringify({ sessionId: '../x', transcriptPath: '/etc/passwd' })],
+      ['postToolUse', JSON.stringify({ sessionId: 'weird-values', toolName: 'bash', toolArgs: { command: { nested: true } }, cwd: 12, timestamp: 'not a date' })],
+      ['postToolUse', big],
+      ['postToolUse', JSON.stringify({ sessionId: 'u2028', toolName: 'bash', toolArgs: { command: 'echo \u2028\n\u0000 done' } })],
+    ];
+    for (const [event, input] of inputs) {
+      const r = await runClient(sb.env, [event], input);
+      assert.deepEqual([r.code, r.stdout], [0, ''], `${event} ${String(input).slice(0, 60)}: ${r.stderr}`);
+    }
+    const weird = await obs.waitFor((e) => e.session_id === 'weird-values');
+    assert.equal(weird.cwd, null);
+    assert.equal(observerSummary(weird.tool_name, weird.tool_input), 'Bash: ');
+    const bigEv = await obs.waitFor((e) => e.session_id === 'big-one');
+    assert.equal(observerSummary(bigEv.tool_name, bigEv.tool_input), 'Write big.txt');
+    const u = await obs.waitFor((e) => e.session_id === 'u2028');
+    assert.equal((u.tool_input as { command: string }).command, 'echo \u2028\n\u0000 done');
+    assert.deepEqual(obs.badLines, []);
+    const ids = obs.events.map((e) => String(e.session_id));
+    for (const id of ids) assert.match(id, /^[A-Za-z0-9][A-Za-z0-9_.-]*$/);
+    assert.equal(ids.includes('in-array'), false);
+    // Nothing written outside the observer's folder, and no session file from the bad ids.
+    assert.deepEqual(snapshot(sb.home, (rel) => rel.startsWith('.config/claude-code-fleet')), home);
+    assert.equal(existsSync(join(sb.dir, 'escape.json')), false);
+    for (const f of readdirSync(paths.fleetSessions)) assert.match(f, /^[A-Za-z0-9][A-Za-z0-9_.-]*\.json$/);
+  });
+});
+
+describe('hook client with no observer, or a broken one', () => {
+  const sb = sandbox();
+  const paths = userPaths(sb.env, sb.home);
+  const payload = fixtureText('postToolUse.json');
+
+  test('no socket file: exits 0 at once, prints nothing', async () => {
+    const r = await runClient(sb.env, ['postToolUse'], payload);
+    assert.deepEqual([r.code, r.stdout], [0, '']);
+    const s = await runClient(sb.env, ['sessionStart'], fixtureText('sessionStart.json'));
+    assert.deepEqual([s.code, s.stdout], [0, '']);
+  });
+
+  test('a stale socket file (ECONNREFUSED): exits 0, prints nothing', async () => {
+    mkdirSync(paths.fleetDir, { recursive: true });
+    // A listener killed outright leaves its socket file behind.
+    spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(paths.fleetSocket)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    assert.ok(existsSync(paths.fleetSocket));
+    const r = await runClient(sb.env, ['postToolUse'], payload);
+    assert.deepEqual([r.code, r.stdout], [0, '']);
+  });
+
+  test('an observer that accepts and never reads: exits 0 soon', async () => {
+    const stuck = await TestObserver.start(paths.fleetSocket, { stuck: true });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const r = await runClient(sb.env, ['postToolUse'], payload);
+        assert.deepEqual([r.code, r.stdout], [0, '']);
+        assert.ok(r.ms < 5000, `took ${r.ms} ms`);
+      }
+    } finally {
+      await stuck.close();
+    }
+  });
+
+  test('sendEvent gives up on a reader that never reads once the socket buffer is full', async () => {
+    const stuck = await TestObserver.start(paths.fleetSocket, { stuck: true });
+    try {
+      const started = Date.now();
+      assert.equal(await sendEvent(paths.fleetSocket, { big: 'x'.repeat(8 * 1024 * 1024) }), false);
+      assert.ok(Date.now() - started < 5000);
+      assert.equal(await sendEvent(join(sb.dir, 'no-such.sock'), { a: 1 }), false);
+      assert.equal(await sendEvent(paths.fleetSocket, { cyclic: 1n }), false);
+    } finally {
+      await stuck.close();
+    }
+  });
+});
