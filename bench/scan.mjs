@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// Benchmark of `fleet-git scan` (and, later, bulk enable/remove) against `find`
+// on the synthetic workspace of ../shared/bench/make-workspace.sh.
+//
+//   node bench/scan.mjs [--repos 2000] [--runs 7] [--root DIR]
+//
+// The workspace is built once into a cache folder under the OS temp folder and
+// reused. Every command runs once untimed (warm cache), then the commands are
+// timed in turns (one run of each, repeated), so that each pair meets the same
+// machine load; the medians and the ratios to the baseline are printed, with
+// the peak RSS of one extra run under /usr/bin/time -v.
+//
+// To measure one more command, add one line to COMMANDS below.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = join(HERE, '..');
+const MAKE = join(REPO, '..', 'shared', 'bench', 'make-workspace.sh');
+const CLI = join(REPO, 'dist', 'cli.js');
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : dflt; };
+const repos = Number(opt('repos', '2000'));
+const runs = Math.max(5, Number(opt('runs', '7')));
+const ROOT = opt('root', join(tmpdir(), `fleet-git-bench-ws-${repos}`));
+const node = process.execPath;
+
+// ---- the workspace, built once -------------------------------------------------
+function ensureWorkspace() {
+  const done = `${ROOT}.ok`; // written only after a complete build
+  if (existsSync(done) && existsSync(ROOT)) { console.log(`workspace: ${ROOT} (cached)`); return; }
+  if (existsSync(ROOT)) { spawnSync('chmod', ['-R', 'u+rwx', ROOT]); rmSync(ROOT, { recursive: true, force: true }); }
+  console.log(`workspace: building ${repos} repositories into ${ROOT}; this takes a few minutes, once...`);
+  const t = performance.now();
+  const out = execFileSync('bash', [MAKE, ROOT, String(repos)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  writeFileSync(done, out);
+  console.log(`workspace: ${out.trim()} (built in ${((performance.now() - t) / 1000).toFixed(0)} s)`);
+}
+
+// ---- what `scan` means until the CLI has it --------------------------------------
+function scanCommand() {
+  if (existsSync(CLI) && spawnSync(node, [CLI, 'scan', '--help'], { stdio: 'ignore' }).status === 0) {
+    return { name: 'fleet-git scan --json', argv: [node, CLI, 'scan', ROOT, '--json'] };
+  }
+  // No scan command yet: measure discovery alone. The module is bundled from
+  // src/core/discover.ts into the temp folder (the same code `npm run build`
+  // compiles), so that a build running in the same tree cannot pull dist/ away mid-run.
+  const mod = join(tmpdir(), 'fleet-git-bench-discover.mjs');
+  execFileSync(join(REPO, 'node_modules', '.bin', 'esbuild'), [join(REPO, 'src/core/discover.ts'), '--bundle', '--format=esm', '--platform=node', `--outfile=${mod}`, '--log-level=warning']);
+  const script = join(tmpdir(), 'fleet-git-bench-discover-run.mjs');
+  writeFileSync(script, `import { discover } from ${JSON.stringify(mod)};\nconst r = await discover(process.argv.slice(2));\nprocess.stdout.write(JSON.stringify(r) + '\\n');\n`);
+  return { name: 'discover() alone (no scan command yet)', argv: [node, script, ROOT] };
+}
+
+// ---- the commands -----------------------------------------------------------------
+ensureWorkspace();
+const scan = scanCommand();
+/**
+ * name, argv, and optionally: ratioTo (the name of the command it is compared
+ * with), limit (the most that ratio may be), before (run untimed before each
+ * timed run, e.g. to undo what the previous run did).
+ */
+const COMMANDS = [
+  { name: 'find', argv: ['find', ROOT, '-name', 'node_modules', '-prune', '-o', '-name', '.git', '-print', '-prune'] },
+  { ...scan, key: 'scan', ratioTo: 'find', limit: 3 },
+  // { name: 'enable --under', argv: [node, CLI, 'enable', '--under', ROOT], ratioTo: 'scan', limit: 15, before: () => spawnSync(node, [CLI, 'remove', ROOT, '--yes']) },
+  // { name: 'remove', argv: [node, CLI, 'remove', ROOT, '--yes'], ratioTo: 'scan', limit: 15, before: () => spawnSync(node, [CLI, 'enable', '--under', ROOT]) },
+];
+const MAX_RSS_MIB = 150;
+
+function runOnce(c) {
+  const t = process.hrtime.bigint();
+  const r = spawnSync(c.argv[0], c.argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.status !== 0 && c.name !== 'find') throw new Error(`${c.name} failed (${r.status}): ${r.stderr}`);
+  return ms;
+}
+function peakRssMiB(c) {
+  if (!existsSync('/usr/bin/time')) return null;
+  const r = spawnSync('/usr/bin/time', ['-v', ...c.argv], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
+  return m ? Number(m[1]) / 1024 : null;
+}
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
+
+for (const c of COMMANDS) { c.before?.(); runOnce(c); } // warm the cache (and the JIT's disk cache)
+const times = new Map(COMMANDS.map((c) => [c, []]));
+for (let i = 0; i < runs; i++) {
+  for (const c of COMMANDS) { c.before?.(); times.get(c).push(runOnce(c)); }
+}
+
+console.log(`\n${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), node ${process.version}, median of ${runs} runs, warm cache`);
+const byKey = new Map(COMMANDS.map((c) => [c.key ?? c.name, c]));
+let failed = false;
+for (const c of COMMANDS) {
+  c.before?.();
+  const med = median(times.get(c));
+  const rss = peakRssMiB(c);
+  let line = `${c.name.padEnd(42)} ${med.toFixed(1).padStart(8)} ms`;
+  line += `  (min ${Math.min(...times.get(c)).toFixed(1)}, max ${Math.max(...times.get(c)).toFixed(1)})`;
+  if (rss != null) line += `  peak RSS ${rss.toFixed(1)} MiB`;
+  if (c.ratioTo) {
+    const base = median(times.get(byKey.get(c.ratioTo)));
+    const ratio = med / base;
+    const ok = c.limit == null || ratio <= c.limit;
+    failed ||= !ok;
+    line += `  = ${ratio.toFixed(2)}x ${c.ratioTo}${c.limit != null ? ` (limit ${c.limit}x: ${ok ? 'ok' : 'OVER'})` : ''}`;
+  }
+  if (rss != null && c.argv[0] === node && rss > MAX_RSS_MIB) { failed = true; line += ` (RSS limit ${MAX_RSS_MIB} MiB: OVER)`; }
+  console.log(line);
+}
+process.exitCode = failed ? 1 : 0;
