@@ -28,6 +28,10 @@ export async function main(argv: string[], context: Context): Promise<number> {
   return cli.run(argv, context).then((code) => (command.help ? EXIT.ok : code));
 }
 
+// A closed pipe (fleet-git status | head) ends the output, not the program with a stack.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+});
 const env = process.env;
 process.exitCode = await main(process.argv.slice(2), {
   ...Cli.defaultContext,

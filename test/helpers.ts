@@ -22,6 +22,8 @@ export interface Sandbox {
   cli(cwd: string, ...args: string[]): SpawnSyncReturns<string>;
   /** A new repository with one commit on branch main. */
   repo(name: string): string;
+  /** Runs git without throwing, for exit codes and stderr. */
+  run(cwd: string, args: string[]): SpawnSyncReturns<string>;
 }
 
 /** An isolated HOME, global git config, XDG folders and COPILOT_HOME, removed after the test file. */
@@ -50,6 +52,7 @@ export function sandbox(prefix = 'fleet-git-test-'): Sandbox {
     home,
     env,
     git,
+    run: (cwd, args) => spawnSync('git', args, { cwd, env, encoding: 'utf8' }),
     cli: (cwd, ...args) => spawnSync(process.execPath, [CLI, ...args], { cwd, env, encoding: 'utf8' }),
     repo(name) {
       const path = join(dir, name);

@@ -1,0 +1,223 @@
+// enable / disable / status on real repositories, through the built CLI.
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { sandbox, snapshot } from './helpers.js';
+
+const HOOK = '.github/hooks/fleet.json';
+const status = (s: ReturnType<typeof sandbox>, cwd: string, ...args: string[]) => {
+  const r = s.cli(cwd, 'status', '--json', ...args);
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+};
+/** The .git/index and logs change with any git command; the rest must not. */
+const ignoreGitChurn = (rel: string) => /(^|\/)\.git\/(index|logs|COMMIT_EDITMSG|ORIG_HEAD|packed-refs)$/.test(rel) || /\.git\/worktrees\/[^/]+\/(index|logs)$/.test(rel);
+
+describe('enable', () => {
+  it('writes the hook file, the exclude block and the git hook, and reports healthy', () => {
+    const s = sandbox();
+    const repo = s.repo('plain');
+    const r = s.cli(repo, 'enable');
+    assert.equal(r.status, 0, r.stderr);
+    const doc = JSON.parse(readFileSync(join(repo, HOOK), 'utf8'));
+    assert.equal(doc.version, 1);
+    assert.deepEqual(Object.keys(doc.hooks).sort(), ['agentStop', 'errorOccurred', 'notification', 'postToolUse', 'postToolUseFailure', 'sessionEnd', 'sessionStart']);
+    for (const [event, entries] of Object.entries<any[]>(doc.hooks)) {
+      assert.equal(entries.length, 1);
+      assert.equal(entries[0].type, 'command');
+      assert.equal(typeof entries[0].timeoutSec, 'number');
+      assert.match(entries[0].bash, /claude-code-fleet/);
+      assert.ok(entries[0].bash.includes(` ${event};`), `the command names ${event}`);
+    }
+    assert.match(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), /^\/\.github\/hooks\/fleet\.json$/m);
+    assert.equal(s.git(repo, 'status', '--porcelain'), '', 'nothing shows up for commit');
+    assert.equal(s.git(repo, 'check-ignore', HOOK), HOOK);
+    const hook = join(repo, '.git/hooks/post-checkout');
+    assert.ok(statSync(hook).mode & 0o100, 'the git hook is executable');
+    const st = status(s, repo);
+    assert.deepEqual(st, { path: repo, kind: 'repo', enabled: true, problems: [], worktrees: [] });
+  });
+
+  it('is idempotent: a second run changes no byte and no modification time', () => {
+    const s = sandbox();
+    const repo = s.repo('twice');
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    const files = [HOOK, '.git/info/exclude', '.git/hooks/post-checkout'].map((f) => join(repo, f));
+    const before = files.map((f) => [readFileSync(f, 'utf8'), statSync(f).mtimeMs]);
+    const r = s.cli(repo, 'enable');
+    assert.equal(r.status, 0);
+    assert.match(r.stdout, /already enabled, nothing changed/);
+    assert.deepEqual(files.map((f) => [readFileSync(f, 'utf8'), statSync(f).mtimeMs]), before);
+  });
+
+  it('repairs what is missing or stale', () => {
+    const s = sandbox();
+    const repo = s.repo('repair');
+    s.cli(repo, 'enable');
+    rmSync(join(repo, HOOK));
+    writeFileSync(join(repo, '.git/info/exclude'), '# emptied by hand\n');
+    const codes = status(s, repo).problems.map((p: any) => p.code).sort();
+    assert.deepEqual(codes, ['exclude-missing', 'hook-file-missing']);
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.deepEqual(status(s, repo).problems, []);
+    assert.match(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), /# emptied by hand\n$/);
+    rmSync(join(repo, '.git/hooks/post-checkout'));
+    assert.deepEqual(status(s, repo).problems.map((p: any) => p.code), ['git-hook-missing']);
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.deepEqual(status(s, repo).problems, []);
+  });
+
+  it('reports a hook file whose hook client is gone as stale', () => {
+    const s = sandbox();
+    const repo = s.repo('stale');
+    s.cli(repo, 'enable');
+    rmSync(join(s.env.XDG_DATA_HOME, 'fleet-git'), { recursive: true });
+    assert.deepEqual(status(s, repo).problems.map((p: any) => p.code), ['hook-file-stale']);
+    s.cli(repo, 'enable');
+    assert.deepEqual(status(s, repo).problems, []);
+  });
+
+  it('provisions worktrees added later, also from a subfolder, and checkouts that lost the file', () => {
+    const s = sandbox();
+    const repo = s.repo('wt');
+    mkdirSync(join(repo, 'sub'));
+    s.cli(repo, 'enable');
+    s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'wt-a'), '-b', 'a');
+    s.git(join(repo, 'sub'), 'worktree', 'add', '-q', join(s.dir, 'wt-b'), '-b', 'b');
+    for (const wt of ['wt-a', 'wt-b']) {
+      const p = join(s.dir, wt);
+      assert.equal(readFileSync(join(p, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
+      assert.equal(s.git(p, 'status', '--porcelain'), '');
+    }
+    const st = status(s, repo);
+    assert.deepEqual(st.worktrees.map((w: any) => [w.path, w.enabled, w.problems]), [
+      [join(s.dir, 'wt-a'), true, []],
+      [join(s.dir, 'wt-b'), true, []],
+    ]);
+    rmSync(join(repo, HOOK));
+    s.git(repo, 'checkout', '-q', '-b', 'c');
+    assert.ok(existsSync(join(repo, HOOK)), 'a branch checkout puts the file back');
+  });
+
+  it('keeps a foreign post-checkout hook running first, with its arguments and exit status, and restores it byte for byte', () => {
+    const s = sandbox();
+    const repo = s.repo('chain');
+    const hook = join(repo, '.git/hooks/post-checkout');
+    const mine = `#!/bin/sh\necho "mine $*" >> "${s.dir}/mine.log"\nexit 3\n`;
+    writeFileSync(hook, mine);
+    chmodSync(hook, 0o750);
+    const before = snapshot(repo, ignoreGitChurn);
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    const r = s.run(repo, ['worktree', 'add', '-q', join(s.dir, 'wt'), '-b', 'x']);
+    assert.equal(r.status, 3, "the user's hook's exit status stays the command's");
+    assert.match(readFileSync(join(s.dir, 'mine.log'), 'utf8'), /^mine 0{40} [0-9a-f]{40} 1$/m);
+    assert.ok(existsSync(join(s.dir, 'wt', HOOK)), 'fleet-git provisioned the worktree too');
+    s.git(repo, 'worktree', 'remove', '--force', join(s.dir, 'wt'));
+    s.git(repo, 'branch', '-q', '-D', 'x');
+    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.deepEqual(snapshot(repo, ignoreGitChurn), before);
+  });
+
+  it('leaves a tracked hook file alone and says so', () => {
+    const s = sandbox();
+    const repo = s.repo('tracked');
+    mkdirSync(join(repo, '.github/hooks'), { recursive: true });
+    writeFileSync(join(repo, HOOK), '{"version":1,"hooks":{}}\n');
+    s.git(repo, 'add', HOOK);
+    s.git(repo, 'commit', '-q', '-m', 'track it');
+    const r = s.cli(repo, 'enable');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /tracked by git/);
+    assert.equal(readFileSync(join(repo, HOOK), 'utf8'), '{"version":1,"hooks":{}}\n');
+    assert.ok(status(s, repo).problems.some((p: any) => p.code === 'hook-file-tracked'));
+    assert.equal(s.git(repo, 'status', '--porcelain'), '');
+  });
+
+  it('leaves a foreign hook file alone unless --force, and disable puts it back', () => {
+    const s = sandbox();
+    const repo = s.repo('foreign');
+    mkdirSync(join(repo, '.github/hooks'), { recursive: true });
+    writeFileSync(join(repo, HOOK), '{"version":1,"hooks":{"sessionStart":[]}}\n');
+    chmodSync(join(repo, HOOK), 0o600);
+    const before = snapshot(repo, ignoreGitChurn);
+    const r = s.cli(repo, 'enable');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /not fleet-git.*--force/);
+    assert.equal(readFileSync(join(repo, HOOK), 'utf8'), '{"version":1,"hooks":{"sessionStart":[]}}\n');
+    assert.equal(s.cli(repo, 'enable', '--force').status, 0);
+    assert.match(readFileSync(join(repo, HOOK), 'utf8'), /claude-code-fleet/);
+    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.deepEqual(snapshot(repo, ignoreGitChurn), before);
+  });
+});
+
+describe('disable', () => {
+  it('returns the repository and its worktrees to exactly what they were', () => {
+    const s = sandbox();
+    const repo = s.repo('exact');
+    s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'exact-wt'), '-b', 'w');
+    writeFileSync(join(repo, '.git/info/exclude'), 'no-final-newline');
+    const snap = () => ({ main: snapshot(repo, ignoreGitChurn), wt: snapshot(join(s.dir, 'exact-wt'), ignoreGitChurn) });
+    const before = snap();
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.ok(existsSync(join(s.dir, 'exact-wt', HOOK)), 'existing worktrees are enabled too');
+    assert.notDeepEqual(snap(), before);
+    const r = s.cli(join(s.dir, 'exact-wt'), 'disable');
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(snap(), before);
+  });
+
+  it('keeps a folder and a file the user had', () => {
+    const s = sandbox();
+    const repo = s.repo('keep');
+    mkdirSync(join(repo, '.github/hooks'), { recursive: true });
+    writeFileSync(join(repo, '.github/hooks/other.json'), '{}\n');
+    s.cli(repo, 'enable');
+    s.cli(repo, 'disable');
+    assert.ok(existsSync(join(repo, '.github/hooks/other.json')));
+    assert.ok(!existsSync(join(repo, HOOK)));
+  });
+});
+
+describe('bad input', () => {
+  it('outside a repository: one line, exit 2, nothing written', () => {
+    const s = sandbox();
+    const dir = join(s.dir, 'nothing');
+    mkdirSync(dir);
+    for (const cmd of ['enable', 'disable', 'status']) {
+      const r = s.cli(dir, cmd);
+      assert.equal(r.status, 2);
+      assert.equal(r.stderr.trim().split('\n').length, 1);
+      assert.match(r.stderr, /not inside a git repository/);
+    }
+    assert.deepEqual(snapshot(dir), {});
+    assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git')));
+  });
+
+  it('a bare repository and a .git file pointing nowhere: exit 2 with the reason', () => {
+    const s = sandbox();
+    const bare = join(s.dir, 'bare.git');
+    s.git(s.dir, 'init', '-q', '--bare', bare);
+    let r = s.cli(bare, 'enable');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /bare repository/);
+    const stale = join(s.dir, 'stale');
+    mkdirSync(stale);
+    writeFileSync(join(stale, '.git'), 'gitdir: /nonexistent/wt\n');
+    r = s.cli(stale, 'enable');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /does not exist/);
+    assert.deepEqual(snapshot(stale), { '.git': snapshot(stale)['.git'] });
+  });
+
+  it('an unknown command or option: one line, exit 2, no stack', () => {
+    const s = sandbox();
+    const repo = s.repo('usage');
+    for (const args of [['bogus'], ['enable', '--bogus']]) {
+      const r = s.cli(repo, ...args);
+      assert.equal(r.status, 2, args.join(' '));
+      assert.doesNotMatch(r.stderr + r.stdout, /\n\s+at /);
+    }
+  });
+});
