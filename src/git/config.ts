@@ -19,10 +19,11 @@ export function parseConfigValues(text: string, section: string, key: string): s
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i].trim();
     if (line.startsWith('[')) {
-      const m = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]\s*(.*)$/.exec(line);
+      const m = /^\[\s*([A-Za-z0-9.-]+)(\s+"(?:[^"\\]|\\.)*")?\s*\]\s*(.*)$/.exec(line);
       if (!m) { current = ''; continue; }
-      current = m[1].toLowerCase();
-      line = m[2].trim();
+      // A subsection ([core "x"]) is another section than [core].
+      current = m[2] === undefined ? m[1].toLowerCase() : `${m[1].toLowerCase()} ${m[2].trim()}`;
+      line = m[3].trim();
       if (!line) continue;
     }
     if (current !== want || !line || line.startsWith('#') || line.startsWith(';')) continue;

@@ -1,0 +1,125 @@
+// The pure pieces: the exclude block, the git config reader and the index
+// reader checked against git itself, and telling whose a hook file is.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { EXCLUDE_BLOCK, addExcludeBlock, hasExcludeBlock, removeExcludeBlock } from '../src/core/exclude.js';
+import { classifyHookFile, renderHookFile } from '../src/core/hook-file.js';
+import { ConfigReader, parseConfigValues } from '../src/git/config.js';
+import { isTrackedInIndex, locateRepo } from '../src/git/repo.js';
+import { sandbox } from './helpers.js';
+
+describe('the exclude block', () => {
+  for (const text of [null, '', 'a\n', 'no-newline', '# c\n\n/x\n', `${EXCLUDE_BLOCK}`, `x\n${EXCLUDE_BLOCK}y`]) {
+    it(`round-trips ${JSON.stringify(text)}`, () => {
+      const added = addExcludeBlock(text);
+      assert.ok(hasExcludeBlock(added));
+      assert.equal(addExcludeBlock(added), added, 'adding twice changes nothing');
+      const base = text === null ? '' : removeExcludeBlock(text);
+      assert.equal(removeExcludeBlock(added), base);
+    });
+  }
+  it('keeps every byte of the user text', () => {
+    assert.equal(addExcludeBlock('keep\r\nthis'), `${EXCLUDE_BLOCK}keep\r\nthis`);
+  });
+});
+
+describe('hook file ownership', () => {
+  const ours = renderHookFile({ dataDir: '/d' });
+  it('tells ours, current or not, from upstream and foreign files', () => {
+    assert.deepEqual(classifyHookFile(ours, ours), { kind: 'ours', current: true, clients: ['/d/hook-client.cjs'] });
+    assert.equal(classifyHookFile(ours.replace('timeoutSec": 10', 'timeoutSec": 9'), ours).current, false);
+    const upstream = JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: 'command', bash: 'node "/usr/lib/node_modules/@dking/claude-code-fleet/src/hooks/hook-client.js"' }] } });
+    assert.equal(classifyHookFile(upstream, ours).kind, 'upstream');
+    assert.equal(classifyHookFile('{"version":1,"hooks":{}}', ours).kind, 'foreign');
+    assert.equal(classifyHookFile('not json', ours).kind, 'foreign');
+    assert.equal(classifyHookFile(null, ours).kind, 'absent');
+  });
+  it("quotes the data folder so that the shell reads it back exactly", () => {
+    const weird = "/a b/'q'/$(x)/`y`";
+    const text = renderHookFile({ dataDir: weird });
+    assert.deepEqual(classifyHookFile(text, text).clients, [`${weird}/hook-client.cjs`]);
+  });
+});
+
+describe('git config reader', () => {
+  it('agrees with git config on core.hooksPath in every scope and syntax', () => {
+    const s = sandbox();
+    const repo = s.repo('cfg');
+    const cases = [
+      '[core]\n\thooksPath = plain\n',
+      '[core]\n\thooksPath = "quoted # not a comment"\n',
+      '[CORE]\n\tHooksPath = upper ; comment\n',
+      '[core]\n\thooksPath = first\n[core]\n\thooksPath = last\n',
+      '[core] hooksPath = inline\n',
+      '[core]\n\thooksPath = esc\\\\aped\\tx\n',
+      '[core "sub"]\n\thooksPath = not-core\n',
+    ];
+    for (const text of cases) {
+      writeFileSync(join(repo, '.git/config'), `[core]\n\trepositoryformatversion = 0\n${text}`);
+      const r = s.run(repo, ['config', '--get', 'core.hooksPath']);
+      const mine = new ConfigReader(s.env).get('core', 'hooksPath', join(repo, '.git'));
+      assert.equal(mine?.value ?? null, r.status === 0 ? r.stdout.replace(/\n$/, '') : null, text);
+    }
+  });
+  it('reads global config and lets local win', () => {
+    const s = sandbox();
+    const repo = s.repo('cfg2');
+    s.git(repo, 'config', '--global', 'core.hooksPath', '/global/hooks');
+    assert.deepEqual(new ConfigReader(s.env).get('core', 'hooksPath', join(repo, '.git'))?.scope, 'global');
+    s.git(repo, 'config', 'core.hooksPath', 'local');
+    assert.deepEqual(new ConfigReader(s.env).get('core', 'hooksPath', join(repo, '.git'))?.value, 'local');
+    assert.deepEqual(parseConfigValues('[core]\nbare\n', 'core', 'bare'), ['true']);
+  });
+});
+
+describe('index reader', () => {
+  for (const version of ['2', '3', '4']) {
+    it(`agrees with git ls-files on index version ${version}`, () => {
+      const s = sandbox();
+      const repo = s.repo(`idx${version}`);
+      for (const p of ['.github/hooks/a.json', '.github/hooks/fleet.jso', '.github/hooks/fleet.json.bak', 'x/.github/hooks/fleet.json']) {
+        mkdirSync(join(repo, p, '..'), { recursive: true });
+        writeFileSync(join(repo, p), '{}\n');
+      }
+      s.git(repo, 'add', '-A');
+      if (version === '3') {
+        writeFileSync(join(repo, 'later.txt'), 'x\n');
+        s.git(repo, 'add', '--intent-to-add', 'later.txt');
+      }
+      s.git(repo, 'update-index', '--index-version', version);
+      const gitDir = join(repo, '.git');
+      assert.equal(isTrackedInIndex(gitDir, '.github/hooks/fleet.json'), false);
+      writeFileSync(join(repo, '.github/hooks/fleet.json'), '{}\n');
+      s.git(repo, 'add', '.github/hooks/fleet.json');
+      s.git(repo, 'update-index', '--index-version', version);
+      assert.equal(isTrackedInIndex(gitDir, '.github/hooks/fleet.json'), true);
+      s.git(repo, 'rm', '-q', '--cached', '.github/hooks/fleet.json');
+      assert.equal(isTrackedInIndex(gitDir, '.github/hooks/fleet.json'), false);
+    });
+  }
+  it('has no index: not tracked', () => {
+    const s = sandbox();
+    const dir = join(s.dir, 'fresh');
+    s.git(s.dir, 'init', '-q', dir);
+    assert.equal(isTrackedInIndex(join(dir, '.git'), '.github/hooks/fleet.json'), false);
+  });
+});
+
+describe('locating a repository', () => {
+  it('from a subfolder, from a linked worktree, and from inside .git', () => {
+    const s = sandbox();
+    const repo = s.repo('loc');
+    mkdirSync(join(repo, 'a/b'), { recursive: true });
+    assert.equal(locateRepo(join(repo, 'a/b')).root, repo);
+    assert.equal(locateRepo(join(repo, '.git/hooks')).root, repo);
+    s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'loc-wt'));
+    const wt = locateRepo(join(s.dir, 'loc-wt'));
+    assert.equal(wt.linked, true);
+    assert.equal(wt.commonDir, join(repo, '.git'));
+    rmSync(join(repo, 'a'), { recursive: true });
+    assert.ok(existsSync(join(repo, '.git/worktrees')));
+    void readFileSync;
+  });
+});
