@@ -227,16 +227,28 @@ describe('hook client with no observer, or a broken one', () => {
     }
   });
 
-  test('sendEvent gives up on a reader that never reads once the socket buffer is full', async () => {
-    const stuck = await TestObserver.start(paths.fleetSocket, { stuck: true });
-    try {
-      const started = Date.now();
-      assert.equal(await sendEvent(paths.fleetSocket, { big: 'x'.repeat(8 * 1024 * 1024) }), false);
-      assert.ok(Date.now() - started < 5000);
-      assert.equal(await sendEvent(join(sb.dir, 'no-such.sock'), { a: 1 }), false);
-      assert.equal(await sendEvent(paths.fleetSocket, { cyclic: 1n }), false);
-    } finally {
-      await stuck.close();
-    }
-  });
+  for (const transport of ['auto', 'net'] as const) {
+    test(`sendEvent (${transport}): delivered, absent, stale, and a reader that never reads once the socket buffer is full`, async () => {
+      const live = await TestObserver.start(paths.fleetSocket);
+      try {
+        assert.equal(await sendEvent(paths.fleetSocket, { event: 'Stop', session_id: `via-${transport}`, text: 'é\u2028\n' }, 300, transport), true);
+        const got = await live.waitFor((e) => e.session_id === `via-${transport}`);
+        assert.equal(got.text, 'é\u2028\n');
+      } finally {
+        await live.close();
+      }
+      assert.equal(await sendEvent(join(sb.dir, 'no-such.sock'), { a: 1 }, 300, transport), false);
+      spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(paths.fleetSocket)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+      assert.equal(await sendEvent(paths.fleetSocket, { a: 1 }, 300, transport), false);
+      assert.equal(await sendEvent(paths.fleetSocket, { big: 1n }, 300, transport), false);
+      const stuck = await TestObserver.start(paths.fleetSocket, { stuck: true });
+      try {
+        const started = Date.now();
+        assert.equal(await sendEvent(paths.fleetSocket, { big: 'x'.repeat(8 * 1024 * 1024) }, 300, transport), false);
+        assert.ok(Date.now() - started < 5000);
+      } finally {
+        await stuck.close();
+      }
+    });
+  }
 });

@@ -3,36 +3,120 @@
 // With no observer (no socket file: ENOENT; a stale one: ECONNREFUSED) this
 // gives up at once; with one that accepts and never reads, within `timeoutMs`.
 // Never throws, never rejects.
-import { createConnection, type Socket } from 'node:net';
+//
+// Speed matters: the hook client runs on every tool call and Copilot waits for
+// it. Loading `net` (and with it the whole stream stack) and building a
+// net.Socket costs about 3 ms, which alone is more than a tenth of starting
+// Node. So the line goes out through Node's own pipe handle (the object
+// net.Socket wraps), about 0.3 ms; when that handle is not there in the shape
+// expected (another Node version, --throw-deprecation), through `net`.
+import type { Socket } from 'node:net';
 
 export const SEND_TIMEOUT_MS = 300;
 
+export type Transport = 'auto' | 'net';
+
 /** One JSON line to the observer socket. Resolves true when the whole line was written. */
-export function sendEvent(socketPath: string, event: unknown, timeoutMs = SEND_TIMEOUT_MS): Promise<boolean> {
+export function sendEvent(socketPath: string, event: unknown, timeoutMs = SEND_TIMEOUT_MS, transport: Transport = 'auto'): Promise<boolean> {
+  let line: string;
+  try {
+    line = JSON.stringify(event) + '\n';
+  } catch {
+    return Promise.resolve(false);
+  }
+  return (transport === 'auto' && sendViaPipeHandle(socketPath, line, timeoutMs)) || sendViaNet(socketPath, line, timeoutMs);
+}
+
+/** Settles once: clears the give-up timer and closes whatever is open. */
+function settle(timeoutMs: number, close: () => void, resolve: (ok: boolean) => void) {
+  let done = false;
+  const finish = Object.assign((ok: boolean) => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    // Written data already sits in the observer's receive queue: closing now
+    // loses nothing (the observer then reads an end of file), and waiting for
+    // its side to close would hang on an observer that never reads.
+    try { close(); } catch { /* ignore */ }
+    resolve(ok);
+  }, { done: () => done });
+  const timer = setTimeout(() => finish(false), timeoutMs);
+  return finish;
+}
+
+function sendViaNet(socketPath: string, line: string, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    let line: string;
-    try {
-      line = JSON.stringify(event) + '\n';
-    } catch {
-      resolve(false);
-      return;
-    }
     let sock: Socket | undefined;
-    let done = false;
-    const finish = (ok: boolean) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      // Written data already sits in the observer's receive queue: closing now loses nothing,
-      // and waiting for its side to close would hang on an observer that never reads.
-      try { sock?.destroy(); } catch { /* ignore */ }
-      resolve(ok);
-    };
-    const timer = setTimeout(() => finish(false), timeoutMs);
-    try {
+    const finish = settle(timeoutMs, () => sock?.destroy(), resolve);
+    // Loaded here, not at the top: the usual path never needs it.
+    import('node:net').then(({ createConnection }) => {
+      if (finish.done()) return;
       sock = createConnection(socketPath);
       sock.on('error', () => finish(false));
-      sock.on('connect', () => sock!.end(line, () => finish(true)));
+      // write's callback fires once the line is in the kernel: no shutdown round trip needed.
+      sock.on('connect', () => sock!.write(line, (err) => finish(!err)));
+    }).catch(() => finish(false));
+  });
+}
+
+// The parts of Node's internal pipe binding used here (lib/net.js uses the same).
+interface PipeHandle {
+  connect(req: object, path: string): number;
+  writeUtf8String(req: object, data: string): number;
+  writeQueueSize: number;
+  close(): void;
+}
+interface PipeBinding {
+  Pipe: new (type: number) => PipeHandle;
+  PipeConnectWrap: new () => { oncomplete?: (status: number) => void };
+  WriteWrap: new () => { handle?: PipeHandle; oncomplete?: (status: number) => void };
+  socketType: number;
+}
+
+function pipeBinding(): PipeBinding | null {
+  try {
+    const binding = (process as unknown as { binding?: (name: string) => Record<string, unknown> }).binding;
+    if (typeof binding !== 'function') return null;
+    const pipe = binding('pipe_wrap');
+    const stream = binding('stream_wrap');
+    const constants = pipe.constants as { SOCKET?: unknown } | undefined;
+    if (typeof pipe.Pipe !== 'function' || typeof pipe.PipeConnectWrap !== 'function' || typeof stream.WriteWrap !== 'function' || typeof constants?.SOCKET !== 'number') return null;
+    return { Pipe: pipe.Pipe, PipeConnectWrap: pipe.PipeConnectWrap, WriteWrap: stream.WriteWrap, socketType: constants.SOCKET } as PipeBinding;
+  } catch {
+    return null;
+  }
+}
+
+/** The fast path; null when the pipe handle is unavailable (then the caller uses net). */
+function sendViaPipeHandle(socketPath: string, line: string, timeoutMs: number): Promise<boolean> | null {
+  const b = pipeBinding();
+  if (!b) return null;
+  let handle: PipeHandle;
+  try {
+    handle = new b.Pipe(b.socketType);
+    if (typeof handle.connect !== 'function' || typeof handle.writeUtf8String !== 'function') return null;
+  } catch {
+    return null;
+  }
+  return new Promise((resolve) => {
+    const finish = settle(timeoutMs, () => handle.close(), resolve);
+    try {
+      const req = new b.PipeConnectWrap();
+      req.oncomplete = (status) => {
+        if (status < 0) return finish(false); // ENOENT, ECONNREFUSED: no observer
+        try {
+          const write = new b.WriteWrap();
+          write.handle = handle;
+          write.oncomplete = (st) => finish(st >= 0);
+          if (handle.writeUtf8String(write, line) < 0) return finish(false);
+          // Usually the kernel takes the whole line at once; otherwise oncomplete
+          // fires when it has, or the timer gives up on an observer that never reads.
+          if (handle.writeQueueSize === 0) finish(true);
+        } catch {
+          finish(false);
+        }
+      };
+      if (handle.connect(req, socketPath) < 0) finish(false);
     } catch {
       finish(false);
     }
