@@ -3,8 +3,9 @@ import { enableRepo } from '../core/actions.js';
 import { ensureUserFiles, runContext } from '../core/context.js';
 import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
-import { EXIT, FleetCommand } from './base.js';
+import { EXIT, FleetCommand, InputError } from './base.js';
 import { printOutcome, resolveRepos } from './report.js';
+import { loadBulk, progressLine, rootsOf } from './scan.js';
 
 export class EnableCommand extends FleetCommand {
   static paths = [['enable']];
@@ -18,13 +19,19 @@ export class EnableCommand extends FleetCommand {
     examples: [
       ['Enable the repository of the current folder', '$0 enable'],
       ['Enable two repositories', '$0 enable ~/code/api ~/code/web'],
+      ['Enable every repository under ~/code but the archived ones', "$0 enable --under ~/code --exclude 'archive'"],
     ],
   });
 
   force = Option.Boolean('--force', false, { description: 'replace a hook file that fleet-git did not write (a copy is kept and restored by disable)' });
+  under = Option.String('--under', { description: 'enable every repository found under this folder (as fleet-git scan finds them)' });
+  include = Option.Array('--include', [], { description: 'with --under: only repositories whose path below it (or folder name) matches this glob' });
+  exclude = Option.Array('--exclude', [], { description: 'with --under: skip folders matching this glob' });
   repos = Option.Rest({ name: 'repo' });
 
   async run(): Promise<number> {
+    if (this.under !== undefined) return this.runUnder(this.under);
+    if (this.include.length || this.exclude.length) throw new InputError('--include and --exclude go with --under ROOT');
     const ctx = runContext(this.context.env, this.context.home);
     const repos = resolveRepos(this.repos, this.context.cwd).map(locateRepo);
     for (const line of ensureUserFiles(ctx)) this.out(line);
@@ -34,5 +41,44 @@ export class EnableCommand extends FleetCommand {
       if (printOutcome(this, outcome, 'enabled')) code = EXIT.partial;
     }
     return code;
+  }
+
+  /** Bulk enable: every repository under a folder, each on its own (a failure in one is reported and the rest go on), the per-user files put in place once. */
+  private async runUnder(under: string): Promise<number> {
+    if (this.repos.length) throw new InputError(`enable takes either repositories or --under ROOT, not both (${this.repos.join(' ')})`);
+    const [root] = await rootsOf([under], this.context.cwd);
+    const bulk = await loadBulk();
+    const { ignoreMatcher } = await import('../core/discover.js');
+    const ctx = runContext(this.context.env, this.context.home);
+    const progress = progressLine(this.context);
+    let s;
+    try {
+      s = await bulk.survey([root], ctx, { ignore: this.exclude, onProgress: progress.onProgress });
+    } finally {
+      progress.done();
+    }
+    const include = ignoreMatcher(this.include);
+    const wanted = s.rows.filter((r) => {
+      if (!r.state) return false;
+      if (!include) return true;
+      const rel = r.path.startsWith(`${root}/`) ? r.path.slice(root.length + 1) : r.path;
+      return include(rel, rel.slice(rel.lastIndexOf('/') + 1));
+    });
+    const out = new bulk.LineBuffer(this.context.stdout);
+    const err = new bulk.LineBuffer(this.context.stderr);
+    for (const line of ensureUserFiles(ctx)) out.push(line);
+    const { counts } = bulk.applyEach(wanted, (st) => enableRepo(st, ctx, { force: this.force }), (r) => {
+      if (r.error !== undefined) { err.push(`${r.row.path}: failed: ${r.error}`); return; }
+      const o = r.outcome!;
+      if (o.changes.length) out.push(`${o.path}: enabled`);
+      for (const c of o.changes) out.push(`  ${c}`);
+      for (const n of o.info) out.push(`  note: ${n}`);
+      for (const n of o.notes) err.push(`${o.path}: ${n}`);
+    });
+    const unusable = s.rows.filter((r) => !r.state).length;
+    out.push(`enable: ${bulk.countsLine(counts)} (${wanted.length} repositor${wanted.length === 1 ? 'y' : 'ies'} under ${root}${unusable ? `; ${unusable} not usable, see fleet-git scan` : ''})`);
+    out.flush();
+    err.flush();
+    return counts.failed > 0 || counts.leftAlone > 0 ? EXIT.partial : EXIT.ok;
   }
 }

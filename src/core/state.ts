@@ -1,7 +1,7 @@
 // A repository's fleet state: the one notion that status, scan, enable and
 // remove all share. Read from files only (no git process in the common case).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTextIfExists } from '../fs/atomic.js';
 import { isTrackedInIndex, listWorktrees, type Repo, type Worktree } from '../git/repo.js';
@@ -65,9 +65,24 @@ function trackedIn(wt: Worktree): boolean {
   return r.status === 0;
 }
 
+/** Like readTextIfExists, without the cost of an ENOENT error in the common case of no file. */
+function readTextIfPresent(path: string): string | null {
+  try {
+    if (!statSync(path, { throwIfNoEntry: false })) return null;
+  } catch { /* ENOTDIR and the like: let the read tell */ }
+  return readTextIfExists(path);
+}
+
+/** Every worktree; a repository opened at its worktree whose git dir is not named .git (--separate-git-dir, a submodule) keeps that worktree as its main one. */
+function worktreesOf(repo: Repo): Worktree[] {
+  const all = listWorktrees(repo);
+  if (!repo.linked && !all.some((w) => w.main) && repo.root !== repo.gitDir) all.unshift({ root: repo.root, gitDir: repo.gitDir, main: true });
+  return all;
+}
+
 function worktreeState(wt: Worktree, ctx: RunContext): WorktreeState {
   const path = join(wt.root, HOOK_FILE_PATH);
-  const hookFile = classifyHookFile(readTextIfExists(path), ctx.hookFile);
+  const hookFile = classifyHookFile(readTextIfPresent(path), ctx.hookFile);
   const tracked = trackedIn(wt);
   const problems: Problem[] = [];
   const where = wt.root;
@@ -89,14 +104,15 @@ function worktreeState(wt: Worktree, ctx: RunContext): WorktreeState {
 
 /** Reads and judges one repository and all its worktrees. */
 export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
-  const all = listWorktrees(repo).map((wt) => worktreeState(wt, ctx));
+  const all = worktreesOf(repo).map((wt) => worktreeState(wt, ctx));
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
   const exclude = hasExcludeBlock(readTextIfExists(join(repo.commonDir, 'info', 'exclude')));
   const hooks = hooksDir(repo, ctx.config);
-  const own = readGitHook(join(repo.commonDir, 'hooks'), ctx.gitHook);
-  const gitHook = hooks.writable ? readGitHook(hooks.dir, ctx.gitHook) : null;
-  const enabled = exclude || own.kind === 'ours' || own.displacedCopy !== null || all.some((w) => w.enabled);
+  const ownDir = join(repo.commonDir, 'hooks');
+  const own = readGitHook(ownDir, ctx.gitHook);
+  const gitHook = hooks.writable ? (hooks.dir === ownDir ? own : readGitHook(hooks.dir, ctx.gitHook)) : null;
+  const enabled = exclude || (own.kind === 'ours' && !own.template) || own.displacedCopy !== null || all.some((w) => w.enabled);
   const problems: Problem[] = [];
   if (enabled) {
     for (const w of all) {

@@ -1,0 +1,95 @@
+import { Option } from 'clipanion';
+import { EXIT, FleetCommand, InputError } from './base.js';
+import { isTty, loadBulk, progressLine, rootsOf } from './scan.js';
+
+/** Asks a yes/no question on the terminal; anything but y or yes is no. */
+export function confirm(stdin: NodeJS.ReadableStream, stderr: NodeJS.WritableStream, question: string): Promise<boolean> {
+  stderr.write(question);
+  return new Promise((resolveAnswer) => {
+    let buf = '';
+    const finish = (answer: boolean) => {
+      stdin.off('data', onData);
+      stdin.off('end', onEnd);
+      stdin.pause();
+      resolveAnswer(answer);
+    };
+    const onData = (d: Buffer | string) => {
+      buf += d.toString();
+      if (buf.includes('\n')) finish(/^\s*y(es)?\s*$/i.test(buf.split('\n')[0]));
+    };
+    const onEnd = () => finish(/^\s*y(es)?\s*$/i.test(buf));
+    stdin.on('data', onData);
+    stdin.on('end', onEnd);
+    stdin.resume();
+  });
+}
+
+export class RemoveCommand extends FleetCommand {
+  static paths = [['remove']];
+  static usage = FleetCommand.Usage({
+    description: 'take fleet-git (and the upstream fleet hook file) out of every repository under some folders',
+    details: `
+      Finds the repositories under the folders as \`fleet-git scan\` does and, in each one (and its worktrees) that has anything of fleet-git or a hook file written by the upstream \`fleet hooks install\`, does what \`fleet-git disable\` does: the user's own files and hooks stay, a hook fleet-git had kept comes back byte for byte.
+
+      --dry-run prints the plan and changes nothing. Off a terminal it acts on more than one repository only with --yes; on a terminal it asks first. A repository that fails (a read-only folder, a git process holding a lock, an unreadable file) is reported with the reason and the others go on; the exit code is then 1.
+    `,
+    examples: [
+      ['See what would be removed under ~/code', '$0 remove ~/code --dry-run'],
+      ['Remove it, without a question', '$0 remove ~/code --yes'],
+    ],
+  });
+
+  dryRun = Option.Boolean('--dry-run', false, { description: 'print the plan, change nothing' });
+  yes = Option.Boolean('--yes', false, { description: 'act on every repository found without asking' });
+  roots = Option.Rest({ name: 'root', required: 1 });
+
+  async run(): Promise<number> {
+    const roots = await rootsOf(this.roots, this.context.cwd);
+    const [bulk, { runContext }, { disableRepo }] = await Promise.all([loadBulk(), import('../core/context.js'), import('../core/actions.js')]);
+    const ctx = runContext(this.context.env, this.context.home);
+    const progress = progressLine(this.context);
+    let s;
+    try {
+      s = await bulk.survey(roots, ctx, { onProgress: progress.onProgress });
+    } finally {
+      progress.done();
+    }
+    const targets = s.rows.filter((r) => r.state && bulk.hasFleetState(r.state));
+    const untouched = s.rows.filter((r) => r.state).length - targets.length;
+    const out = new bulk.LineBuffer(this.context.stdout);
+    const err = new bulk.LineBuffer(this.context.stderr);
+    const found = `${targets.length} of ${targets.length + untouched} repositor${targets.length + untouched === 1 ? 'y' : 'ies'} under ${s.roots.join(', ')} ha${targets.length === 1 ? 's' : 've'} fleet-git or upstream fleet files`;
+
+    if (this.dryRun) {
+      for (const r of targets) {
+        out.push(`${r.path}: would`);
+        for (const step of bulk.disablePlan(r.state!)) out.push(`  ${step}`);
+      }
+      out.push(`${found}; --dry-run: nothing was changed`);
+      out.flush();
+      return EXIT.ok;
+    }
+    if (targets.length > 1 && !this.yes) {
+      if (!isTty(this.context.stdin) || !isTty(this.context.stderr)) {
+        throw new InputError(`remove would change ${targets.length} repositories and asks first: add --yes to go ahead (--dry-run shows the plan)`);
+      }
+      if (!(await confirm(this.context.stdin, this.context.stderr, `${found}. Remove it from all ${targets.length}? [y/N] `))) {
+        this.err('fleet-git: nothing was changed');
+        return EXIT.ok;
+      }
+    }
+    const { counts } = bulk.applyEach(targets, (st) => disableRepo(st, { upstream: true }), (r) => {
+      if (r.error !== undefined) { err.push(`${r.row.path}: failed: ${r.error}`); return; }
+      const o = r.outcome!;
+      if (o.changes.length) out.push(`${o.path}: removed`);
+      for (const c of o.changes) out.push(`  ${c}`);
+      for (const n of o.info) out.push(`  note: ${n}`);
+      for (const n of o.notes) err.push(`${o.path}: ${n}`);
+    });
+    counts.unchanged += untouched;
+    out.push(`remove: ${bulk.countsLine(counts)} (${found})`);
+    out.flush();
+    err.flush();
+    return counts.failed > 0 || counts.leftAlone > 0 ? EXIT.partial : EXIT.ok;
+  }
+}

@@ -1,0 +1,133 @@
+import { Option } from 'clipanion';
+import type { DiscoverOptions } from '../core/discover.js';
+import type { Group, Row, Survey } from '../core/bulk.js';
+import { EXIT, FleetCommand, InputError, type Context } from './base.js';
+
+// The bulk and discovery modules are loaded when a bulk command runs, not at start-up.
+export const loadBulk = () => import('../core/bulk.js');
+
+/** The roots as absolute paths (the current folder when none); a missing one is a usage error (exit 2). */
+export async function rootsOf(args: string[], cwd: string): Promise<string[]> {
+  const { checkRoots, RootError } = await loadBulk();
+  try {
+    return checkRoots(args, cwd);
+  } catch (e) {
+    if (e instanceof RootError) throw new InputError(e.message);
+    throw e;
+  }
+}
+
+export function isTty(stream: unknown): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
+/** A progress line on stderr, only on a terminal and only once a walk has taken a moment. */
+export function progressLine(context: Context): { onProgress?: (n: number) => void; done(): void } {
+  if (!isTty(context.stderr)) return { done() {} };
+  const start = Date.now();
+  let shown = false;
+  return {
+    onProgress(n: number) {
+      if (Date.now() - start < 300) return;
+      shown = true;
+      context.stderr.write(`\rfleet-git: looking for repositories: ${n} folders read\x1b[K`);
+    },
+    done() {
+      if (shown) context.stderr.write('\r\x1b[K');
+    },
+  };
+}
+
+function parseDepth(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new InputError(`--depth takes a whole number of folder levels (0 or more), not "${v}"`);
+  return Number(v);
+}
+
+const TITLES: Record<Group, string> = {
+  healthy: 'Enabled and healthy',
+  problems: 'With problems',
+  'not-enabled': 'Not enabled',
+  'not-usable': 'Not usable',
+};
+
+export class ScanCommand extends FleetCommand {
+  static paths = [['scan']];
+  static usage = FleetCommand.Usage({
+    description: 'show the fleet state of every repository and worktree under some folders',
+    details: `
+      Walks the folders (the current one by default), stopping at each repository root and skipping node_modules, and reads each repository's state from its files, as \`fleet-git status\` does: enabled and healthy, enabled with problems (and which), not enabled, or not usable (bare, stale, broken, unreadable, with the reason). Linked worktrees are shown with their repository.
+
+      On a terminal it prints a table grouped by state with counts at the end; otherwise (or with --json) one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees"}], "counts"}. Exit code 0 whatever it finds, 2 for a folder that does not exist.
+    `,
+    examples: [
+      ['Every repository under ~/code', '$0 scan ~/code'],
+      ['As JSON, with repositories nested inside others', '$0 scan ~/code --json --nested'],
+    ],
+  });
+
+  json = Option.Boolean('--json', false, { description: 'print one JSON document (the default off a terminal)' });
+  nested = Option.Boolean('--nested', false, { description: 'also look inside repositories for nested repositories and submodules' });
+  depth = Option.String('--depth', { description: 'read at most N folder levels below each root' });
+  ignore = Option.Array('--ignore', [], { description: 'skip folders matching this glob (repeatable)' });
+  followSymlinks = Option.Boolean('--follow-symlinks', false, { description: 'follow symbolic links to folders (loops are detected)' });
+  roots = Option.Rest({ name: 'root' });
+
+  async run(): Promise<number> {
+    const depth = parseDepth(this.depth);
+    const roots = await rootsOf(this.roots, this.context.cwd);
+    const [{ survey, surveyJson }, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
+    const ctx = runContext(this.context.env, this.context.home);
+    const progress = progressLine(this.context);
+    const opts: DiscoverOptions = { nested: this.nested, depth, ignore: this.ignore, followSymlinks: this.followSymlinks, onProgress: progress.onProgress };
+    let s: Survey;
+    try {
+      s = await survey(roots, ctx, opts);
+    } finally {
+      progress.done();
+    }
+    if (this.json || !isTty(this.context.stdout)) this.context.stdout.write(`${JSON.stringify(surveyJson(s), null, 2)}\n`);
+    else await this.printTable(s);
+    return EXIT.ok;
+  }
+
+  private async printTable(s: Survey): Promise<void> {
+    const { countRows } = await loadBulk();
+    const env = this.context.env;
+    const colour = !env.NO_COLOR;
+    const paint = (code: string, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
+    const tint: Record<Group, string> = { healthy: '32', problems: '33', 'not-enabled': '2', 'not-usable': '31' };
+    const lines: string[] = [];
+    const kindNote = (r: Row) => {
+      const notes: string[] = [];
+      if (r.kind !== 'repo') notes.push(r.kind);
+      if (r.outside) notes.push('outside the folders scanned, found through a worktree');
+      if (r.enclosing) notes.push(`inside ${r.enclosing}`);
+      return notes.length ? ` (${notes.join('; ')})` : '';
+    };
+    for (const g of ['healthy', 'problems', 'not-enabled', 'not-usable'] as Group[]) {
+      const rows = s.rows.filter((r) => r.group === g);
+      if (rows.length === 0) continue;
+      lines.push(paint(`1;${tint[g]}`, `${TITLES[g]} (${rows.length})`));
+      for (const r of rows) {
+        lines.push(`  ${paint(tint[g], r.path)}${kindNote(r)}`);
+        if (!r.state) {
+          lines.push(`      ${r.reason}`);
+          continue;
+        }
+        for (const p of r.state.problems) lines.push(`      - ${p.message}`);
+        for (const w of r.state.worktrees) {
+          lines.push(`    worktree ${w.path}: ${w.enabled ? (w.problems.length ? 'enabled, with problems' : 'enabled') : w.problems.length ? 'with problems' : 'not enabled'}`);
+          for (const p of w.problems) lines.push(`        - ${p.message}`);
+        }
+      }
+      lines.push('');
+    }
+    const c = countRows(s.rows);
+    lines.push(
+      `${c.repositories} repositor${c.repositories === 1 ? 'y' : 'ies'} and ${c.worktrees} linked worktree${c.worktrees === 1 ? '' : 's'} under ${s.roots.join(', ')}: ` +
+        `${paint(tint.healthy, `${c.healthy} healthy`)}, ${paint(tint.problems, `${c.withProblems} with problems`)}, ${c.notEnabled} not enabled, ${paint(tint['not-usable'], `${c.notUsable} not usable`)}`,
+    );
+    this.context.stdout.write(`${lines.join('\n')}\n`);
+  }
+}

@@ -1,0 +1,257 @@
+// Many repositories at once: discover them under some folders, read each one's
+// fleet state with assessRepo (the same state `status` shows), and apply an
+// action to each with per-repository failure isolation. Shared by `scan`,
+// `remove` and `enable --under`.
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import type { Repo } from '../git/repo.js';
+import { REPLACED_FILE, type Outcome } from './actions.js';
+import type { RunContext } from './context.js';
+import { CREATED_FILE } from './created.js';
+import { HOOK_FILE_PATH } from './exclude.js';
+import { HOOK_NAME, PREV_SUFFIX, isOurGitHook } from './git-hook.js';
+import { describeError, discover, hasGitDir, type DiscoverOptions, type FoundWithGitDir, type FoundWorktree } from './discover.js';
+import { assessRepo, isHealthy, stateJson, type RepoState } from './state.js';
+import { readTextIfExists } from '../fs/atomic.js';
+
+/** What a row is: a repository fleet-git can work in, or something listed with a reason. */
+export type RowKind = 'repo' | 'submodule' | 'separate' | 'bare' | 'stale' | 'broken' | 'unreadable';
+export type Group = 'healthy' | 'problems' | 'not-enabled' | 'not-usable';
+export const GROUPS: readonly Group[] = ['healthy', 'problems', 'not-enabled', 'not-usable'];
+
+export interface Row {
+  path: string;
+  kind: RowKind;
+  group: Group;
+  /** The repository's state (with its linked worktrees); null when it is not usable. */
+  state: RepoState | null;
+  /** Not usable: why. */
+  reason?: string;
+  /** Found inside another repository's worktree (--nested): that repository. */
+  enclosing?: string;
+  /** The repository is outside the roots: it was found through one of its linked worktrees. */
+  outside?: boolean;
+}
+
+export interface Survey {
+  roots: string[];
+  /** Sorted by path. */
+  rows: Row[];
+  foldersSeen: number;
+}
+
+export interface Counts {
+  repositories: number;
+  worktrees: number;
+  healthy: number;
+  withProblems: number;
+  notEnabled: number;
+  notUsable: number;
+}
+
+export function groupOf(s: RepoState): Group {
+  if (isHealthy(s)) return 'healthy';
+  if (s.problems.length > 0 || s.worktrees.some((w) => w.problems.length > 0)) return 'problems';
+  return 'not-enabled';
+}
+
+function isUnder(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** A short reason for an error, with the path it concerns when the error names one. */
+export function reasonOf(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e && typeof e.code === 'string') return `${describeError(e)}${e.path ? `: ${e.path}` : ''}`;
+  return e instanceof Error ? e.message : String(err);
+}
+
+/** The repository a group of found entries sharing one common dir stands for. */
+function repoFor(list: FoundWithGitDir[], roots: string[]): { repo: Repo; kind: RowKind; enclosing?: string; outside?: boolean } {
+  const primary = list.find((f): f is Exclude<FoundWithGitDir, FoundWorktree> => f.kind !== 'worktree');
+  if (primary) {
+    return {
+      repo: { root: primary.path, gitDir: primary.gitDir, commonDir: primary.commonDir, linked: primary.gitDir !== primary.commonDir },
+      kind: primary.kind,
+      enclosing: primary.enclosing,
+    };
+  }
+  // Only linked worktrees of it were found: report the repository they belong to.
+  const wt = list[0];
+  if (wt.kind === 'worktree' && wt.mainPath && existsSync(join(wt.mainPath, '.git'))) {
+    return {
+      repo: { root: wt.mainPath, gitDir: wt.commonDir, commonDir: wt.commonDir, linked: false },
+      kind: 'repo',
+      outside: !roots.some((r) => isUnder(wt.mainPath as string, r)) || undefined,
+      enclosing: wt.enclosing,
+    };
+  }
+  return { repo: { root: wt.path, gitDir: wt.gitDir, commonDir: wt.commonDir, linked: true }, kind: 'repo', outside: true, enclosing: wt.enclosing };
+}
+
+/**
+ * Finds every repository and oddity under `roots` and reads each repository's
+ * state once (a linked worktree is reported inside its repository's row).
+ */
+export async function survey(roots: string[], ctx: RunContext, opts: DiscoverOptions = {}): Promise<Survey> {
+  const absRoots = [...new Set(roots.map((r) => resolve(r)))];
+  const found = await discover(absRoots, opts);
+  const rows: Row[] = [];
+  const byCommon = new Map<string, FoundWithGitDir[]>();
+  for (const f of found.found) {
+    if (hasGitDir(f)) {
+      const list = byCommon.get(f.commonDir);
+      if (list) list.push(f);
+      else byCommon.set(f.commonDir, [f]);
+    } else {
+      rows.push({ path: f.path, kind: f.kind, group: 'not-usable', state: null, reason: f.reason, ...(f.enclosing ? { enclosing: f.enclosing } : {}) });
+    }
+  }
+  for (const u of found.unreadable) rows.push({ path: u.path, kind: 'unreadable', group: 'not-usable', state: null, reason: `cannot be read: ${u.reason}` });
+  for (const list of byCommon.values()) {
+    const { repo, kind, enclosing, outside } = repoFor(list, absRoots);
+    const extra = { ...(enclosing ? { enclosing } : {}), ...(outside ? { outside } : {}) };
+    try {
+      const state = assessRepo(repo, ctx);
+      rows.push({ path: state.path, kind, group: groupOf(state), state, ...extra });
+    } catch (err) {
+      rows.push({ path: repo.root, kind: 'broken', group: 'not-usable', state: null, reason: `cannot be read: ${reasonOf(err)}`, ...extra });
+    }
+  }
+  rows.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { roots: absRoots, rows, foldersSeen: found.foldersSeen };
+}
+
+export function countRows(rows: Row[]): Counts {
+  const c: Counts = { repositories: 0, worktrees: 0, healthy: 0, withProblems: 0, notEnabled: 0, notUsable: 0 };
+  for (const r of rows) {
+    if (r.state) { c.repositories++; c.worktrees += r.state.worktrees.length; }
+    if (r.group === 'healthy') c.healthy++;
+    else if (r.group === 'problems') c.withProblems++;
+    else if (r.group === 'not-enabled') c.notEnabled++;
+    else c.notUsable++;
+  }
+  return c;
+}
+
+/** One row as JSON: stateJson's shape, with the kind found, and a reason for what is not usable. */
+export function rowJson(r: Row) {
+  const extra = { ...(r.enclosing ? { enclosing: r.enclosing } : {}), ...(r.outside ? { outside: true } : {}) };
+  if (r.state) return { ...stateJson(r.state), kind: r.kind, ...extra };
+  return { path: r.path, kind: r.kind, enabled: false, problems: [], worktrees: [], reason: r.reason, ...extra };
+}
+
+export function surveyJson(s: Survey) {
+  return { roots: s.roots, repos: s.rows.map(rowJson), counts: countRows(s.rows) };
+}
+
+function allWorktrees(s: RepoState) {
+  return [...(s.main ? [s.main] : []), ...s.worktrees];
+}
+
+/**
+ * Whether the repository holds anything of fleet-git or of the upstream
+ * `fleet hooks install` (an untracked hook file marked claude-code-fleet):
+ * what `remove` takes out.
+ */
+export function hasFleetState(s: RepoState): boolean {
+  if (s.enabled) return true;
+  const common = s.repo.commonDir;
+  if (existsSync(join(common, CREATED_FILE)) || existsSync(join(common, 'hooks', `${HOOK_NAME}${PREV_SUFFIX}`))) return true;
+  return allWorktrees(s).some((w) =>
+    (w.hookFile.kind === 'upstream' && !w.tracked) || existsSync(join(w.worktree.gitDir, REPLACED_FILE)) || existsSync(join(w.worktree.gitDir, CREATED_FILE)));
+}
+
+/** What `disableRepo(s, { upstream: true })` would do, in words, without doing it. */
+export function disablePlan(s: RepoState): string[] {
+  const plan: string[] = [];
+  for (const w of allWorktrees(s)) {
+    const file = join(w.path, HOOK_FILE_PATH);
+    if (!w.tracked && w.hookFile.kind === 'ours') plan.push(`remove ${file}`);
+    if (!w.tracked && w.hookFile.kind === 'upstream') plan.push(`remove ${file} (written by the upstream 'fleet hooks install')`);
+    if (existsSync(join(w.worktree.gitDir, REPLACED_FILE))) plan.push(`put back the hook file that fleet-git enable --force had replaced in ${w.path}`);
+  }
+  if (s.exclude) plan.push(`remove the fleet-git block from ${join(s.repo.commonDir, 'info', 'exclude')}`);
+  const hook = join(s.repo.commonDir, 'hooks', HOOK_NAME);
+  const prev = existsSync(`${hook}${PREV_SUFFIX}`);
+  for (const spot of [hook, `${hook}.old`]) {
+    if (isOurGitHook(readTextIfExists(spot))) plan.push(prev ? `restore the previous ${HOOK_NAME} hook in place of fleet-git's ${spot}` : `remove fleet-git's ${HOOK_NAME} hook ${spot}`);
+  }
+  if (plan.length === 0) plan.push('forget the folders fleet-git recorded as created (nothing else to undo)');
+  return plan;
+}
+
+/** A git process working in the repository now (or one that died and left its lock). */
+export function gitLock(s: RepoState): string | null {
+  const locks = [...allWorktrees(s).map((w) => join(w.worktree.gitDir, 'index.lock')), join(s.repo.commonDir, 'config.lock'), join(s.repo.commonDir, 'HEAD.lock')];
+  for (const l of locks) {
+    if (statSync(l, { throwIfNoEntry: false })) return `a git process holds ${l} (if none is running, remove that file and try again)`;
+  }
+  return null;
+}
+
+export interface BulkResult {
+  row: Row;
+  outcome?: Outcome;
+  /** Why the action failed in this repository. */
+  error?: string;
+}
+
+export interface BulkCounts { changed: number; unchanged: number; leftAlone: number; failed: number }
+
+/**
+ * Applies `act` to every repository row, one at a time; a failure in one (an
+ * error thrown, a git lock held) is recorded with its reason and the rest go on.
+ */
+export function applyEach(rows: Row[], act: (s: RepoState) => Outcome, onResult?: (r: BulkResult) => void): { results: BulkResult[]; counts: BulkCounts } {
+  const results: BulkResult[] = [];
+  const counts: BulkCounts = { changed: 0, unchanged: 0, leftAlone: 0, failed: 0 };
+  for (const row of rows) {
+    if (!row.state) continue;
+    let r: BulkResult;
+    try {
+      const lock = gitLock(row.state);
+      r = lock ? { row, error: lock } : { row, outcome: act(row.state) };
+    } catch (err) {
+      r = { row, error: reasonOf(err) };
+    }
+    if (r.error !== undefined) counts.failed++;
+    else if (r.outcome!.notes.length > 0) counts.leftAlone++;
+    else if (r.outcome!.changes.length > 0) counts.changed++;
+    else counts.unchanged++;
+    results.push(r);
+    onResult?.(r);
+  }
+  return { results, counts };
+}
+
+export function countsLine(c: BulkCounts): string {
+  return `${c.changed} changed, ${c.unchanged} unchanged${c.leftAlone ? `, ${c.leftAlone} left partly alone` : ''}, ${c.failed} failed`;
+}
+
+/** The roots as absolute paths; throws with one line for one that is missing or not a folder. */
+export function checkRoots(args: string[], cwd: string): string[] {
+  const roots = (args.length ? args : ['.']).map((a) => resolve(cwd, a));
+  for (const r of roots) {
+    let st;
+    try { st = statSync(r); } catch (err) { throw new RootError(`${r}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : describeError(err)}`); }
+    if (!st.isDirectory()) throw new RootError(`${r}: not a folder`);
+  }
+  return roots;
+}
+
+export class RootError extends Error {}
+
+/** Lines written in large chunks: thousands of repositories make thousands of lines. */
+export class LineBuffer {
+  private lines: string[] = [];
+  constructor(private readonly stream: { write(s: string): unknown }) {}
+  push(line: string): void {
+    this.lines.push(line);
+    if (this.lines.length >= 512) this.flush();
+  }
+  flush(): void {
+    if (this.lines.length) this.stream.write(`${this.lines.join('\n')}\n`);
+    this.lines = [];
+  }
+}
