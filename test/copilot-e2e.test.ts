@@ -1,0 +1,163 @@
+// End to end with the real Copilot CLI (@github/copilot, pinned in package.json):
+// `copilot -p` runs fully offline against a scripted OpenAI-compatible server
+// on loopback, in a temporary repository enabled with the real `fleet-git
+// enable`, and the test observer checks what reached the fleet socket.
+// Needs `npm run build` (dist/cli.js, dist/hook-client.cjs).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { userPaths } from '../src/paths.js';
+import { startFakeModel, SCRIPT, type FakeModel } from './fake-model-server.js';
+import { CLI, ROOT, sandbox } from './helpers.js';
+import { observerSummary, TestObserver, type Received } from './observer-server.js';
+
+const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
+// Missing Copilot fails the test (CI installs it with `npm ci`). Skipping takes an explicit
+// request, and is refused in CI.
+const skip = !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
+  ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
+  : false;
+
+interface Run { code: number | null; output: string; pid: number }
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The parent of a process, from /proc (Linux), or null. */
+function parentOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
+  const sb = sandbox('fleet-git-e2e-');
+  const paths = userPaths(sb.env, sb.home);
+  let repo: string;
+  let copilotPid = 0;
+  let copilotRunning = false;
+  // What the observer saw about each SessionStart's ppid while Copilot ran.
+  const ppidChecks: Array<{ ppid: number; alive: boolean; during: boolean; isCopilot: boolean | null }> = [];
+  let obs: TestObserver;
+
+  before(async () => {
+    assert.ok(existsSync(COPILOT), `the Copilot CLI is missing at ${COPILOT}: run npm ci (it is a pinned devDependency)`);
+    assert.ok(existsSync(CLI), `${CLI} is missing: run npm run build`);
+    repo = sb.repo('demo');
+    const enabled = sb.cli(repo, 'enable');
+    assert.equal(enabled.status, 0, `fleet-git enable failed:\n${enabled.stdout}\n${enabled.stderr}`);
+    assert.ok(existsSync(join(repo, '.github', 'hooks', 'fleet.json')));
+    obs = await TestObserver.start(paths.fleetSocket, {
+      onEvent(e) {
+        if (e.event !== 'SessionStart' || typeof e.ppid !== 'number') return;
+        const ppid = e.ppid;
+        // The agent is the copilot process we started, or the native binary its loader started.
+        const isCopilot = process.platform === 'linux' ? ppid === copilotPid || parentOf(ppid) === copilotPid : null;
+        ppidChecks.push({ ppid, alive: isAlive(ppid), during: copilotRunning, isCopilot });
+      },
+    });
+  });
+  after(() => obs?.close());
+
+  function runCopilot(model: FakeModel, prompt: string): Promise<Run> {
+    const env = {
+      ...sb.env,
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: model.baseUrl,
+      COPILOT_PROVIDER_API_KEY: 'dummy',
+      COPILOT_MODEL: 'gpt-4.1',
+      COPILOT_ALLOW_ALL: 'true', // repo hooks load in -p mode only when trusted
+      FLEET_MODEL_NAME: 'e2e-profile',
+    };
+    const child = spawn(COPILOT, ['-p', prompt, '--allow-all', '--no-auto-update'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    copilotPid = child.pid ?? 0;
+    copilotRunning = true;
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    return new Promise((resolve) => {
+      child.on('error', (err) => { copilotRunning = false; resolve({ code: -1, output: String(err), pid: copilotPid }); });
+      child.on('close', (code) => { copilotRunning = false; resolve({ code, output, pid: copilotPid }); });
+    });
+  }
+
+  /** This session's events, once its turn-end Stop (the one with the message) is in. */
+  async function sessionEvents(): Promise<{ sid: string; events: Received[] }> {
+    const start = obs.events.filter((e) => e.event === 'SessionStart').at(-1);
+    assert.ok(start, `no SessionStart reached the observer; got ${JSON.stringify(obs.events.map((e) => e.event))}`);
+    const sid = String(start.session_id);
+    await obs.waitFor((e) => e.session_id === sid && e.event === 'Stop' && e.last_assistant_message !== null, 15_000);
+    return { sid, events: obs.events.filter((e) => e.session_id === sid) };
+  }
+
+  function checkSession(sid: string, events: Received[]) {
+    const start = events.find((e) => e.event === 'SessionStart')!;
+    assert.equal(start.cwd, repo);
+    assert.equal(start.model, 'gpt-4.1');
+    assert.equal(start.fleet_model_name, 'e2e-profile');
+    assert.equal(start._tool, 'copilot');
+    const check = ppidChecks.find((c) => c.ppid === start.ppid);
+    assert.ok(check, 'the SessionStart carried no ppid');
+    assert.equal(check.during, true, 'SessionStart arrived after Copilot exited');
+    assert.equal(check.alive, true, `ppid ${start.ppid} was not alive while Copilot ran`);
+    if (check.isCopilot !== null) assert.equal(check.isCopilot, true, `ppid ${start.ppid} is not the Copilot process (${copilotPid}) or its child`);
+
+    const tools = events.filter((e) => e.event === 'PostToolUse');
+    const bash = tools.find((e) => observerSummary(e.tool_name, e.tool_input).startsWith('Bash: '));
+    assert.ok(bash, `no PostToolUse the observer shows as "Bash: ..."; got ${JSON.stringify(tools)}`);
+    assert.equal(observerSummary(bash.tool_name, bash.tool_input), `Bash: ${SCRIPT.command}`);
+    assert.match(String(bash.tool_output), /hello-from-tool/);
+    const view = tools.find((e) => e.tool_name === 'Read');
+    assert.ok(view, 'no PostToolUse for the failed view');
+    assert.equal(observerSummary(view.tool_name, view.tool_input), 'Read xyz.txt');
+    assert.equal(view.tool_output, 'Path does not exist');
+
+    const stops = events.filter((e) => e.event === 'Stop');
+    assert.ok(stops.some((e) => e.last_assistant_message === SCRIPT.finalText), `no Stop with the last message; got ${JSON.stringify(stops)}`);
+    assert.ok(stops.some((e) => e.message === 'complete'), 'no Stop for the session end');
+    assert.deepEqual(obs.badLines, []);
+
+    const file = JSON.parse(readFileSync(join(paths.fleetSessions, `${sid}.json`), 'utf8'));
+    assert.equal(file.sessionId, sid);
+    assert.equal(file.tool, 'copilot');
+    assert.equal(file.ppid, start.ppid);
+    assert.equal(typeof file.stoppedAt, 'number');
+    assert.equal(file.lastMessage?.text, SCRIPT.finalText);
+  }
+
+  test('a session: start with a live ppid, a bash call, a failed view, the final answer', { timeout: 120_000 }, async () => {
+    const model = await startFakeModel();
+    try {
+      const run = await runCopilot(model, 'list files');
+      assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
+      assert.ok(model.requests.length >= 3, `the model server saw ${model.requests.length} requests`);
+      const { sid, events } = await sessionEvents();
+      checkSession(sid, events);
+    } finally {
+      await model.close();
+    }
+  });
+
+  test('a slow final answer (the transcript lags behind agentStop) still reaches the observer', { timeout: 120_000 }, async () => {
+    const model = await startFakeModel({ finalDelayMs: 2500 });
+    try {
+      const run = await runCopilot(model, 'list files slowly');
+      assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
+      const { sid, events } = await sessionEvents();
+      checkSession(sid, events);
+    } finally {
+      await model.close();
+    }
+  });
+});
