@@ -6,12 +6,14 @@ import { EXIT, type Context } from './commands/base.js';
 import { DisableCommand } from './commands/disable.js';
 import { EnableCommand } from './commands/enable.js';
 import { StatusCommand } from './commands/status.js';
+import { ConfigCommand } from './commands/config.js';
+import { SetupCommand } from './commands/setup.js';
 import { ScanCommand } from './commands/scan.js';
 import { RemoveCommand } from './commands/remove.js';
 
 export function makeCli(): Cli<Context> {
   const cli = new Cli<Context>({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: '0.1.0' });
-  for (const c of [EnableCommand, DisableCommand, StatusCommand, ScanCommand, RemoveCommand, Builtins.HelpCommand, Builtins.VersionCommand]) cli.register(c);
+  for (const c of [EnableCommand, DisableCommand, StatusCommand, SetupCommand, ConfigCommand, ScanCommand, RemoveCommand, Builtins.HelpCommand, Builtins.VersionCommand]) cli.register(c);
   return cli;
 }
 

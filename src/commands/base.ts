@@ -1,6 +1,7 @@
 // What every command shares: the context it runs in (so tests run commands
 // in-process with their own cwd, env and streams), one-line errors, exit codes.
 import { Command, type BaseContext } from 'clipanion';
+import { UserConfigError } from '../core/user-config.js';
 import { NotARepoError } from '../git/repo.js';
 import type { Env } from '../paths.js';
 
@@ -19,7 +20,7 @@ export abstract class FleetCommand extends Command<Context> {
     try {
       return await this.run();
     } catch (e) {
-      if (e instanceof NotARepoError || e instanceof InputError) {
+      if (e instanceof NotARepoError || e instanceof InputError || e instanceof UserConfigError) {
         this.context.stderr.write(`fleet-git: ${e.message}\n`);
         return EXIT.usage;
       }

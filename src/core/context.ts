@@ -7,6 +7,7 @@ import { ConfigReader } from '../git/config.js';
 import { userPaths, type Env, type UserPaths } from '../paths.js';
 import { CLIENT_FILE, NODE_FILE, renderHookFile } from './hook-file.js';
 import { renderGitHook } from './git-hook.js';
+import { refreshRulesIfStale } from './user-config.js';
 
 /** The built hook client that enable copies to the per-user data folder. */
 export const BUILT_CLIENT = join(import.meta.dirname, '..', '..', 'dist', CLIENT_FILE);
@@ -23,6 +24,7 @@ export interface RunContext {
 
 export function runContext(env: Env, home: string): RunContext {
   const user = userPaths(env, home);
+  refreshRulesIfStale(env, home); // setup's clone rules follow the config file (a stat when nothing changed)
   return {
     env,
     user,

@@ -42,11 +42,29 @@ export function hooksDir(repo: Repo, config: ConfigReader): HooksDir {
   return { dir, writable: false, hooksPath: hp, reason };
 }
 
-/** The hook script as fleet-git writes it now. */
-export function renderGitHook(canonicalHookFile: string): string {
+/** The line that marks a post-checkout hook as a copy from fleet-git setup's template (templates/decide.sh). */
+export const TEMPLATE_HOOK_MARK = '# fleet-git template copy:';
+
+/** What the template copy of the hook needs to decide per clone (see templates/decide.sh). */
+export interface TemplateDecide {
+  /** The compiled clone rules (clone-rules.sh). */
+  rules: string;
+  /** The user config file the rules come from. */
+  config: string;
+  /** fleet-git's data folder (node, cli). */
+  dataDir: string;
+  /** The hook as `enable` writes it, which an included clone's copy replaces itself with. */
+  hook: string;
+}
+
+/** The hook script as fleet-git writes it now; with `template`, the copy that setup's template holds. */
+export function renderGitHook(canonicalHookFile: string, template?: TemplateDecide): string {
+  const decide = template
+    ? render(readTemplate('decide.sh').trim(), { rules: shQuote(template.rules), config: shQuote(template.config), data: shQuote(template.dataDir), hook: shQuote(template.hook) })
+    : ':';
   return render(readTemplate(HOOK_NAME), {
     canonical: shQuote(canonicalHookFile),
-    decide: ':',
+    decide,
     begin: shQuote(EXCLUDE_BEGIN),
     end: shQuote(EXCLUDE_END),
     pattern: shQuote(`/${HOOK_FILE_PATH}`),
@@ -63,6 +81,8 @@ export interface GitHookInfo {
   displacedCopy: string | null;
   /** A hook fleet-git keeps to run first and to restore on disable. */
   prev: string | null;
+  /** Ours, but the inert copy from setup's template: on its own it does not make a repository enabled. */
+  template: boolean;
 }
 
 export function isOurGitHook(text: string | null): boolean {
@@ -79,6 +99,7 @@ export function readGitHook(dir: string, expected: string): GitHookInfo {
     current: text === expected && isExecutable(path),
     displacedCopy: isOurGitHook(readTextIfExists(old)) ? old : null,
     prev: existsSync(prev) ? prev : null,
+    template: text !== null && text.includes(TEMPLATE_HOOK_MARK),
   };
 }
 

@@ -1,0 +1,59 @@
+import { Option } from 'clipanion';
+import { isCloneIncluded, physicalHome } from '../core/clone-rules.js';
+import { CONFIG_KEYS, compileRules, configValue, loadUserConfig } from '../core/user-config.js';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { EXIT, FleetCommand } from './base.js';
+
+export class ConfigCommand extends FleetCommand {
+  static paths = [['config']];
+  static usage = FleetCommand.Usage({
+    description: 'show the effective user configuration and where each value comes from',
+    details: `
+      Reads \${XDG_CONFIG_HOME:-~/.config}/fleet-git/config.json5 (JSON5: comments allowed). Keys: \`include\` and \`exclude\`, globs on a new clone's absolute path deciding which clones \`fleet-git setup\` provisions (default: every clone); \`scan.roots\`, the folders \`fleet-git scan\` walks when given none (default: ["~"]); \`scan.ignore\`, globs for folders the walk skips.
+
+      Clone globs: \`~/\` is the home folder; \`*\` (and \`**\`) match any characters, \`/\` included; \`?\` one character; \`[a-z]\`, \`[!abc]\` a class of letters, digits, . _ -; a glob matching a folder covers everything under it. Braces and backslashes are not supported.
+
+      An invalid file is reported in one line (file, line, what is wrong) with exit code 2. --test PATH tells whether a clone at PATH would be provisioned.
+    `,
+    examples: [
+      ['Show the configuration', '$0 config'],
+      ['As JSON', '$0 config --json'],
+      ['Would a clone in ~/code/work/api be provisioned?', '$0 config --test ~/code/work/api'],
+    ],
+  });
+
+  json = Option.Boolean('--json', false, { description: 'print one JSON document' });
+  test = Option.String('--test', { description: 'tell whether a clone at this path would be provisioned' });
+  compile = Option.Boolean('--compile-rules', false, { hidden: true });
+
+  async run(): Promise<number> {
+    const { env, home } = this.context;
+    if (this.compile) {
+      compileRules(env, home);
+      return EXIT.ok;
+    }
+    const loaded = loadUserConfig(env, home);
+    if (this.test !== undefined) {
+      let p = resolve(this.context.cwd, this.test.startsWith('~/') ? `${physicalHome(home)}/${this.test.slice(2)}` : this.test);
+      try { p = realpathSync(p); } catch { /* a clone that does not exist yet */ }
+      const yes = isCloneIncluded(loaded.config, p, home);
+      if (this.json) this.out(JSON.stringify({ path: p, included: yes }));
+      else this.out(`${p}: ${yes ? 'included: a new clone here gets fleet-git' : 'not included: a new clone here is left as git makes it'}`);
+      return EXIT.ok;
+    }
+    if (this.json) {
+      const doc: Record<string, unknown> = { file: loaded.file, exists: loaded.exists, values: {} };
+      for (const k of CONFIG_KEYS) (doc.values as Record<string, unknown>)[k] = { value: configValue(loaded.config, k), from: loaded.from[k] };
+      this.out(JSON.stringify(doc, null, 2));
+      return EXIT.ok;
+    }
+    this.out(`config file: ${loaded.file}${loaded.exists ? '' : ' (not found: the defaults apply)'}`);
+    for (const k of CONFIG_KEYS) {
+      const v = configValue(loaded.config, k);
+      const shown = v === null ? 'every clone' : JSON.stringify(v);
+      this.out(`${k.padEnd(12)} ${shown}  (${loaded.from[k] === 'file' ? 'from the file' : 'default'})`);
+    }
+    return EXIT.ok;
+  }
+}

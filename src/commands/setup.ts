@@ -1,0 +1,34 @@
+import { Option } from 'clipanion';
+import { setup, undoSetup, type SetupOutcome } from '../core/setup.js';
+import { EXIT, FleetCommand } from './base.js';
+
+export class SetupCommand extends FleetCommand {
+  static paths = [['setup']];
+  static usage = FleetCommand.Usage({
+    description: 'make every new clone get fleet-git, with no step at all (--undo takes that back)',
+    details: `
+      Uses git's template mechanism (init.templateDir). Without one, fleet-git makes its own template folder in its data folder (a copy of git's default template, so new clones keep git's usual info/exclude) and points init.templateDir at it; with one, fleet-git's post-checkout hook is added to it, keeping a post-checkout hook already there running first.
+
+      New clones that the user config includes (fleet-git config) then arrive with .github/hooks/fleet.json, excluded from commits, and the hook that provisions their future worktrees; other clones are left as git makes them. With a global core.hooksPath, git never runs template hooks: setup then changes nothing and says what to do instead.
+
+      --undo puts the global git configuration and the template folder back exactly as they were; repositories already enabled stay enabled. Running setup again changes nothing, or repairs what is missing.
+    `,
+    examples: [
+      ['Set up', '$0 setup'],
+      ['Undo it', '$0 setup --undo'],
+    ],
+  });
+
+  undo = Option.Boolean('--undo', false, { description: 'put the global git configuration and the template folder back as they were' });
+
+  async run(): Promise<number> {
+    const { env, home } = this.context;
+    const o: SetupOutcome = this.undo ? undoSetup(env, home) : setup(env, home);
+    for (const c of o.changes) this.out(c);
+    for (const i of o.info) this.out(`note: ${i}`);
+    for (const n of o.notes) this.err(n);
+    if (!o.changes.length && !o.notes.length) this.out(this.undo ? 'nothing to undo' : 'already set up, nothing changed');
+    else if (!o.notes.length) this.out(this.undo ? 'setup undone' : 'set up: new clones that the config includes get fleet-git');
+    return o.notes.length ? EXIT.partial : EXIT.ok;
+  }
+}

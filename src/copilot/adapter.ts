@@ -1,0 +1,146 @@
+// CopilotAdapter: the fleet observer's adapter contract (upstream
+// src/adapters/base.js, see fleet-observer-protocol.md) for GitHub Copilot CLI,
+// as a library export. Launch arguments and environment for a model profile,
+// the repository hook file, payload normalization and the action summary.
+import { accessSync, constants, mkdirSync, unlinkSync } from 'node:fs';
+import { basename, delimiter, dirname, join } from 'node:path';
+import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import { CLIENT_FILE, classifyHookFile, HOOK_FILE_PATH, renderHookFile } from '../core/hook-file.js';
+import { normalizePayload, summarizeToolUse, type FleetEvent } from './normalize.js';
+
+/** One entry of the observer's models.json. */
+export interface ModelProfile {
+  name: string;
+  tool?: string;
+  model?: string | null;
+  apiKey?: string | null;
+  apiBaseUrl?: string | null;
+  proxy?: string | null;
+  env?: Record<string, unknown> | null;
+  args?: readonly string[] | null;
+}
+
+/** What the observer's launcher knows about a failed run. */
+export interface RunResult {
+  code?: number | null;
+  stderrSnippet?: string | null;
+}
+
+export interface FailureClass {
+  /** failover-safe: another profile may be tried; terminal: it would fail the same way. */
+  kind: 'failover-safe' | 'terminal';
+  reason: string;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+// Failures worth retrying with another profile, from Copilot's stderr.
+const TRANSIENT: ReadonlyArray<[RegExp, string]> = [
+  [/\b429\b|rate.?limit|too many requests/i, 'rate_limited'],
+  [/quota|usage limit|premium requests/i, 'quota_exhausted'],
+  [/econnrefused|econnreset|etimedout|enotfound|socket hang up|network error|fetch failed|\b50[234]\b|service unavailable|bad gateway/i, 'upstream_unreachable'],
+  [/try again later|temporarily unavailable/i, 'temporarily_unavailable'],
+];
+
+export class CopilotAdapter {
+  readonly name = 'copilot';
+  readonly displayName = 'GitHub Copilot';
+  readonly binary = 'copilot';
+  readonly hookEvents: readonly string[] = ['SessionStart', 'PostToolUse', 'Stop'];
+
+  /** `env`: where PATH, COPILOT_MODEL, FLEET_MODEL_NAME, TERM_PROGRAM are read (default: this process's). */
+  constructor(private readonly env: Env = process.env) {}
+
+  /** Whether `copilot` is an executable file on PATH. */
+  isInstalled(): boolean {
+    for (const dir of (this.env.PATH ?? '').split(delimiter)) {
+      if (!dir) continue;
+      try {
+        accessSync(join(dir, this.binary), constants.X_OK);
+        return true;
+      } catch { /* next */ }
+    }
+    return false;
+  }
+
+  /** Copilot has no --model flag: the model goes in the environment (buildEnv). */
+  buildArgs(entry: ModelProfile): string[] {
+    return ['--allow-all', ...(entry.args ?? [])];
+  }
+
+  /** A new environment for a profile; `baseEnv` is never changed. */
+  buildEnv(entry: ModelProfile, baseEnv: Env): Record<string, string | undefined> {
+    const env: Record<string, string | undefined> = { ...baseEnv, FLEET_MODEL_NAME: entry.name };
+    if (entry.model) env.COPILOT_MODEL = entry.model;
+    if (entry.apiKey) env.COPILOT_GITHUB_TOKEN = entry.apiKey;
+    for (const [k, v] of Object.entries(entry.env ?? {})) {
+      if (v !== undefined && v !== null) env[k] = String(v);
+    }
+    return env;
+  }
+
+  /** Writes `<cwd>/.github/hooks/fleet.json`, every hook running the client at `hookClientPath`. */
+  installHooks(hookClientPath: string, cwd: string): void {
+    installHookFile(hookClientPath, cwd);
+  }
+
+  /** Removes `<cwd>/.github/hooks/fleet.json` when fleet-git wrote it; anyone else's file stays. */
+  removeHooks(cwd: string): void {
+    removeHookFile(cwd);
+  }
+
+  /** Whether `<cwd>/.github/hooks/fleet.json` is fleet-git's. */
+  isHookInstalled(cwd: string): boolean {
+    return hookFileInstalled(cwd);
+  }
+
+  /**
+   * The observer's event for a Copilot payload, with this process as the hook
+   * process (the hook client itself also resolves the agent's pid through a
+   * shell and reads the transcript). Null: nothing to send.
+   */
+  normalizePayload(rawInput: unknown, event?: string): FleetEvent | null {
+    return normalizePayload(rawInput, event, { env: this.env, pid: process.pid, ppid: process.ppid });
+  }
+
+  /** `Bash: npm test`, `Read index.ts`, `Edit app.ts`: the same for Copilot and Claude tool names. */
+  summarizeToolUse(toolName: string, toolInput: unknown): string {
+    return summarizeToolUse(toolName, toolInput);
+  }
+
+  classifyFailure(result: RunResult): FailureClass {
+    const text = result?.stderrSnippet ?? '';
+    for (const [re, reason] of TRANSIENT) if (re.test(text)) return { kind: 'failover-safe', reason };
+    return { kind: 'terminal', reason: 'unclassified' };
+  }
+}
+
+// ---------------------------------------------------------------------------
+// TODO(foundation): wire these three to the one writer/reader of the hook file
+// that `fleet-git enable` / `disable` / `status` use (src/core). They use
+// core/hook-file's renderer and classifier, so the file's bytes and the
+// "is it ours" test are already shared, but they do not add the info/exclude
+// entry or the post-checkout hook that `enable` installs.
+// ---------------------------------------------------------------------------
+
+function hookFileOf(cwd: string): string {
+  return join(cwd, HOOK_FILE_PATH);
+}
+
+/** The hook file names the folder holding `hook-client.cjs`, so the client must have that name. */
+function installHookFile(hookClientPath: string, cwd: string): void {
+  if (basename(hookClientPath) !== CLIENT_FILE) throw new Error(`the hook client must be named ${CLIENT_FILE}: ${hookClientPath}`);
+  const file = hookFileOf(cwd);
+  mkdirSync(dirname(file), { recursive: true });
+  writeAtomic(file, renderHookFile({ dataDir: dirname(hookClientPath) }), 0o644);
+}
+
+function removeHookFile(cwd: string): void {
+  const file = hookFileOf(cwd);
+  const text = readTextIfExists(file);
+  if (text !== null && classifyHookFile(text, '').kind === 'ours') unlinkSync(file);
+}
+
+function hookFileInstalled(cwd: string): boolean {
+  return classifyHookFile(readTextIfExists(hookFileOf(cwd)), '').kind === 'ours';
+}

@@ -1,0 +1,304 @@
+// fleet-git setup: new clones get fleet-git through git's template mechanism
+// (init.templateDir). The template's hooks/post-checkout is templates/post-checkout
+// rendered with templates/decide.sh, which provisions only the clones that the
+// user config includes (compiled to clone-rules.sh, see clone-rules.ts).
+//
+// Everything needed to undo it lives in the data folder: setup.json records the
+// global config file's bytes before (and after) setup, which template folder was
+// used and what fleet-git created in it; a user's own post-checkout stays in
+// their template folder as post-checkout.fleet-git-prev (the convention enable
+// uses), run first by fleet-git's hook and renamed back by undo.
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { readIfExists, readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import { ConfigReader, type ConfigValue } from '../git/config.js';
+import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../git/global-config.js';
+import { userPaths, type Env, type UserPaths } from '../paths.js';
+import { RULES_FILE, rulesStale } from './clone-rules.js';
+import { ensureUserFiles, runContext } from './context.js';
+import { HOOK_NAME, PREV_SUFFIX, TEMPLATE_HOOK_MARK, isOurGitHook, renderGitHook } from './git-hook.js';
+import { shQuote } from './templates.js';
+import { compileRules, configFile, expandHome, loadUserConfig } from './user-config.js';
+
+export const SETUP_RECORD = 'setup.json';
+export const OWN_TEMPLATE = 'template';
+/** The hook as enable writes it: an included clone's template copy replaces itself with it. */
+export const REPO_HOOK_COPY = 'post-checkout';
+/** The path of the CLI, for the template hook to compile changed rules. */
+export const CLI_FILE = 'cli';
+/** The template hook as a stable file, for users whose global core.hooksPath keeps template hooks from running. */
+export const CLONE_HOOK = 'clone-hook';
+
+/** git's info/exclude text, when git's own template folder cannot be found. */
+export const DEFAULT_EXCLUDE = `# git ls-files --others --exclude-from=.git/info/exclude
+# Lines that start with '#' are comments.
+# For a project mostly in C, the following would be a good set of
+# exclude patterns (uncomment them if you want to use them):
+# *.[oa]
+# *~
+`;
+
+export const BUILT_CLI = join(import.meta.dirname, '..', 'cli.js');
+
+interface SetupRecord {
+  version: 1;
+  /** The template folder fleet-git's hook is in. */
+  templateDir: string;
+  /** fleet-git made the folder and pointed init.templateDir at it. */
+  own: boolean;
+  globalFile: string;
+  /** The global config file's bytes (base64) before and right after setup; null: no file. */
+  globalBefore: string | null;
+  globalAfter: string | null;
+  /** Folders fleet-git created in a user's template folder (relative, deepest last). */
+  created: string[];
+}
+
+export interface SetupOutcome {
+  changes: string[];
+  info: string[];
+  /** Why setup could not do its work (exit code 1). */
+  notes: string[];
+}
+
+function recordPath(u: UserPaths): string {
+  return join(u.dataDir, SETUP_RECORD);
+}
+
+function readRecord(u: UserPaths): SetupRecord | null {
+  const t = readTextIfExists(recordPath(u));
+  if (t === null) return null;
+  try {
+    const r = JSON.parse(t) as SetupRecord;
+    return r && r.version === 1 && typeof r.templateDir === 'string' ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+function b64(buf: Buffer | null): string | null {
+  return buf === null ? null : buf.toString('base64');
+}
+
+/** The template hook as setup writes it now. */
+export function renderTemplateHook(env: Env, home: string): string {
+  const u = userPaths(env, home);
+  return renderGitHook(u.canonicalHookFile, {
+    rules: join(u.dataDir, RULES_FILE),
+    config: configFile(env, home),
+    dataDir: u.dataDir,
+    hook: join(u.dataDir, REPO_HOOK_COPY),
+  });
+}
+
+function templateDirValue(v: ConfigValue | null, home: string): string | null {
+  if (!v || v.value === '') return null;
+  const p = expandHome(v.value, home);
+  return isAbsolute(p) ? p : resolve(home, p);
+}
+
+function globalHooksPath(config: ConfigReader): ConfigValue | null {
+  const v = config.get('core', 'hooksPath', null);
+  return v && (v.scope === 'global' || v.scope === 'system') ? v : null;
+}
+
+/** The data-folder files the template hook relies on. */
+function writeDataFiles(env: Env, home: string, out: SetupOutcome): void {
+  const u = userPaths(env, home);
+  const ctx = runContext(env, home);
+  for (const c of ensureUserFiles(ctx)) out.changes.push(c);
+  if (writeAtomic(join(u.dataDir, REPO_HOOK_COPY), ctx.gitHook, 0o755)) out.changes.push(`wrote ${join(u.dataDir, REPO_HOOK_COPY)}`);
+  if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, 0o644)) out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
+  if (compileRules(env, home)) out.changes.push(`compiled the include/exclude rules of ${configFile(env, home)} into ${join(u.dataDir, RULES_FILE)}`);
+}
+
+function copyGitTemplate(dir: string, env: Env, home: string): string {
+  const src = gitDefaultTemplateDir(env, home);
+  mkdirSync(dir, { recursive: true });
+  if (src) cpSync(src, dir, { recursive: true });
+  if (!existsSync(join(dir, 'info', 'exclude'))) {
+    mkdirSync(join(dir, 'info'), { recursive: true });
+    writeAtomic(join(dir, 'info', 'exclude'), DEFAULT_EXCLUDE, 0o644);
+  }
+  return src ? `a copy of git's default template ${src}` : "git's usual info/exclude";
+}
+
+/** Puts fleet-git's template hook in `dir`/hooks, keeping a user's post-checkout as the one to run first. */
+function installTemplateHook(dir: string, script: string, created: string[], out: SetupOutcome): void {
+  const hooks = join(dir, 'hooks');
+  for (const [rel, p] of [['.', dir], ['hooks', hooks]] as const) {
+    if (!existsSync(p)) {
+      mkdirSync(p);
+      if (!created.includes(rel)) created.push(rel);
+    }
+  }
+  const path = join(hooks, HOOK_NAME);
+  const prev = `${path}${PREV_SUFFIX}`;
+  const text = readTextIfExists(path);
+  if (text !== null && !isOurGitHook(text)) {
+    if (existsSync(prev)) throw new Error(`${path} is not fleet-git's and ${prev} already holds an earlier hook; move one of them away, then run fleet-git setup again`);
+    renameSync(path, prev);
+    out.changes.push(`kept your template's ${HOOK_NAME} hook, which new clones run first (it is now ${prev})`);
+  }
+  if (writeAtomic(path, script, 0o755)) out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}`);
+  chmodSync(path, 0o755);
+}
+
+/** Sets up (or repairs) fleet-git for new clones. */
+export function setup(env: Env, home: string): SetupOutcome {
+  const out: SetupOutcome = { changes: [], info: [], notes: [] };
+  const u = userPaths(env, home);
+  const config = new ConfigReader(env);
+  loadUserConfig(env, home); // an invalid config file stops here, with its one line
+  const hp = globalHooksPath(config);
+  writeDataFiles(env, home, out);
+  const script = renderTemplateHook(env, home);
+  if (hp) {
+    if (writeAtomic(join(u.dataDir, CLONE_HOOK), script, 0o755)) out.changes.push(`wrote ${join(u.dataDir, CLONE_HOOK)}`);
+    out.notes.push(
+      `core.hooksPath=${hp.value} is set in your ${hp.scope} git config (${hp.file}): git then runs hooks only from there, never from a template, so setup would change nothing for new clones and did not touch your git configuration.`,
+      `Either add this line to ${join(expandHome(hp.value, home), HOOK_NAME)} (new clones and worktrees that the config includes then get fleet-git): ${shQuote(join(u.dataDir, CLONE_HOOK))} "$@" || true`,
+      'or run `fleet-git enable` in each new clone (fleet-git scan finds clones that are not enabled).',
+    );
+    return out;
+  }
+  if (env.GIT_TEMPLATE_DIR) out.info.push(`GIT_TEMPLATE_DIR=${env.GIT_TEMPLATE_DIR} is set in this environment and overrides init.templateDir: clones made with it set do not get fleet-git`);
+  const record = readRecord(u);
+  const current = templateDirValue(config.get('init', 'templateDir', null), home);
+  const ownDir = join(u.dataDir, OWN_TEMPLATE);
+  const globalFile = globalConfigFile(env, home);
+
+  if (record && current !== null && resolve(current) === resolve(record.templateDir)) {
+    // Already set up: repair what is missing or stale.
+    if (record.own && !existsSync(join(ownDir, 'info', 'exclude'))) out.changes.push(`restored ${copyGitTemplate(ownDir, env, home)} in ${ownDir}`);
+    const created = [...record.created];
+    installTemplateHook(record.templateDir, script, created, out);
+    if (created.length !== record.created.length) writeAtomic(recordPath(u), `${JSON.stringify({ ...record, created }, null, 2)}\n`);
+    return out;
+  }
+  if (record) {
+    out.notes.push(`setup was done with the template folder ${record.templateDir}, but init.templateDir is now ${current ?? 'unset'}: run fleet-git setup --undo first, then fleet-git setup`);
+    return out;
+  }
+  if (current === null) {
+    const before = readIfExists(globalFile);
+    if (existsSync(ownDir)) rmSync(ownDir, { recursive: true, force: true });
+    const what = copyGitTemplate(ownDir, env, home);
+    const created: string[] = [];
+    installTemplateHook(ownDir, script, created, out);
+    out.changes.push(`made the template folder ${ownDir} (${what} and fleet-git's ${HOOK_NAME} hook)`);
+    // The record first: if git config fails, undo still knows the bytes to restore.
+    const rec: SetupRecord = { version: 1, templateDir: ownDir, own: true, globalFile, globalBefore: b64(before), globalAfter: null, created: [] };
+    writeAtomic(recordPath(u), `${JSON.stringify(rec, null, 2)}\n`);
+    gitConfigGlobal(env, home, 'init.templateDir', ownDir);
+    rec.globalAfter = b64(readIfExists(globalFile));
+    writeAtomic(recordPath(u), `${JSON.stringify(rec, null, 2)}\n`);
+    out.changes.push(`set init.templateDir=${ownDir} in ${globalFile}`);
+    return out;
+  }
+  // The user's own template folder: add the hook to it, keep the setting.
+  const created: string[] = [];
+  const rec: SetupRecord = { version: 1, templateDir: current, own: false, globalFile, globalBefore: null, globalAfter: null, created };
+  writeAtomic(recordPath(u), `${JSON.stringify(rec, null, 2)}\n`);
+  try {
+    installTemplateHook(current, script, created, out);
+  } finally {
+    writeAtomic(recordPath(u), `${JSON.stringify(rec, null, 2)}\n`);
+  }
+  out.info.push(`kept your template folder ${current} (init.templateDir); fleet-git's hook was added to it`);
+  return out;
+}
+
+function removeIfEmpty(p: string): boolean {
+  try {
+    if (readdirSync(p).length) return false;
+    rmdirSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Puts the global git config and the template folder back as they were before setup. */
+export function undoSetup(env: Env, home: string): SetupOutcome {
+  const out: SetupOutcome = { changes: [], info: [], notes: [] };
+  const u = userPaths(env, home);
+  const record = readRecord(u);
+  if (!record) {
+    out.info.push('setup is not in effect: nothing to undo');
+    return out;
+  }
+  const ownDir = join(u.dataDir, OWN_TEMPLATE);
+  if (record.own) {
+    const now = readIfExists(record.globalFile);
+    if (b64(now) === record.globalAfter || (record.globalAfter === null && b64(now) === record.globalBefore)) {
+      if (record.globalBefore === null) {
+        if (now !== null) unlinkSync(record.globalFile);
+      } else writeAtomic(record.globalFile, Buffer.from(record.globalBefore, 'base64'));
+      if (b64(now) !== record.globalBefore) out.changes.push(`put ${record.globalFile} back as it was before setup`);
+    } else {
+      // Changed since setup: take out only fleet-git's setting, keep the rest.
+      const v = new ConfigReader({ ...env, GIT_CONFIG_GLOBAL: record.globalFile, GIT_CONFIG_NOSYSTEM: '1' }).get('init', 'templateDir', null);
+      if (v && resolve(templateDirValue(v, home) ?? '') === resolve(ownDir)) {
+        gitConfigGlobal({ ...env, GIT_CONFIG_GLOBAL: record.globalFile }, home, '--unset', 'init.templateDir');
+        out.changes.push(`removed init.templateDir from ${record.globalFile} (the file changed since setup, so the rest of it stays as it is now)`);
+      }
+    }
+    if (existsSync(ownDir)) {
+      rmSync(ownDir, { recursive: true, force: true });
+      out.changes.push(`removed the template folder ${ownDir}`);
+    }
+  } else {
+    const path = join(record.templateDir, 'hooks', HOOK_NAME);
+    const prev = `${path}${PREV_SUFFIX}`;
+    if (readTextIfExists(path)?.includes(TEMPLATE_HOOK_MARK)) {
+      unlinkSync(path);
+      out.changes.push(`removed fleet-git's ${HOOK_NAME} hook from ${join(record.templateDir, 'hooks')}`);
+    }
+    if (existsSync(prev) && !existsSync(path)) {
+      renameSync(prev, path);
+      out.changes.push(`put your template's ${HOOK_NAME} hook back`);
+    }
+    for (const rel of [...record.created].reverse()) {
+      if (removeIfEmpty(rel === '.' ? record.templateDir : join(record.templateDir, rel))) out.changes.push(`removed the empty folder ${rel === '.' ? record.templateDir : join(record.templateDir, rel)} it had created`);
+    }
+  }
+  for (const f of [RULES_FILE, REPO_HOOK_COPY, CLI_FILE, CLONE_HOOK, SETUP_RECORD]) {
+    try { unlinkSync(join(u.dataDir, f)); } catch { /* not there */ }
+  }
+  out.info.push('repositories already enabled stay enabled (fleet-git disable takes it out of one)');
+  return out;
+}
+
+export type SetupStateKind = 'on' | 'off' | 'broken' | 'hooks-path';
+
+export interface SetupState {
+  state: SetupStateKind;
+  /** The template folder holding fleet-git's hook, when setup was done. */
+  templateDir: string | null;
+  /** One line for status and doctor. */
+  message: string;
+}
+
+/** Whether `fleet-git setup` is in effect: new clones get fleet-git. */
+export function setupState(env: Env, home: string): SetupState {
+  const u = userPaths(env, home);
+  const record = readRecord(u);
+  const config = new ConfigReader(env);
+  const hp = globalHooksPath(config);
+  if (!record) {
+    return { state: 'off', templateDir: null, message: 'not in effect: new clones do not get fleet-git (fleet-git setup changes that)' };
+  }
+  const dir = record.templateDir;
+  if (hp) return { state: 'hooks-path', templateDir: dir, message: `not in effect: core.hooksPath=${hp.value} (${hp.scope} config) keeps git from running template hooks (fleet-git setup explains the alternatives)` };
+  const current = templateDirValue(config.get('init', 'templateDir', null), home);
+  if (current === null || resolve(current) !== resolve(dir)) return { state: 'broken', templateDir: dir, message: `broken: init.templateDir is ${current ?? 'unset'}, not ${dir} (fleet-git setup --undo, then fleet-git setup)` };
+  const hook = join(dir, 'hooks', HOOK_NAME);
+  const text = readTextIfExists(hook);
+  let exec = false;
+  try { exec = (lstatSync(hook).mode & 0o111) !== 0; } catch { /* none */ }
+  if (!text?.includes(TEMPLATE_HOOK_MARK) || !exec) return { state: 'broken', templateDir: dir, message: `broken: fleet-git's hook is missing from ${join(dir, 'hooks')} (run fleet-git setup)` };
+  if (text !== renderTemplateHook(env, home) || !existsSync(join(u.dataDir, RULES_FILE))) return { state: 'broken', templateDir: dir, message: `outdated: the template hook in ${join(dir, 'hooks')} is not the current one (run fleet-git setup)` };
+  if (rulesStale(u.dataDir, configFile(env, home))) return { state: 'on', templateDir: dir, message: `in effect (template ${dir}); the config file changed since its rules were compiled (any fleet-git command compiles them)` };
+  return { state: 'on', templateDir: dir, message: `in effect: new clones that the config includes get fleet-git (template ${dir})` };
+}

@@ -1,0 +1,172 @@
+// The user config file, ${XDG_CONFIG_HOME:-~/.config}/fleet-git/config.json5:
+// which new clones the setup template provisions (include/exclude, matched by
+// the clone hook through compiled `case` patterns, see clone-rules.ts) and the
+// folders `scan` walks when given none (scan.roots) and skips (scan.ignore).
+// A missing file means the defaults; an invalid one is one line naming the
+// file, the line and what is wrong (UserConfigError), never a stack.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import JSON5 from 'json5';
+import { readTextIfExists } from '../fs/atomic.js';
+import { userPaths, type Env } from '../paths.js';
+import { RULES_FILE, checkCloneGlob, rulesStale, writeRules } from './clone-rules.js';
+
+export const CONFIG_FILE_NAME = 'config.json5';
+
+export interface UserConfig {
+  /** Globs on a new clone's absolute path; null: every clone (the default). */
+  include: string[] | null;
+  /** Globs on a new clone's absolute path that are never provisioned. */
+  exclude: string[];
+  scan: {
+    /** Folders `scan` walks when given none (`~/` expanded by expandHome). */
+    roots: string[];
+    /** Globs (picomatch, as discover's `ignore`) for folders the walk skips. */
+    ignore: string[];
+  };
+}
+
+export type ConfigKey = 'include' | 'exclude' | 'scan.roots' | 'scan.ignore';
+export const CONFIG_KEYS: readonly ConfigKey[] = ['include', 'exclude', 'scan.roots', 'scan.ignore'];
+
+export interface LoadedConfig {
+  file: string;
+  /** Whether the file exists (false: every value is the default). */
+  exists: boolean;
+  config: UserConfig;
+  /** Where each value came from. */
+  from: Record<ConfigKey, 'default' | 'file'>;
+}
+
+export function defaultConfig(): UserConfig {
+  return { include: null, exclude: [], scan: { roots: ['~'], ignore: [] } };
+}
+
+/** An invalid config file: its message is the one line to print. Exit code 2. */
+export class UserConfigError extends Error {
+  constructor(readonly file: string, readonly line: number | null, readonly what: string) {
+    super(`${file}${line ? `:${line}` : ''}: ${what}`);
+  }
+}
+
+export function configFile(env: Env, home: string): string {
+  return join(userPaths(env, home).configDir, CONFIG_FILE_NAME);
+}
+
+/** `~` or `~/x` to a path under home; anything else unchanged. */
+export function expandHome(p: string, home: string): string {
+  if (p === '~') return home;
+  if (p.startsWith('~/')) return join(home, p.slice(2));
+  return p;
+}
+
+/** The line where `key` first appears as a property name in the text (1-based), else null. */
+function lineOf(text: string, key: string): number | null {
+  const re = new RegExp(`(^|[\\s{,])(["']?)${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\2\\s*:`);
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) if (re.test(lines[i])) return i + 1;
+  return null;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/** Parses and validates the text of a config file. */
+export function parseUserConfig(text: string, file: string): { config: UserConfig; from: Record<ConfigKey, 'default' | 'file'> } {
+  let doc: unknown;
+  try {
+    doc = JSON5.parse(text);
+  } catch (e) {
+    const err = e as SyntaxError & { lineNumber?: number; columnNumber?: number };
+    const what = String(err.message ?? e).replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '');
+    throw new UserConfigError(file, err.lineNumber ?? null, `${what}${err.columnNumber ? ` (column ${err.columnNumber})` : ''}`);
+  }
+  const config = defaultConfig();
+  const from: Record<ConfigKey, 'default' | 'file'> = { include: 'default', exclude: 'default', 'scan.roots': 'default', 'scan.ignore': 'default' };
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new UserConfigError(file, 1, `the file must hold one object ({ include: [...], ... }), not ${describe(doc)}`);
+  const fail = (key: string, what: string): never => {
+    throw new UserConfigError(file, lineOf(text, key.split('.').at(-1) as string), what);
+  };
+  const strings = (key: string, v: unknown): string[] => {
+    if (!Array.isArray(v)) fail(key, `${key} must be a list of strings, not ${describe(v)}`);
+    const list = v as unknown[];
+    list.forEach((s, i) => {
+      if (typeof s !== 'string') fail(key, `${key}[${i}] must be a string, not ${describe(s)}`);
+      if ((s as string).trim() === '') fail(key, `${key}[${i}] is empty`);
+    });
+    return list as string[];
+  };
+  const top = doc as Record<string, unknown>;
+  for (const k of Object.keys(top)) {
+    if (!['include', 'exclude', 'scan'].includes(k)) fail(k, `unknown key '${k}' (known: include, exclude, scan)`);
+  }
+  for (const key of ['include', 'exclude'] as const) {
+    if (!(key in top)) continue;
+    const list = strings(key, top[key]);
+    list.forEach((g, i) => {
+      const bad = checkCloneGlob(g);
+      if (bad) fail(key, `${key}[${i}] '${g}': ${bad}`);
+    });
+    config[key] = list;
+    from[key] = 'file';
+  }
+  if ('scan' in top) {
+    const scan = top.scan;
+    if (scan === null || typeof scan !== 'object' || Array.isArray(scan)) fail('scan', `scan must be an object ({ roots: [...], ignore: [...] }), not ${describe(scan)}`);
+    const s = scan as Record<string, unknown>;
+    for (const k of Object.keys(s)) if (!['roots', 'ignore'].includes(k)) fail(`scan.${k}`, `unknown key 'scan.${k}' (known: scan.roots, scan.ignore)`);
+    if ('roots' in s) { config.scan.roots = strings('scan.roots', s.roots); from['scan.roots'] = 'file'; }
+    if ('ignore' in s) { config.scan.ignore = strings('scan.ignore', s.ignore); from['scan.ignore'] = 'file'; }
+  }
+  return { config, from };
+}
+
+/** Loads the user config file; a missing file gives the defaults, an invalid one throws UserConfigError. */
+export function loadUserConfig(env: Env, home: string): LoadedConfig {
+  const file = configFile(env, home);
+  let text: string | null;
+  try {
+    text = readTextIfExists(file);
+  } catch (e) {
+    throw new UserConfigError(file, null, `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  if (text === null) {
+    return { file, exists: false, config: defaultConfig(), from: { include: 'default', exclude: 'default', 'scan.roots': 'default', 'scan.ignore': 'default' } };
+  }
+  return { file, exists: true, ...parseUserConfig(text, file) };
+}
+
+/** scan.roots with `~` expanded, as absolute folders. */
+export function scanRoots(c: UserConfig, home: string): string[] {
+  return c.scan.roots.map((r) => expandHome(r, home));
+}
+
+/** The value of one key. */
+export function configValue(c: UserConfig, key: ConfigKey): string[] | null {
+  switch (key) {
+    case 'include': return c.include;
+    case 'exclude': return c.exclude;
+    case 'scan.roots': return c.scan.roots;
+    case 'scan.ignore': return c.scan.ignore;
+  }
+}
+
+/** Compiles the user config into the rules file (throws UserConfigError on an invalid file). */
+export function compileRules(env: Env, home: string): boolean {
+  const u = userPaths(env, home);
+  const loaded = loadUserConfig(env, home);
+  mkdirSync(u.dataDir, { recursive: true });
+  return writeRules(u.dataDir, loaded.exists ? loaded.config : null, loaded.file, home);
+}
+
+/** Keeps the rules file in step with the config file when setup is in effect; never throws. */
+export function refreshRulesIfStale(env: Env, home: string): void {
+  const u = userPaths(env, home);
+  try {
+    if (existsSync(join(u.dataDir, RULES_FILE)) && rulesStale(u.dataDir, configFile(env, home))) compileRules(env, home);
+  } catch { /* an invalid config: the hook says so at clone time, `fleet-git config` explains */ }
+}
+
