@@ -1,5 +1,6 @@
 import { Option } from 'clipanion';
 import { runContext } from '../core/context.js';
+import { setupState } from '../core/setup.js';
 import { assessRepo, isHealthy, stateJson, type RepoState } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand } from './base.js';
@@ -39,5 +40,6 @@ export class StatusCommand extends FleetCommand {
       for (const p of w.problems) this.out(`    - ${p.message}`);
     }
     if (!s.enabled) this.out('  run fleet-git enable to make its Copilot sessions visible in the fleet observer');
+    this.out(`  new clones (fleet-git setup): ${setupState(this.context.env, this.context.home).message}`);
   }
 }
