@@ -5,6 +5,8 @@ import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand } from './base.js';
 import { printOutcome, resolveRepos } from './report.js';
+import { untrustFolder } from '../copilot/trust.js';
+import { removeUserHooks } from '../core/user-hooks.js';
 
 export class DisableCommand extends FleetCommand {
   static paths = [['disable']];
@@ -16,14 +18,24 @@ export class DisableCommand extends FleetCommand {
     examples: [['Disable the repository of the current folder', '$0 disable']],
   });
 
+  user = Option.Boolean('--user', false, { description: 'remove the user-level hook file ($COPILOT_HOME/hooks/fleet.json) if fleet-git wrote it; with no repository given, only that' });
   repos = Option.Rest({ name: 'repo' });
 
   async run(): Promise<number> {
     const ctx = runContext(this.context.env, this.context.home);
+    if (this.user) {
+      const { change, note } = removeUserHooks(ctx);
+      if (note) this.err(note);
+      else this.out(change ?? 'the user-level hook file is not installed, nothing changed');
+      if (!this.repos.length) return note ? EXIT.partial : EXIT.ok;
+    }
     const repos = resolveRepos(this.repos, this.context.cwd).map(locateRepo);
     let code: number = EXIT.ok;
     for (const repo of repos) {
-      if (printOutcome(this, disableRepo(assessRepo(repo, ctx)), 'disabled')) code = EXIT.partial;
+      const outcome = disableRepo(assessRepo(repo, ctx));
+      const untrusted = untrustFolder(ctx.user, outcome.path);
+      if (untrusted) outcome.changes.push(untrusted);
+      if (printOutcome(this, outcome, 'disabled')) code = EXIT.partial;
     }
     return code;
   }

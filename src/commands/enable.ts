@@ -5,6 +5,8 @@ import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { printOutcome, resolveRepos } from './report.js';
+import { trustFolder } from '../copilot/trust.js';
+import { installUserHooks } from '../core/user-hooks.js';
 import { loadBulk, progressLine, rootsOf } from './scan.js';
 
 export class EnableCommand extends FleetCommand {
@@ -27,9 +29,17 @@ export class EnableCommand extends FleetCommand {
   under = Option.String('--under', { description: 'enable every repository found under this folder (as fleet-git scan finds them)' });
   include = Option.Array('--include', [], { description: 'with --under: only repositories whose path below it (or folder name) matches this glob' });
   exclude = Option.Array('--exclude', [], { description: 'with --under: skip folders matching this glob' });
+  trust = Option.Boolean('--trust', false, { description: "also list the repository in Copilot's trustedFolders, so that copilot -p sessions run its hooks (disable takes it out again)" });
+  user = Option.Boolean('--user', false, { description: 'install the user-level hook file ($COPILOT_HOME/hooks/fleet.json): every folder reports; with no repository given, only that' });
   repos = Option.Rest({ name: 'repo' });
 
   async run(): Promise<number> {
+    if (this.user) {
+      const ctx = runContext(this.context.env, this.context.home);
+      for (const line of ensureUserFiles(ctx)) this.out(line);
+      this.out(installUserHooks(ctx) ?? `the user-level hook file is already installed, nothing changed`);
+      if (!this.repos.length && this.under === undefined) return EXIT.ok;
+    }
     if (this.under !== undefined) return this.runUnder(this.under);
     if (this.include.length || this.exclude.length) throw new InputError('--include and --exclude go with --under ROOT');
     const ctx = runContext(this.context.env, this.context.home);
@@ -38,6 +48,8 @@ export class EnableCommand extends FleetCommand {
     let code: number = EXIT.ok;
     for (const repo of repos) {
       const outcome = enableRepo(assessRepo(repo, ctx), ctx, { force: this.force });
+      const trusted = this.trust ? trustFolder(ctx.user, outcome.path) : null;
+      if (trusted) outcome.changes.push(trusted);
       if (printOutcome(this, outcome, 'enabled')) code = EXIT.partial;
     }
     return code;

@@ -8,7 +8,7 @@
 // esbuild into dist/hook-client.cjs), and loads child_process only when an
 // agentStop must wait for the transcript. It always exits 0 and never writes
 // to stdout (Copilot reads some hooks' stdout as instructions).
-import { fstatSync, readFileSync, readSync } from 'node:fs';
+import { fstatSync, readFileSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { userPaths, type UserPaths } from '../paths.js';
 import { canonicalEvent, isPlainId, LAST_MESSAGE_MAX, normalizePayload, type FleetEvent, type NormalizeContext } from './normalize.js';
@@ -92,10 +92,27 @@ function pathsOf(env: NodeJS.ProcessEnv): UserPaths {
   return userPaths(env, env.HOME || homedir());
 }
 
+/**
+ * Copilot runs every hook source it finds. When this run comes from a
+ * repository's hook file (COPILOT_HOOK_DIR is <repo>/.github/hooks) and the
+ * user-level fleet hook file ($COPILOT_HOME/hooks/fleet.json) exists too, that
+ * one reports the event: do nothing. One stat, and only for repository runs.
+ * Without COPILOT_HOOK_DIR the level is unknown: report.
+ */
+function userLevelReports(env: NodeJS.ProcessEnv): boolean {
+  const dir = env.COPILOT_HOOK_DIR;
+  if (!dir || !/\/\.github\/hooks(\/|$)/.test(dir)) return false;
+  try {
+    return statSync(`${pathsOf(env).copilotHome}/hooks/fleet.json`, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   if (argv[2] === AWAIT_STOP_FLAG) return awaitStop(argv[3]);
   const text = readStdin();
-  if (!text) return;
+  if (!text || userLevelReports(process.env)) return;
   let raw: unknown;
   try { raw = JSON.parse(text); } catch { return; }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return;

@@ -1,0 +1,69 @@
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Option } from 'clipanion';
+import { copilotArgs, copilotEnv, ProfilesError, type ModelProfile } from '../copilot/profiles.js';
+import { CopilotConfigError } from '../copilot/trust.js';
+import { runContext } from '../core/context.js';
+import { chooseProfile, findCopilot, prepareRepo, runCopilot, RunError } from '../core/run.js';
+import { EXIT, FleetCommand } from './base.js';
+
+export class RunCommand extends FleetCommand {
+  static paths = [['run']];
+  static usage = FleetCommand.Usage({
+    description: 'start a Copilot session under a fleet model profile, visible in the fleet observer',
+    details: `
+      Reads the Copilot profiles of fleet's models.json (~/.config/claude-code-fleet/models.json, entries with "tool": "copilot"), makes sure the repository of the working folder is enabled and trusted by Copilot (so that copilot -p sessions run its hooks too), then starts \`copilot --allow-all\` with the profile's arguments and environment (FLEET_MODEL_NAME, COPILOT_MODEL, COPILOT_GITHUB_TOKEN, the profile's env). Arguments after -- go to copilot. The session owns the terminal; fleet-git passes SIGINT, SIGTERM and SIGHUP on and exits with Copilot's exit code.
+
+      With several Copilot profiles and no --model, a terminal user picks one from a list; elsewhere that is an error naming them.
+    `,
+    examples: [
+      ['Start the only Copilot profile', '$0 run'],
+      ['A named profile, one prompt', '$0 run --model work-gpt -- -p "list the files"'],
+    ],
+  });
+
+  model = Option.String('--model', { description: 'the profile to run (its name in models.json)' });
+  cwd = Option.String('--cwd', { description: 'the folder to start Copilot in (default: the current one)' });
+  proxy = Option.String('--proxy', { description: 'an HTTP(S) proxy URL for Copilot (sets HTTP_PROXY and HTTPS_PROXY)' });
+  rest = Option.Rest({ name: 'copilot-args' });
+
+  async run(): Promise<number> {
+    try {
+      return await this.start();
+    } catch (e) {
+      if (e instanceof RunError || e instanceof ProfilesError || e instanceof CopilotConfigError) {
+        this.err(`fleet-git: ${e.message}`);
+        return EXIT.usage;
+      }
+      throw e;
+    }
+  }
+
+  private async start(): Promise<number> {
+    const ctx = runContext(this.context.env, this.context.home);
+    const cwd = resolve(this.context.cwd, this.cwd ?? '.');
+    const passthrough = this.rest;
+    const bin = findCopilot(this.context.env);
+    const stdin = this.context.stdin as NodeJS.ReadStream;
+    const onTty = !!stdin.isTTY;
+    const profile = await chooseProfile(ctx.user.fleetModels, this.model, onTty ? (list) => this.pick(list) : null);
+    for (const line of prepareRepo(ctx, cwd)) this.err(`fleet-git: ${line}`);
+    const env = copilotEnv(profile, this.context.env, this.proxy);
+    return runCopilot(bin, copilotArgs(profile, passthrough), env, cwd, !onTty);
+  }
+
+  private async pick(list: ModelProfile[]): Promise<ModelProfile | null> {
+    this.err('Copilot model profiles:');
+    list.forEach((p, i) => this.err(`  ${i + 1}. ${p.name}${p.model ? ` (${p.model})` : ''}`));
+    const rl = createInterface({ input: this.context.stdin, output: this.context.stderr, terminal: false });
+    this.context.stderr.write(`Pick one [1-${list.length}]: `);
+    const answer: string = await new Promise((done) => {
+      rl.once('line', done);
+      rl.once('close', () => done(''));
+    });
+    rl.close();
+    const t = answer.trim();
+    const n = Number(t);
+    return (Number.isInteger(n) && n >= 1 && n <= list.length ? list[n - 1] : list.find((p) => p.name === t)) ?? null;
+  }
+}

@@ -1,0 +1,72 @@
+// The user-level hook file, $COPILOT_HOME/hooks/fleet.json: the same bytes as
+// a repository's .github/hooks/fleet.json, read by Copilot for every folder.
+// Copilot runs every hook source it finds, so with both files one event would
+// run the hook client twice; the client, run from a repository's file, does
+// nothing when this file exists (one stat), so the user level wins and each
+// event reaches the observer once. See USER_HOOK_FILE in hook-client.ts.
+import { existsSync, mkdirSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import type { UserPaths } from '../paths.js';
+import type { RunContext } from './context.js';
+import { classifyHookFile, type HookFileInfo } from './hook-file.js';
+
+/** Records that fleet-git created $COPILOT_HOME/hooks, so that disable --user may remove it when empty. */
+const CREATED_MARK = 'created-copilot-hooks-dir';
+
+export function userHooksDir(paths: UserPaths): string {
+  return join(paths.copilotHome, 'hooks');
+}
+
+export function userHookFile(paths: UserPaths): string {
+  return join(userHooksDir(paths), 'fleet.json');
+}
+
+export function userHookState(ctx: RunContext): HookFileInfo {
+  return classifyHookFile(readTextIfExists(userHookFile(ctx.user)), ctx.hookFile);
+}
+
+/** Installs (or updates) the user-level hook file. Throws when someone else's file is there. */
+export function installUserHooks(ctx: RunContext): string | null {
+  const file = userHookFile(ctx.user);
+  const state = userHookState(ctx);
+  if (state.kind === 'foreign' || state.kind === 'upstream') {
+    throw new Error(`${file} was not written by fleet-git: move it away, then run fleet-git enable --user again`);
+  }
+  if (state.kind === 'ours' && state.current) return null;
+  const dir = userHooksDir(ctx.user);
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(ctx.user.dataDir, { recursive: true });
+    writeAtomic(join(ctx.user.dataDir, CREATED_MARK), `${dir}\n`);
+  }
+  writeAtomic(file, ctx.hookFile, 0o644);
+  return `${state.kind === 'ours' ? 'updated' : 'installed'} the user-level hook file ${file}: Copilot sessions in every folder now report to the fleet observer`;
+}
+
+/** Removes the user-level hook file if it is fleet-git's. Returns what changed, or null. */
+export function removeUserHooks(ctx: RunContext): { change: string | null; note: string | null } {
+  const file = userHookFile(ctx.user);
+  const state = userHookState(ctx);
+  if (state.kind === 'absent') return { change: null, note: null };
+  if (state.kind !== 'ours') return { change: null, note: `left ${file} alone: it was not written by fleet-git` };
+  unlinkSync(file);
+  const mark = join(ctx.user.dataDir, CREATED_MARK);
+  const dir = userHooksDir(ctx.user);
+  if (readTextIfExists(mark) === `${dir}\n`) {
+    try {
+      if (readdirSync(dir).length === 0) rmdirSync(dir);
+    } catch { /* gone already, or not ours to remove */ }
+    unlinkSync(mark);
+  }
+  return { change: `removed the user-level hook file ${file}`, note: null };
+}
+
+/** The status line on the user level. */
+export function userLevelLine(ctx: RunContext): string {
+  const s = userHookState(ctx);
+  const file = userHookFile(ctx.user);
+  if (s.kind === 'ours') return `user-level hooks: installed (${file}${s.current ? '' : ', from another fleet-git version: run fleet-git enable --user'}); they report every folder, so the repository's own hook file stays quiet`;
+  if (s.kind === 'absent') return 'user-level hooks: not installed (fleet-git enable --user reports every folder); this repository reports through its own hook file';
+  return `user-level hooks: ${file} is not fleet-git's; the repository-level hooks stay silent while it exists (move it away)`;
+}

@@ -1,0 +1,169 @@
+// fleet-git run and model list, against a fake `copilot` on PATH that records
+// its arguments, environment, working folder and the signals it receives.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { userPaths } from '../src/paths.js';
+import { CLI, sandbox } from './helpers.js';
+
+const KEY = 'github_pat_SECRET_never_printed_123';
+
+const FAKE = `#!${process.execPath}
+const fs = require('fs');
+const log = process.env.FAKE_COPILOT_LOG;
+const rec = { argv: process.argv.slice(2), cwd: process.cwd(), env: process.env, signals: [] };
+const save = () => fs.writeFileSync(log, JSON.stringify(rec));
+save();
+const a = process.argv.slice(2);
+const i = a.indexOf('--exit');
+if (a.includes('--wait')) {
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, () => { rec.signals.push(s); save(); if (a.includes('--die')) { process.removeAllListeners(s); process.kill(process.pid, s); } else process.exit(40); });
+  fs.writeFileSync(log + '.ready', '');
+  setInterval(() => {}, 1000);
+} else process.exit(i >= 0 ? Number(a[i + 1]) : 0);
+`;
+
+function setup(models: unknown) {
+  const sb = sandbox();
+  const bin = join(sb.dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'copilot'), FAKE);
+  chmodSync(join(bin, 'copilot'), 0o755);
+  const log = join(sb.dir, 'copilot.log');
+  const env = { ...sb.env, PATH: `${bin}:${sb.env.PATH}`, FAKE_COPILOT_LOG: log };
+  const paths = userPaths(sb.env, sb.home);
+  mkdirSync(paths.fleetDir, { recursive: true });
+  if (models !== undefined) writeFileSync(paths.fleetModels, typeof models === 'string' ? models : JSON.stringify(models));
+  const repo = sb.repo('proj');
+  const cli = (args: string[], extra: Record<string, string> = {}, input = '') => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: repo, env: { ...env, ...extra } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.end(input);
+    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((r) => child.on('close', (code) => r({ code, stdout, stderr })));
+    return { child, done };
+  };
+  const recorded = () => JSON.parse(readFileSync(log, 'utf8')) as { argv: string[]; cwd: string; env: Record<string, string>; signals: string[] };
+  return { sb, env, repo, log, paths, cli, recorded, bin };
+}
+
+const PROFILES = {
+  models: [
+    { name: 'work-gpt', tool: 'copilot', model: 'gpt-4.1', apiKey: KEY, env: { EXTRA_VAR: 'x y' }, args: ['--no-auto-update'] },
+    { name: 'claude-one', model: 'opus', apiKey: 'sk-ant-OTHERSECRET' },
+  ],
+  pools: [],
+};
+
+async function waitFile(p: string) {
+  for (let i = 0; i < 200 && !existsSync(p); i++) await new Promise((r) => setTimeout(r, 25));
+}
+
+describe('fleet-git run', () => {
+  test('starts copilot with the profile args and env, in a repository it enabled and trusted', async () => {
+    const t = setup(PROFILES);
+    const r = await t.cli(['run', '--proxy', 'http://127.0.0.1:3128', '--', '-p', 'hello', '--exit', '7']).done;
+    assert.equal(r.code, 7, r.stderr);
+    const rec = t.recorded();
+    assert.deepEqual(rec.argv, ['--allow-all', '--no-auto-update', '-p', 'hello', '--exit', '7']);
+    assert.equal(rec.cwd, t.repo);
+    assert.equal(rec.env.FLEET_MODEL_NAME, 'work-gpt');
+    assert.equal(rec.env.COPILOT_MODEL, 'gpt-4.1');
+    assert.equal(rec.env.COPILOT_GITHUB_TOKEN, KEY);
+    assert.equal(rec.env.EXTRA_VAR, 'x y');
+    assert.equal(rec.env.HTTP_PROXY, 'http://127.0.0.1:3128');
+    assert.equal(rec.env.HTTPS_PROXY, 'http://127.0.0.1:3128');
+    assert.ok(existsSync(join(t.repo, '.github/hooks/fleet.json')), 'the repository was enabled');
+    const config = JSON.parse(readFileSync(join(t.sb.env.COPILOT_HOME, 'config.json'), 'utf8'));
+    assert.deepEqual(config.trustedFolders, [t.repo]);
+    assert.ok(!(r.stdout + r.stderr).includes(KEY));
+    // A second run changes nothing and says nothing.
+    const again = await t.cli(['run', '--model', 'work-gpt']).done;
+    assert.equal(again.code, 0);
+    assert.equal(again.stderr, '');
+  });
+
+  test('--cwd starts copilot in that folder', async () => {
+    const t = setup(PROFILES);
+    const other = t.sb.repo('other');
+    const r = await t.cli(['run', '--cwd', other]).done;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(t.recorded().cwd, other);
+    assert.ok(existsSync(join(other, '.github/hooks/fleet.json')));
+  });
+
+  for (const [sig, n] of [['SIGTERM', 15], ['SIGHUP', 1], ['SIGINT', 2]] as const) {
+    test(`passes ${sig} on; a signal death gives 128+${n}`, async () => {
+      const t = setup(PROFILES);
+      const run = t.cli(['run', '--', '--wait', '--die']);
+      await waitFile(`${t.log}.ready`);
+      run.child.kill(sig);
+      const r = await run.done;
+      assert.deepEqual(t.recorded().signals, [sig]);
+      assert.equal(r.code, 128 + n, r.stderr);
+    });
+  }
+
+  test('a child that handles the signal and exits: its code', async () => {
+    const t = setup(PROFILES);
+    const run = t.cli(['run', '--', '--wait']);
+    await waitFile(`${t.log}.ready`);
+    run.child.kill('SIGTERM');
+    const r = await run.done;
+    assert.equal(r.code, 40);
+  });
+
+  test('errors are one line, exit 2, never a key', async () => {
+    const cases: Array<[unknown, string[], RegExp, Record<string, string>?]> = [
+      [PROFILES, ['run', '--model', 'nope'], /no model profile named 'nope'.*work-gpt/],
+      [PROFILES, ['run', '--model', 'claude-one'], /'claude-one' is for claude, not copilot/],
+      ['{ "models": [ {"name": "x", "apiKey": "' + KEY + '", } ] }', ['run'], /models\.json is not valid JSON/],
+      [{ nope: 1 }, ['run'], /has no "models" list/],
+      [{ models: [{ name: 'c', model: 'opus' }] }, ['run'], /no Copilot model profile/],
+      [{ models: [{ name: 'a', tool: 'copilot', apiKey: KEY }, { name: 'b', tool: 'copilot' }] }, ['run'], /several Copilot model profiles \(a, b\): choose one with --model NAME/],
+      [PROFILES, ['run'], /Copilot CLI is not installed.*npm install -g @github\/copilot/, { PATH: '/usr/bin:/bin' }],
+    ];
+    for (const [models, args, re, extra] of cases) {
+      const t = setup(models);
+      const r = await t.cli(args, extra).done;
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, re);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.ok(!(r.stdout + r.stderr).includes(KEY));
+      assert.ok(!existsSync(t.log), 'copilot was not started');
+    }
+  });
+
+  test('an unreadable models.json is one line', async () => {
+    const t = setup(PROFILES);
+    chmodSync(t.paths.fleetModels, 0);
+    const r = await t.cli(['run']).done;
+    chmodSync(t.paths.fleetModels, 0o644);
+    if (process.getuid?.() === 0) return; // root reads it anyway
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /cannot be read \(EACCES\)/);
+  });
+});
+
+describe('fleet-git model list', () => {
+  test('names, models, whether a token is set, never the token', async () => {
+    const t = setup({ models: [...PROFILES.models, { name: 'anon', tool: 'copilot' }] });
+    const r = await t.cli(['model', 'list']).done;
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^NAME +MODEL +TOKEN\nwork-gpt +gpt-4\.1 +set\nanon +- +not set\n\(1 profile for other tools not shown\)\n$/);
+    assert.ok(!r.stdout.includes(KEY) && !r.stdout.includes('OTHERSECRET'));
+    const j = await t.cli(['model', 'list', '--json']).done;
+    assert.deepEqual(JSON.parse(j.stdout), [{ name: 'work-gpt', model: 'gpt-4.1', token: true, proxy: false }, { name: 'anon', model: null, token: false, proxy: false }]);
+  });
+
+  test('no file: says so, exit 0', async () => {
+    const t = setup(undefined);
+    const r = await t.cli(['model', 'list']).done;
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /no Copilot model profiles/);
+  });
+});
