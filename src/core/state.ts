@@ -2,13 +2,13 @@
 // remove all share. Read from files only (no git process in the common case).
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { readTextIfExists } from '../fs/atomic.js';
 import { isTrackedInIndex, listWorktrees, type Repo, type Worktree } from '../git/repo.js';
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
 import { HOOK_FILE_PATH, classifyHookFile, type HookFileInfo } from './hook-file.js';
-import { hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
+import { HOOK_NAME, PREV_SUFFIX, hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
 
 export type ProblemCode =
   | 'hook-file-missing'
@@ -65,17 +65,34 @@ function trackedIn(wt: Worktree): boolean {
   return r.status === 0;
 }
 
+/** Whether a path exists; false for an unreadable one (the read that follows then tells). */
+function isPresent(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
+const NO_GIT_HOOK = { kind: 'absent' as const, current: false, displacedCopy: null, prev: null, template: false };
+
+/** readGitHook, without its failing reads when none of the files it reads is there (the common case). */
+function gitHookIn(dir: string, expected: string): GitHookInfo {
+  const path = join(dir, HOOK_NAME);
+  if (!isPresent(path) && !isPresent(`${path}.old`) && !isPresent(`${path}${PREV_SUFFIX}`)) return { ...NO_GIT_HOOK };
+  return readGitHook(dir, expected);
+}
+
 /** Like readTextIfExists, without the cost of an ENOENT error in the common case of no file. */
 function readTextIfPresent(path: string): string | null {
-  try {
-    if (!statSync(path, { throwIfNoEntry: false })) return null;
-  } catch { /* ENOTDIR and the like: let the read tell */ }
-  return readTextIfExists(path);
+  return isPresent(path) ? readTextIfExists(path) : null;
 }
 
 /** Every worktree; a repository opened at its worktree whose git dir is not named .git (--separate-git-dir, a submodule) keeps that worktree as its main one. */
 function worktreesOf(repo: Repo): Worktree[] {
-  const all = listWorktrees(repo);
+  // Most repositories have no linked worktree: one stat instead of a failing readdir.
+  const all = isPresent(join(repo.commonDir, 'worktrees')) ? listWorktrees(repo)
+    : basename(repo.commonDir) === '.git' ? [{ root: dirname(repo.commonDir), gitDir: repo.commonDir, main: true }] : [];
   if (!repo.linked && !all.some((w) => w.main) && repo.root !== repo.gitDir) all.unshift({ root: repo.root, gitDir: repo.gitDir, main: true });
   return all;
 }
@@ -108,17 +125,30 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
   const exclude = hasExcludeBlock(readTextIfExists(join(repo.commonDir, 'info', 'exclude')));
-  const hooks = hooksDir(repo, ctx.config);
   const ownDir = join(repo.commonDir, 'hooks');
-  const own = readGitHook(ownDir, ctx.gitHook);
-  const gitHook = hooks.writable ? (hooks.dir === ownDir ? own : readGitHook(hooks.dir, ctx.gitHook)) : null;
-  const enabled = exclude || (own.kind === 'ours' && !own.template) || own.displacedCopy !== null || all.some((w) => w.enabled);
+  const own = gitHookIn(ownDir, ctx.gitHook);
+  // Where git runs hooks from (core.hooksPath) matters only to an enabled repository and to
+  // the actions: read when first asked for, so that a scan of thousands reads no config file
+  // for the repositories that have nothing of fleet-git.
+  let hooksMemo: HooksDir | undefined;
+  let gitHookMemo: GitHookInfo | null | undefined;
+  const hooksOf = (): HooksDir => (hooksMemo ??= hooksDir(repo, ctx.config));
+  const gitHookOf = (): GitHookInfo | null => {
+    if (gitHookMemo === undefined) {
+      const h = hooksOf();
+      gitHookMemo = h.writable ? (h.dir === ownDir ? own : gitHookIn(h.dir, ctx.gitHook)) : null;
+    }
+    return gitHookMemo;
+  };
+  const enabled = exclude || own.kind === 'ours' || own.displacedCopy !== null || all.some((w) => w.enabled);
   const problems: Problem[] = [];
   if (enabled) {
     for (const w of all) {
       if (w.hookFile.kind === 'absent' && !w.tracked) w.problems.push({ code: 'hook-file-missing', message: `${HOOK_FILE_PATH} is missing in ${w.path}: run fleet-git enable` });
     }
     if (!exclude) problems.push({ code: 'exclude-missing', message: `info/exclude has no fleet-git block, so ${HOOK_FILE_PATH} could be committed: run fleet-git enable` });
+    const hooks = hooksOf();
+    const gitHook = gitHookOf();
     if (!hooks.writable) {
       problems.push({ code: 'hooks-path', message: `worktree auto-provisioning is not active: ${hooks.reason}` });
     } else if (gitHook) {
@@ -128,7 +158,11 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
     }
   }
   if (main) problems.push(...main.problems);
-  return { path: main?.path ?? repo.root, kind: 'repo', enabled, problems, worktrees: linked, main, repo, exclude, hooks, gitHook };
+  return {
+    path: main?.path ?? repo.root, kind: 'repo', enabled, problems, worktrees: linked, main, repo, exclude,
+    get hooks() { return hooksOf(); },
+    get gitHook() { return gitHookOf(); },
+  };
 }
 
 export function isHealthy(s: RepoState): boolean {

@@ -70,6 +70,7 @@ export function globalConfigFiles(env: Env, home = env.HOME || homedir()): { sco
 /** A cache of file texts, so a run over many repositories reads the global files once. */
 export class ConfigReader {
   private texts = new Map<string, string | null>();
+  private globals: { scope: ConfigScope; file: string }[] | undefined;
   readonly home: string;
   constructor(private readonly env: Env) {
     this.home = env.HOME || homedir();
@@ -83,17 +84,18 @@ export class ConfigReader {
 
   /** The effective value of `section.key` for a repository (or outside one when commonDir is null). */
   get(section: string, key: string, commonDir: string | null, gitDir: string | null = commonDir): ConfigValue | null {
-    const files = globalConfigFiles(this.env, this.home).map((f) => ({ ...f, cached: true }));
+    const files: { scope: ConfigScope; file: string; text?: string | null }[] = (this.globals ??= globalConfigFiles(this.env, this.home)).slice();
     if (commonDir) {
-      files.push({ scope: 'local', file: join(commonDir, 'config'), cached: false });
+      // The repository's own file is read once per call (not cached: it differs per repository).
       const local = this.text(join(commonDir, 'config'), false);
+      files.push({ scope: 'local', file: join(commonDir, 'config'), text: local });
       if (gitDir && local && isTrue(parseConfigValues(local, 'extensions', 'worktreeConfig').at(-1))) {
-        files.push({ scope: 'worktree', file: join(gitDir, 'config.worktree'), cached: false });
+        files.push({ scope: 'worktree', file: join(gitDir, 'config.worktree'), text: this.text(join(gitDir, 'config.worktree'), false) });
       }
     }
     let found: ConfigValue | null = null;
     for (const f of files) {
-      const text = this.text(f.file, f.cached);
+      const text = f.text !== undefined ? f.text : this.text(f.file, true);
       const v = text === null ? undefined : parseConfigValues(text, section, key).at(-1);
       if (v !== undefined) found = { value: v, scope: f.scope, file: f.file };
     }

@@ -1,0 +1,130 @@
+// Copilot trust (trustedFolders in $COPILOT_HOME/config.json) and the
+// user-level hook file ($COPILOT_HOME/hooks/fleet.json), through the CLI.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { trustedBy } from '../src/copilot/trust.js';
+import { userPaths } from '../src/paths.js';
+import { ROOT, sandbox } from './helpers.js';
+
+const CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
+
+describe('enable --trust and disable', () => {
+  test('adds the root keeping every other key, and disable removes only what fleet-git added', () => {
+    const sb = sandbox();
+    const repo = sb.repo('proj');
+    const config = join(sb.env.COPILOT_HOME, 'config.json');
+    mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
+    const before = { version: 1, banner: 'never', model: 'gpt-4.1', trustedFolders: ['/somewhere/else'], nested: { a: [1, { b: null }] } };
+    writeFileSync(config, JSON.stringify(before));
+    let r = sb.cli(repo, 'enable', '--trust');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /Copilot now trusts/);
+    const after = JSON.parse(readFileSync(config, 'utf8'));
+    assert.deepEqual(after, { ...before, trustedFolders: ['/somewhere/else', repo] });
+    assert.deepEqual(Object.keys(after), Object.keys(before));
+    r = sb.cli(repo, 'status');
+    assert.match(r.stdout, /Copilot trusts this folder \(listed in/);
+    assert.deepEqual(Object.keys(JSON.parse(sb.cli(repo, 'status', '--json').stdout)), ['path', 'kind', 'enabled', 'problems', 'worktrees']);
+    // Enabling again changes nothing.
+    r = sb.cli(repo, 'enable', '--trust');
+    assert.match(r.stdout, /already enabled, nothing changed/);
+    // The user adds an entry of their own meanwhile; disable keeps it.
+    writeFileSync(config, JSON.stringify({ ...after, trustedFolders: [...after.trustedFolders, '/mine'], added: true }));
+    r = sb.cli(repo, 'disable');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /removed .* from trustedFolders/);
+    assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')), { ...before, trustedFolders: ['/somewhere/else', '/mine'], added: true });
+    assert.match(sb.cli(repo, 'status').stdout, /Copilot does not trust this folder: .*copilot -p sessions silently skip/);
+  });
+
+  test('a folder the user trusted (itself or a parent) is not added, and disable leaves it', () => {
+    const sb = sandbox();
+    const repo = sb.repo('proj');
+    const config = join(sb.env.COPILOT_HOME, 'config.json');
+    mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
+    const text = JSON.stringify({ trustedFolders: [sb.dir] }, null, 4);
+    writeFileSync(config, text);
+    sb.cli(repo, 'enable', '--trust');
+    assert.equal(readFileSync(config, 'utf8'), text);
+    assert.match(sb.cli(repo, 'status').stdout, /Copilot trusts this folder \(through /);
+    sb.cli(repo, 'disable');
+    assert.equal(readFileSync(config, 'utf8'), text);
+    assert.equal(trustedBy(userPaths(sb.env, sb.home), `${sb.dir}x/y`), null, 'a prefix is not a parent');
+  });
+
+  test('no config.json yet: created; an invalid one is left alone with one line', () => {
+    const sb = sandbox();
+    const repo = sb.repo('proj');
+    const config = join(sb.env.COPILOT_HOME, 'config.json');
+    assert.equal(sb.cli(repo, 'enable', '--trust').status, 0);
+    assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')), { trustedFolders: [repo] });
+    sb.cli(repo, 'disable');
+    writeFileSync(config, '{ "trustedFolders": [], }');
+    const r = sb.cli(repo, 'enable', '--trust');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /config\.json is not valid JSON: fleet-git leaves it alone/);
+    assert.equal(readFileSync(config, 'utf8'), '{ "trustedFolders": [], }');
+  });
+});
+
+function runClient(env: Record<string, string>, hookDir: string | null, input: string): Promise<number | null> {
+  const e = { ...env };
+  if (hookDir) e.COPILOT_HOOK_DIR = hookDir;
+  const child = spawn(process.execPath, [CLIENT, 'postToolUse'], { env: e, stdio: ['pipe', 'ignore', 'ignore'] });
+  child.stdin.end(input);
+  return new Promise((r) => child.on('close', r));
+}
+
+describe('enable --user and disable --user', () => {
+  test('installs the same bytes at $COPILOT_HOME/hooks/fleet.json and removes only its own', () => {
+    const sb = sandbox();
+    const repo = sb.repo('proj');
+    const file = join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json');
+    let r = sb.cli(repo, 'enable', '--user');
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(!existsSync(join(repo, '.github')), 'enable --user alone leaves the repository alone');
+    sb.cli(repo, 'enable');
+    assert.equal(readFileSync(file, 'utf8'), readFileSync(join(repo, '.github/hooks/fleet.json'), 'utf8'));
+    assert.match(sb.cli(repo, 'status').stdout, /user-level hooks: installed/);
+    r = sb.cli(repo, 'disable', '--user');
+    assert.equal(r.status, 0);
+    assert.ok(!existsSync(file));
+    assert.ok(!existsSync(join(sb.env.COPILOT_HOME, 'hooks')), 'the folder it created is gone');
+    assert.match(sb.cli(repo, 'status').stdout, /user-level hooks: not installed/);
+    mkdirSync(join(sb.env.COPILOT_HOME, 'hooks'), { recursive: true });
+    writeFileSync(file, '{"hooks":{}}');
+    r = sb.cli(repo, 'enable', '--user');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /was not written by fleet-git/);
+    r = sb.cli(repo, 'disable', '--user');
+    assert.equal(r.status, 1);
+    assert.equal(readFileSync(file, 'utf8'), '{"hooks":{}}');
+  });
+
+  test('the hook client: a repository-level run is silent while the user-level file exists, a user-level run reports', async () => {
+    const sb = sandbox();
+    const repo = sb.repo('proj');
+    const paths = userPaths(sb.env, sb.home);
+    const { TestObserver } = await import('./observer-server.js');
+    const obs = await TestObserver.start(paths.fleetSocket);
+    try {
+      const payload = (id: string) => JSON.stringify({ sessionId: id, timestamp: 1, cwd: repo, toolName: 'bash', toolArgs: { command: 'ls' }, toolResult: { resultType: 'success', textResultForLlm: '' } });
+      const repoDir = join(repo, '.github', 'hooks');
+      const userDir = join(sb.env.COPILOT_HOME, 'hooks');
+      // No user-level file: the repository level reports.
+      await runClient(sb.env, repoDir, payload('s1'));
+      sb.cli(repo, 'enable', '--user');
+      await runClient(sb.env, repoDir, payload('s2'));
+      await runClient(sb.env, userDir, payload('s3'));
+      await runClient(sb.env, null, payload('s4'));
+      await obs.waitFor((e) => e.session_id === 's4');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(obs.events.map((e) => e.session_id), ['s1', 's3', 's4']);
+    } finally {
+      await obs.close();
+    }
+  });
+});

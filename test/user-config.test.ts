@@ -1,0 +1,144 @@
+// The user config file and `fleet-git config`: defaults, values from the file,
+// one-line errors, and the clone glob subset meaning the same in sh and in Node.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { checkCloneGlob, globToRegExp, renderRules } from '../src/core/clone-rules.js';
+import { parseUserConfig, UserConfigError } from '../src/core/user-config.js';
+import { sandbox } from './helpers.js';
+
+function writeConfig(s: ReturnType<typeof sandbox>, text: string): string {
+  const dir = join(s.env.XDG_CONFIG_HOME, 'fleet-git');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'config.json5');
+  writeFileSync(file, text);
+  return file;
+}
+
+function oneLineError(r: ReturnType<ReturnType<typeof sandbox>['cli']>): string {
+  assert.equal(r.status, 2, r.stdout + r.stderr);
+  const lines = r.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, r.stderr);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+  return lines[0];
+}
+
+describe('fleet-git config', () => {
+  it('a missing file means the defaults, and says so', () => {
+    const s = sandbox();
+    const r = s.cli(s.dir, 'config', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.equal(doc.exists, false);
+    assert.equal(doc.file, join(s.env.XDG_CONFIG_HOME, 'fleet-git', 'config.json5'));
+    assert.deepEqual(doc.values, {
+      include: { value: null, from: 'default' },
+      exclude: { value: [], from: 'default' },
+      'scan.roots': { value: ['~'], from: 'default' },
+      'scan.ignore': { value: [], from: 'default' },
+    });
+    const text = s.cli(s.dir, 'config');
+    assert.match(text.stdout, /not found: the defaults apply/);
+    assert.match(text.stdout, /^include\s+every clone\s+\(default\)$/m);
+  });
+
+  it('reads JSON5 with comments, and tells which value came from the file', () => {
+    const s = sandbox();
+    writeConfig(s, `// mine
+{
+  include: ['~/code/**'], // work and side projects
+  exclude: ['*/forks',],
+  scan: { roots: ['~/code'] },
+}
+`);
+    const doc = JSON.parse(s.cli(s.dir, 'config', '--json').stdout);
+    assert.equal(doc.exists, true);
+    assert.deepEqual(doc.values.include, { value: ['~/code/**'], from: 'file' });
+    assert.deepEqual(doc.values.exclude, { value: ['*/forks'], from: 'file' });
+    assert.deepEqual(doc.values['scan.roots'], { value: ['~/code'], from: 'file' });
+    assert.deepEqual(doc.values['scan.ignore'], { value: [], from: 'default' });
+    const t = (p: string) => JSON.parse(s.cli(s.dir, 'config', '--json', '--test', p).stdout).included;
+    assert.equal(t(join(s.home, 'code/work/api')), true);
+    assert.equal(t(join(s.home, 'code/work/forks/lib')), false);
+    assert.equal(t(join(s.home, 'elsewhere/x')), false);
+  });
+
+  it('an invalid file: one line naming the file and the line, exit 2', () => {
+    const s = sandbox();
+    const file = writeConfig(s, '{\n  include: ["~/code"],\n  exclude: [oops],\n}\n');
+    let line = oneLineError(s.cli(s.dir, 'config'));
+    assert.ok(line.startsWith(`fleet-git: ${file}:3: `), line);
+    assert.match(line, /invalid character 'o'/);
+
+    writeConfig(s, '{\n  // a string, not a list\n  include: "~/code",\n}\n');
+    line = oneLineError(s.cli(s.dir, 'config', '--json'));
+    assert.ok(line.startsWith(`fleet-git: ${file}:3: `), line);
+    assert.match(line, /include must be a list of strings, not a string/);
+
+    writeConfig(s, '{\n  scan: {\n    roots: ["~"],\n    ignroe: [],\n  },\n}\n');
+    line = oneLineError(s.cli(s.dir, 'config'));
+    assert.match(line, /:4: unknown key 'scan\.ignroe'/);
+
+    writeConfig(s, '{ exclude: ["~/{a,b}"] }');
+    line = oneLineError(s.cli(s.dir, 'config'));
+    assert.match(line, /:1: exclude\[0\] '~\/\{a,b\}': brace alternatives/);
+
+    writeConfig(s, '[1, 2]');
+    assert.match(oneLineError(s.cli(s.dir, 'config')), /must hold one object/);
+  });
+
+  it('an invalid file stops setup too, with exit 2 and nothing written', () => {
+    const s = sandbox();
+    writeConfig(s, '{ include: [1] }');
+    const before = s.git(s.dir, 'config', '--global', '--list');
+    const line = oneLineError(s.cli(s.dir, 'setup'));
+    assert.match(line, /include\[0\] must be a string, not a number/);
+    assert.equal(s.git(s.dir, 'config', '--global', '--list'), before);
+  });
+});
+
+describe('clone globs', () => {
+  const home = '/home/u';
+  const cases: [string, string, boolean][] = [
+    ['~/code', '/home/u/code', true],
+    ['~/code', '/home/u/code/api', true],
+    ['~/code', '/home/u/codex', false],
+    ['~/code/', '/home/u/code/a/b', true],
+    ['~/code/*', '/home/u/code/a/b', true],
+    ['~/code/**', '/home/u/code', false],
+    ['*/forks', '/home/u/code/forks/lib', true],
+    ['*/forks', '/home/u/code/forksy', false],
+    ['~/code/[a-c]*', '/home/u/code/api', true],
+    ['~/code/[!a-c]*', '/home/u/code/api', false],
+    ['~/code/?pi', '/home/u/code/api', true],
+    ["/srv/it's here", "/srv/it's here/x", true],
+    ['/srv/$HOME', '/srv/$HOME', true],
+    ['/srv/a b', '/srv/a', false],
+    ['~', '/home/u/anything', true],
+  ];
+
+  it('the compiled case patterns and the Node matcher agree', () => {
+    for (const [glob, path, want] of cases) {
+      assert.equal(checkCloneGlob(glob), null, glob);
+      assert.equal(globToRegExp(glob, home).test(path), want, `node: ${glob} ${path}`);
+      const rules = renderRules({ include: [glob], exclude: [], scan: { roots: [], ignore: [] } }, '/c', home);
+      const r = spawnSync('sh', ['-c', `${rules}\nfleet_git_included "$1"`, 'sh', path]);
+      assert.equal(r.status === 0, want, `sh: ${glob} ${path}`);
+    }
+  });
+
+  it('include [] takes no clone; exclude wins over include', () => {
+    const sh = (c: object, p: string) => spawnSync('sh', ['-c', `${renderRules({ include: null, exclude: [], scan: { roots: [], ignore: [] }, ...c }, '/c', home)}\nfleet_git_included "$1"`, 'sh', p]).status === 0;
+    assert.equal(sh({ include: [] }, '/home/u/code'), false);
+    assert.equal(sh({ include: ['~/code'], exclude: ['~/code/x'] }, '/home/u/code/x/y'), false);
+    assert.equal(sh({ include: ['~/code'], exclude: ['~/code/x'] }, '/home/u/code/y'), true);
+    assert.equal(sh({}, '/anywhere'), true);
+  });
+
+  it('rejects what it does not support', () => {
+    for (const g of ['code/**', '~/a\\b', '~/[a', '~/a]', '~/[a/b]', '~/{a,b}']) assert.notEqual(checkCloneGlob(g), null, g);
+    assert.throws(() => parseUserConfig('{ include: ["relative/path"] }', '/f'), (e: unknown) => e instanceof UserConfigError && /must start with/.test(e.message));
+  });
+});
