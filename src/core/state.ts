@@ -140,7 +140,7 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
     }
     return gitHookMemo;
   };
-  const enabled = exclude || own.kind === 'ours' || own.displacedCopy !== null || all.some((w) => w.enabled);
+  const enabled = exclude || (own.kind === 'ours' && !own.template) || own.displacedCopy !== null || all.some((w) => w.enabled);
   const problems: Problem[] = [];
   if (enabled) {
     for (const w of all) {
