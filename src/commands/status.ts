@@ -5,6 +5,8 @@ import { assessRepo, isHealthy, stateJson, type RepoState } from '../core/state.
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand } from './base.js';
 import { resolveRepos } from './report.js';
+import { trustLine } from '../copilot/trust.js';
+import { userHookState, userLevelLine } from '../core/user-hooks.js';
 
 export class StatusCommand extends FleetCommand {
   static paths = [['status']];
@@ -27,7 +29,11 @@ export class StatusCommand extends FleetCommand {
     const [path] = resolveRepos(this.repo ? [this.repo] : [], this.context.cwd);
     const state = assessRepo(locateRepo(path), ctx);
     if (this.json) this.out(JSON.stringify(stateJson(state), null, 2));
-    else this.printText(state);
+    else {
+      this.printText(state);
+      this.out(`  ${userLevelLine(ctx)}`);
+      this.out(`  ${trustLine(ctx.user, state.path, userHookState(ctx).kind === 'ours')}`);
+    }
     return EXIT.ok;
   }
 
