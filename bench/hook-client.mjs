@@ -43,7 +43,7 @@ function time(args) {
   const t = process.hrtime.bigint();
   const r = spawnSync(process.execPath, args, { input: payload, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
-  if (r.status !== 0 || r.stdout.length) throw new Error(`bench: ${args.join(' ')} exited ${r.status} with stdout ${r.stdout}`);
+  if (r.status !== 0 || r.stdout.length) throw new Error(`bench: ${args.join(' ')} exited ${r.status} with stdout ${r.stdout} and stderr ${r.stderr}`);
   return ms;
 }
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };

@@ -193,8 +193,7 @@ export function normalizePayload(rawInput: unknown, event: unknown, ctx: Normali
   switch (kind) {
     case 'sessionStart':
       out.event = 'SessionStart';
-      out.model = str(raw.model) ?? (env.COPILOT_MODEL || null) ?? null;
-      if (!out.model) out.model = ctx.transcriptModel ?? null;
+      out.model = str(raw.model) ?? str(env.COPILOT_MODEL) ?? ctx.transcriptModel ?? null;
       out.pid = ctx.pid ?? null;
       out.ppid = ctx.ppid ?? null;
       out.term_program = env.TERM_PROGRAM || null;
