@@ -12,10 +12,11 @@ import { ScanCommand } from './commands/scan.js';
 import { RemoveCommand } from './commands/remove.js';
 import { RunCommand } from './commands/run.js';
 import { ModelListCommand } from './commands/model-list.js';
+import { DoctorCommand } from './commands/doctor.js';
 
 export function makeCli(): Cli<Context> {
   const cli = new Cli<Context>({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: '0.1.0' });
-  for (const c of [EnableCommand, DisableCommand, StatusCommand, SetupCommand, ConfigCommand, ScanCommand, RemoveCommand, RunCommand, ModelListCommand, Builtins.HelpCommand, Builtins.VersionCommand]) cli.register(c);
+  for (const c of [EnableCommand, DisableCommand, StatusCommand, SetupCommand, ConfigCommand, ScanCommand, RemoveCommand, RunCommand, ModelListCommand, DoctorCommand, Builtins.HelpCommand, Builtins.VersionCommand]) cli.register(c);
   return cli;
 }
 

@@ -1,0 +1,78 @@
+// fleet-git doctor: every check passing in a set-up sandbox, and each failing one saying what to do.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { userPaths } from '../src/paths.js';
+import { CLI, sandbox } from './helpers.js';
+import { TestObserver } from './observer-server.js';
+
+function doctor(cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, 'doctor'], { cwd, env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr })));
+}
+
+describe('fleet-git doctor', () => {
+  test('all pass when everything is in place; each broken part is one FAIL line saying what to do', async () => {
+    const sb = sandbox();
+    const bin = join(sb.dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'copilot'), '#!/bin/sh\necho "1.0.102"\necho "Commit: abc"\n');
+    chmodSync(join(bin, 'copilot'), 0o755);
+    const env = { ...sb.env, PATH: `${bin}:${sb.env.PATH}` };
+    const repo = sb.repo('proj');
+    const paths = userPaths(env, sb.home);
+
+    let r = await doctor(repo, env);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /FAIL {2}the hook client .* is missing: run fleet-git enable/);
+    assert.match(r.stdout, /FAIL {2}no fleet observer at .*fleet observer/);
+    assert.match(r.stdout, /FAIL {2}.*proj: not enabled: run fleet-git enable/);
+    assert.match(r.stdout, /ok {4}Copilot CLI 1\.0\.102 /);
+
+    const obs = await TestObserver.start(paths.fleetSocket);
+    try {
+      assert.equal(spawnCli(sb, repo, ['setup']), 0);
+      assert.equal(spawnCli(sb, repo, ['enable', '--trust']), 0);
+      r = await doctor(repo, env);
+      assert.equal(r.code, 0, r.stdout);
+      assert.doesNotMatch(r.stdout, /FAIL/);
+      assert.match(r.stdout, /ok {4}the hook client runs as Copilot runs it/);
+      assert.match(r.stdout, /ok {4}the fleet observer is listening/);
+      assert.match(r.stdout, /ok {4}.*proj: Copilot trusts it/);
+      assert.match(r.stdout, /all \d+ checks passed\n$/);
+      assert.equal(obs.events.length, 0, 'the hook check sends nothing');
+
+      // Untrusted, an invalid config file, no Copilot.
+      spawnCli(sb, repo, ['disable']);
+      spawnCli(sb, repo, ['enable']);
+      mkdirSync(paths.configDir, { recursive: true });
+      writeFileSync(join(paths.configDir, 'config.json5'), '{ include: 3 }');
+      r = await doctor(repo, { ...env, PATH: sb.env.PATH });
+      assert.equal(r.code, 1);
+      assert.match(r.stdout, /FAIL {2}.*proj: Copilot does not trust it.*fleet-git enable --trust/);
+      assert.match(r.stdout, /FAIL {2}the config file is invalid: .*config\.json5/);
+      assert.match(r.stdout, /FAIL {2}the Copilot CLI is not on PATH: install it with npm install -g @github\/copilot/);
+      assert.equal(r.stderr, '');
+
+      // User-level hooks make trust unnecessary.
+      writeFileSync(join(paths.configDir, 'config.json5'), '{}');
+      spawnCli(sb, repo, ['enable', '--user']);
+      r = await doctor(repo, env);
+      assert.equal(r.code, 0, r.stdout);
+      assert.match(r.stdout, /ok {4}user-level hooks installed/);
+    } finally {
+      await obs.close();
+    }
+  });
+});
+
+function spawnCli(sb: ReturnType<typeof sandbox>, cwd: string, args: string[]): number | null {
+  const r = sb.cli(cwd, ...args);
+  return r.status;
+}
