@@ -1,0 +1,239 @@
+// fleet-git setup / setup --undo and the template hook, with real `git clone`s
+// from a local repository under a temporary HOME and GIT_CONFIG_GLOBAL.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { sandbox, snapshot, type Sandbox } from './helpers.js';
+
+const HOOK = '.github/hooks/fleet.json';
+const GIT_DEFAULT_EXCLUDE = readFileSync('/usr/share/git-core/templates/info/exclude', 'utf8');
+/** What changes with any git command or clock tick; the rest must be equal. */
+const churn = (rel: string) => /(^|\/)\.git\/(index|logs|FETCH_HEAD|ORIG_HEAD)$/.test(rel) || /(^|\/)modules\/[^/]+\/(index|logs)$/.test(rel);
+
+function status(s: Sandbox, cwd: string) {
+  const r = s.cli(cwd, 'status', '--json');
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+function setup(s: Sandbox, ...args: string[]) {
+  const r = s.cli(s.dir, 'setup', ...args);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  return r;
+}
+
+function clone(s: Sandbox, src: string, name: string, ...args: string[]) {
+  const dest = join(s.dir, name);
+  const r = s.run(s.dir, ['-c', 'protocol.file.allow=always', 'clone', '-q', ...args, src, dest]);
+  assert.equal(r.status, 0, r.stderr);
+  return { path: dest, stderr: r.stderr };
+}
+
+function writeConfig(s: Sandbox, text: string): void {
+  mkdirSync(join(s.env.XDG_CONFIG_HOME, 'fleet-git'), { recursive: true });
+  writeFileSync(join(s.env.XDG_CONFIG_HOME, 'fleet-git', 'config.json5'), text);
+}
+
+function assertProvisioned(s: Sandbox, path: string): void {
+  assert.ok(existsSync(join(path, HOOK)), `${path} has the hook file`);
+  assert.equal(s.git(path, 'status', '--porcelain'), '', 'nothing shows up for commit');
+  const st = status(s, path);
+  assert.deepEqual([st.path, st.enabled, st.problems], [path, true, []]);
+  for (const w of st.worktrees) assert.deepEqual([w.enabled, w.problems], [true, []]);
+}
+
+describe('setup', () => {
+  it('without a template folder: makes one, points init.templateDir at it, and new clones arrive enabled', () => {
+    const s = sandbox();
+    const src = s.repo('src');
+    const globalBefore = readFileSync(s.env.GIT_CONFIG_GLOBAL);
+    const r = setup(s);
+    const tpl = join(s.env.XDG_DATA_HOME, 'fleet-git', 'template');
+    assert.equal(s.git(s.dir, 'config', '--global', 'init.templateDir'), tpl);
+    assert.match(r.stdout, /set init\.templateDir/);
+    assert.equal(readFileSync(join(tpl, 'info/exclude'), 'utf8'), GIT_DEFAULT_EXCLUDE, "git's usual info/exclude is kept");
+    assert.match(s.cli(src, 'status').stdout, /new clones \(fleet-git setup\): in effect/);
+
+    const { path, stderr } = clone(s, src, 'c1');
+    assert.equal(stderr, '');
+    assertProvisioned(s, path);
+    const exclude = readFileSync(join(path, '.git/info/exclude'), 'utf8');
+    assert.ok(exclude.endsWith(GIT_DEFAULT_EXCLUDE), 'the default exclude text stays below the fleet-git block');
+    assert.ok(existsSync(join(path, '.git/hooks/pre-commit.sample')), "git's sample hooks are still there");
+    // The clone's hook is now the one `enable` writes: worktrees are provisioned.
+    s.git(path, 'worktree', 'add', '-q', join(s.dir, 'c1-wt'), '-b', 'wt');
+    assert.ok(existsSync(join(s.dir, 'c1-wt', HOOK)));
+    assert.equal(status(s, path).worktrees[0].enabled, true);
+
+    // setup --undo: the global config back byte for byte, the template gone, c1 still enabled.
+    const u = s.cli(s.dir, 'setup', '--undo');
+    assert.equal(u.status, 0, u.stderr);
+    assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), globalBefore);
+    assert.ok(!existsSync(tpl));
+    assert.match(s.cli(src, 'status').stdout, /new clones \(fleet-git setup\): not in effect/);
+    assert.equal(status(s, path).enabled, true);
+    assert.deepEqual(status(s, path).problems, []);
+    s.git(path, 'worktree', 'add', '-q', join(s.dir, 'c1-wt2'), '-b', 'wt2');
+    assert.ok(existsSync(join(s.dir, 'c1-wt2', HOOK)), 'enabled repositories keep working after undo');
+    const after = clone(s, src, 'c2');
+    assert.ok(!existsSync(join(after.path, '.github')), 'no longer for new clones');
+    // Undo twice: nothing to undo.
+    assert.match(s.cli(s.dir, 'setup', '--undo').stdout, /nothing to undo/);
+  });
+
+  it('is idempotent: a second run changes no byte', () => {
+    const s = sandbox();
+    setup(s);
+    const snap = () => ({ cfg: readFileSync(s.env.GIT_CONFIG_GLOBAL, 'utf8'), data: snapshot(join(s.env.XDG_DATA_HOME, 'fleet-git')) });
+    const before = snap();
+    const r = setup(s);
+    assert.match(r.stdout, /already set up, nothing changed/);
+    assert.deepEqual(snap(), before);
+    // Undo restores even a global config file that did not exist.
+    rmSync(join(s.env.XDG_DATA_HOME, 'fleet-git'), { recursive: true });
+    s.git(s.dir, 'config', '--global', '--unset', 'init.templateDir');
+    unlinkSync(s.env.GIT_CONFIG_GLOBAL);
+    setup(s);
+    assert.ok(existsSync(s.env.GIT_CONFIG_GLOBAL));
+    setup(s, '--undo');
+    assert.ok(!existsSync(s.env.GIT_CONFIG_GLOBAL));
+  });
+
+  it('a clone the config leaves out is exactly as git makes it (but for the inert hook copy), not enabled, and enable makes it normal', () => {
+    const s = sandbox();
+    const src = s.repo('src');
+    const plain = clone(s, src, 'plain');
+    setup(s);
+    writeConfig(s, `{ include: ['~/code'], exclude: ['${s.dir}/out*'] }`);
+    const out = clone(s, src, 'out');
+    assert.equal(out.stderr, '');
+    const got = snapshot(out.path, churn);
+    assert.match(got['.git/hooks/post-checkout'], /^file 755 /);
+    delete got['.git/hooks/post-checkout'];
+    assert.deepEqual(got, snapshot(plain.path, churn), 'no hook file, no exclude block, no record');
+    assert.deepEqual(status(s, out.path), { path: out.path, kind: 'repo', enabled: false, problems: [], worktrees: [] });
+    // A later checkout there stays inert too.
+    s.git(out.path, 'checkout', '-q', '-b', 'x');
+    assert.ok(!existsSync(join(out.path, '.github')));
+    const e = s.cli(out.path, 'enable');
+    assert.equal(e.status, 0, e.stderr);
+    assertProvisioned(s, out.path);
+    // Also not included: a clone outside ~/code (include is set).
+    const other = clone(s, src, 'other');
+    assert.ok(!existsSync(join(other.path, '.github')));
+    // Included.
+    mkdirSync(join(s.home, 'code'));
+    const inc = clone(s, src, 'home/code/inc');
+    assertProvisioned(s, inc.path);
+  });
+
+  it("keeps a user's template folder and runs their post-checkout first; undo puts the folder back byte for byte", () => {
+    const s = sandbox();
+    const src = s.repo('src');
+    const tpl = join(s.dir, 'my-template');
+    mkdirSync(join(tpl, 'hooks'), { recursive: true });
+    mkdirSync(join(tpl, 'info'));
+    writeFileSync(join(tpl, 'info/exclude'), '*.mine\n');
+    writeFileSync(join(tpl, 'hooks/post-checkout'), `#!/bin/sh\necho "mine $3 $(pwd)" >> "${s.dir}/mine.log"\n`);
+    chmodSync(join(tpl, 'hooks/post-checkout'), 0o750);
+    s.git(s.dir, 'config', '--global', 'init.templateDir', tpl);
+    const cfgBefore = readFileSync(s.env.GIT_CONFIG_GLOBAL);
+    const tplBefore = snapshot(tpl);
+    const r = setup(s);
+    assert.match(r.stdout, /kept your template folder/);
+    assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), cfgBefore, 'the setting is kept as it was');
+    const { path } = clone(s, src, 'c');
+    assert.equal(readFileSync(join(s.dir, 'mine.log'), 'utf8'), `mine 1 ${path}\n`, "the user's template hook still runs");
+    assertProvisioned(s, path);
+    assert.match(readFileSync(join(path, '.git/info/exclude'), 'utf8'), /^\*\.mine$/m);
+    // Worktrees: the user's hook and fleet-git's, chained as enable does.
+    s.git(path, 'worktree', 'add', '-q', join(s.dir, 'c-wt'), '-b', 'w');
+    assert.ok(existsSync(join(s.dir, 'c-wt', HOOK)));
+    assert.match(readFileSync(join(s.dir, 'mine.log'), 'utf8'), /mine 1 .*c-wt$/m);
+    setup(s, '--undo');
+    assert.deepEqual(snapshot(tpl), tplBefore);
+    assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), cfgBefore);
+    assertProvisioned(s, path);
+  });
+
+  it('--recurse-submodules, --no-checkout then checkout, --bare', () => {
+    const s = sandbox();
+    const lib = s.repo('lib');
+    const app = s.repo('app');
+    s.git(app, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'lib');
+    s.git(app, 'commit', '-q', '-m', 'lib');
+    setup(s);
+    const sup = clone(s, app, 'sup', '--recurse-submodules');
+    assert.equal(sup.stderr, '');
+    assertProvisioned(s, sup.path);
+    const sub = join(sup.path, 'lib');
+    assert.ok(existsSync(join(sub, HOOK)), 'the submodule is provisioned');
+    assert.equal(s.git(sub, 'status', '--porcelain'), '');
+    assert.equal(status(s, sub).enabled, true);
+    assert.equal(s.git(sup.path, 'status', '--porcelain'), '', 'the superproject sees no change in the submodule');
+
+    const nc = clone(s, app, 'nc', '--no-checkout');
+    assert.ok(!existsSync(join(nc.path, '.github')), 'no checkout, no hook run');
+    assert.equal(status(s, nc.path).enabled, false);
+    s.git(nc.path, 'checkout', '-q', 'main');
+    assertProvisioned(s, nc.path);
+
+    const bare = clone(s, app, 'bare.git', '--bare');
+    assert.ok(existsSync(join(bare.path, 'hooks/post-checkout')), 'git copies the template hook');
+    assert.equal(readFileSync(join(bare.path, 'info/exclude'), 'utf8'), GIT_DEFAULT_EXCLUDE, 'no exclude block');
+    assert.ok(!existsSync(join(bare.path, 'fleet-git-created')));
+  });
+
+  it('a broken config, a changed config with no Node: the clone succeeds untouched with one line on stderr', () => {
+    const s = sandbox();
+    const src = s.repo('src');
+    const plain = clone(s, src, 'plain');
+    setup(s);
+    writeConfig(s, '{ include: [ }');
+    const broken = clone(s, src, 'broken');
+    assert.equal(broken.stderr.trim().split('\n').length, 1, broken.stderr);
+    assert.match(broken.stderr, /^fleet-git: left this clone as git made it/);
+    const got = snapshot(broken.path, churn);
+    delete got['.git/hooks/post-checkout'];
+    assert.deepEqual(got, snapshot(plain.path, churn));
+
+    // A valid but changed config, and no node on PATH nor where fleet-git recorded it.
+    writeConfig(s, '{ exclude: [] }');
+    const bin = join(s.dir, 'bin');
+    mkdirSync(bin);
+    for (const t of ['git', 'cp', 'mv', 'rm', 'mkdir', 'cat']) symlinkSync(execFileSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim(), join(bin, t));
+    writeFileSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'node'), '/nonexistent/node');
+    const env = { ...s.env, PATH: bin };
+    const dest = join(s.dir, 'nonode');
+    const r = execFileSync('git', ['clone', '-q', src, dest], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    assert.equal(r, '');
+    assert.ok(!existsSync(join(dest, '.github')));
+    // With Node back, the next fleet-git command compiles the rules and clones are provisioned.
+    s.cli(s.dir, 'config');
+    assertProvisioned(s, clone(s, src, 'back').path);
+  });
+
+  it('with a global core.hooksPath: says so, offers the alternative, changes no git config', () => {
+    const s = sandbox();
+    const src = s.repo('src');
+    const hooks = join(s.dir, 'global-hooks');
+    mkdirSync(hooks);
+    s.git(s.dir, 'config', '--global', 'core.hooksPath', hooks);
+    const before = readFileSync(s.env.GIT_CONFIG_GLOBAL);
+    const r = s.cli(s.dir, 'setup');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /core\.hooksPath=.*never from a template/);
+    assert.match(r.stderr, /fleet-git enable/);
+    assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), before);
+    // The offered line works.
+    const line = /add this line to \S+ \(.*\): (.*)$/m.exec(r.stderr)?.[1];
+    assert.ok(line, r.stderr);
+    writeFileSync(join(hooks, 'post-checkout'), `#!/bin/sh\n${line}\n`);
+    chmodSync(join(hooks, 'post-checkout'), 0o755);
+    const c = clone(s, src, 'c');
+    assert.ok(existsSync(join(c.path, HOOK)));
+    assert.equal(s.git(c.path, 'status', '--porcelain'), '');
+  });
+});
