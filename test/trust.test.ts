@@ -55,6 +55,19 @@ describe('enable --trust and disable', () => {
     assert.equal(trustedBy(userPaths(sb.env, sb.home), `${sb.dir}x/y`), null, 'a prefix is not a parent');
   });
 
+  test("Copilot's own file, comment lines above the JSON: kept, keys kept", () => {
+    const sb = sandbox();
+    const repo = sb.repo('proj');
+    const config = join(sb.env.COPILOT_HOME, 'config.json');
+    mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
+    const head = '// User settings belong in settings.json.\n// This file is managed automatically.\n';
+    writeFileSync(config, `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z"\n}\n`);
+    assert.equal(sb.cli(repo, 'enable', '--trust').status, 0);
+    assert.equal(readFileSync(config, 'utf8'), `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z",\n  "trustedFolders": [\n    ${JSON.stringify(repo)}\n  ]\n}\n`);
+    assert.equal(sb.cli(repo, 'disable').status, 0);
+    assert.equal(readFileSync(config, 'utf8'), `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z",\n  "trustedFolders": []\n}\n`);
+  });
+
   test('no config.json yet: created; an invalid one is left alone with one line', () => {
     const sb = sandbox();
     const repo = sb.repo('proj');
@@ -62,11 +75,11 @@ describe('enable --trust and disable', () => {
     assert.equal(sb.cli(repo, 'enable', '--trust').status, 0);
     assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')), { trustedFolders: [repo] });
     sb.cli(repo, 'disable');
-    writeFileSync(config, '{ "trustedFolders": [], }');
+    writeFileSync(config, '{ "trustedFolders": [ }');
     const r = sb.cli(repo, 'enable', '--trust');
     assert.equal(r.status, 1);
     assert.match(r.stderr, /config\.json is not valid JSON: fleet-git leaves it alone/);
-    assert.equal(readFileSync(config, 'utf8'), '{ "trustedFolders": [], }');
+    assert.equal(readFileSync(config, 'utf8'), '{ "trustedFolders": [ }');
   });
 });
 

@@ -6,6 +6,7 @@
 // data folder) so that disable takes out those and no others.
 import { mkdirSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
+import JSON5 from 'json5';
 import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
 import type { UserPaths } from '../paths.js';
 
@@ -18,24 +19,39 @@ export function copilotConfigFile(paths: UserPaths): string {
 /** config.json cannot be read as JSON: fleet-git will not rewrite it. */
 export class CopilotConfigError extends Error {}
 
-function readConfig(file: string): Record<string, unknown> | null {
+interface ConfigDoc {
+  doc: Record<string, unknown> | null;
+  /** The comment lines Copilot writes above the JSON ("// This file is managed automatically."), kept as they are. */
+  header: string;
+}
+
+function readConfig(file: string): ConfigDoc {
   const text = readTextIfExists(file);
-  if (text === null || text.trim() === '') return null;
+  if (text === null || text.trim() === '') return { doc: null, header: '' };
+  const header = /^(?:[ \t]*(?:\/\/[^\n]*)?\r?\n)*/.exec(text)?.[0] ?? '';
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = JSON.parse(text.slice(header.length));
   } catch {
-    throw new CopilotConfigError(`${file} is not valid JSON: fleet-git leaves it alone (fix it, then run this again)`);
+    try {
+      doc = JSON5.parse(text); // comments elsewhere: their keys and values are kept, those comments are not
+    } catch {
+      throw new CopilotConfigError(`${file} is not valid JSON: fleet-git leaves it alone (fix it, then run this again)`);
+    }
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new CopilotConfigError(`${file} does not hold a JSON object: fleet-git leaves it alone`);
-  return doc as Record<string, unknown>;
+  return { doc: doc as Record<string, unknown>, header };
+}
+
+function writeConfig(file: string, doc: Record<string, unknown>, header: string): void {
+  writeAtomic(file, `${header}${JSON.stringify(doc, null, 2)}\n`);
 }
 
 /** The folders Copilot trusts (empty when the file or the key is missing or unreadable). */
 export function trustedFolders(paths: UserPaths): string[] {
   let doc: Record<string, unknown> | null;
   try {
-    doc = readConfig(copilotConfigFile(paths));
+    doc = readConfig(copilotConfigFile(paths)).doc;
   } catch {
     return [];
   }
@@ -73,7 +89,8 @@ function writeTrustRecord(paths: UserPaths, entries: string[]): void {
  */
 export function trustFolder(paths: UserPaths, root: string): string | null {
   const file = copilotConfigFile(paths);
-  const doc = readConfig(file) ?? {};
+  const { doc: found, header } = readConfig(file);
+  const doc = found ?? {};
   const list = Array.isArray(doc.trustedFolders) ? [...doc.trustedFolders] : [];
   if (list.some((f) => typeof f === 'string' && covers(f, root))) return null;
   if (doc.trustedFolders !== undefined && !Array.isArray(doc.trustedFolders)) {
@@ -82,7 +99,7 @@ export function trustFolder(paths: UserPaths, root: string): string | null {
   list.push(root);
   doc.trustedFolders = list;
   mkdirSync(dirname(file), { recursive: true });
-  writeAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
+  writeConfig(file, doc, header);
   const record = readTrustRecord(paths);
   if (!record.includes(root)) writeTrustRecord(paths, [...record, root]);
   return `Copilot now trusts ${root} (added to trustedFolders in ${file})`;
@@ -93,11 +110,11 @@ export function untrustFolder(paths: UserPaths, root: string): string | null {
   const record = readTrustRecord(paths);
   if (!record.includes(root)) return null;
   const file = copilotConfigFile(paths);
-  const doc = readConfig(file);
+  const { doc, header } = readConfig(file);
   writeTrustRecord(paths, record.filter((r) => r !== root));
   if (!doc || !Array.isArray(doc.trustedFolders) || !doc.trustedFolders.includes(root)) return null;
   doc.trustedFolders = doc.trustedFolders.filter((f) => f !== root);
-  writeAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
+  writeConfig(file, doc, header);
   return `removed ${root} from trustedFolders in ${file} (fleet-git had added it)`;
 }
 
