@@ -70,11 +70,14 @@ export class EnableCommand extends FleetCommand {
       progress.done();
     }
     const include = ignoreMatcher(this.include);
+    const exclude = ignoreMatcher(this.exclude);
     const wanted = s.rows.filter((r) => {
-      if (!r.state) return false;
-      if (!include) return true;
+      if (!r.state && !r.unreadable) return false;
       const rel = r.path.startsWith(`${root}/`) ? r.path.slice(root.length + 1) : r.path;
-      return include(rel, rel.slice(rel.lastIndexOf('/') + 1));
+      const name = rel.slice(rel.lastIndexOf('/') + 1);
+      // --exclude prunes the walk; it also drops a repository reached through a worktree elsewhere.
+      if (exclude?.(rel, name)) return false;
+      return !include || include(rel, name);
     });
     const out = new bulk.LineBuffer(this.context.stdout);
     const err = new bulk.LineBuffer(this.context.stderr);
@@ -87,7 +90,7 @@ export class EnableCommand extends FleetCommand {
       for (const n of o.info) out.push(`  note: ${n}`);
       for (const n of o.notes) err.push(`${o.path}: ${n}`);
     });
-    const unusable = s.rows.filter((r) => !r.state).length;
+    const unusable = s.rows.filter((r) => !r.state && !r.unreadable).length;
     out.push(`enable: ${bulk.countsLine(counts)} (${wanted.length} repositor${wanted.length === 1 ? 'y' : 'ies'} under ${root}${unusable ? `; ${unusable} not usable, see fleet-git scan` : ''})`);
     out.flush();
     err.flush();

@@ -54,16 +54,18 @@ export class RemoveCommand extends FleetCommand {
     } finally {
       progress.done();
     }
-    const targets = s.rows.filter((r) => r.state && bulk.hasFleetState(r.state));
-    const untouched = s.rows.filter((r) => r.state).length - targets.length;
+    // A repository whose state cannot be read is a target too: it fails with its reason.
+    const targets = s.rows.filter((r) => (r.state && bulk.hasFleetState(r.state)) || r.unreadable);
+    const untouched = s.rows.filter((r) => r.state && !bulk.hasFleetState(r.state)).length;
     const out = new bulk.LineBuffer(this.context.stdout);
     const err = new bulk.LineBuffer(this.context.stderr);
     const found = `${targets.length} of ${targets.length + untouched} repositor${targets.length + untouched === 1 ? 'y' : 'ies'} under ${s.roots.join(', ')} ha${targets.length === 1 ? 's' : 've'} fleet-git or upstream fleet files`;
 
     if (this.dryRun) {
       for (const r of targets) {
+        if (!r.state) { out.push(`${r.path}: cannot act here: ${r.reason}`); continue; }
         out.push(`${r.path}: would`);
-        for (const step of bulk.disablePlan(r.state!)) out.push(`  ${step}`);
+        for (const step of bulk.disablePlan(r.state)) out.push(`  ${step}`);
       }
       out.push(`${found}; --dry-run: nothing was changed`);
       out.flush();

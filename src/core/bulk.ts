@@ -31,6 +31,8 @@ export interface Row {
   enclosing?: string;
   /** The repository is outside the roots: it was found through one of its linked worktrees. */
   outside?: boolean;
+  /** Its state could not be read (an unreadable or corrupt file): an action on it counts as failed. */
+  unreadable?: boolean;
 }
 
 export interface Survey {
@@ -115,7 +117,7 @@ export async function survey(roots: string[], ctx: RunContext, opts: DiscoverOpt
       const state = assessRepo(repo, ctx);
       rows.push({ path: state.path, kind, group: groupOf(state), state, ...extra });
     } catch (err) {
-      rows.push({ path: repo.root, kind: 'broken', group: 'not-usable', state: null, reason: `cannot be read: ${reasonOf(err)}`, ...extra });
+      rows.push({ path: repo.root, kind: 'broken', group: 'not-usable', state: null, reason: `cannot be read: ${reasonOf(err)}`, unreadable: true, ...extra });
     }
   }
   rows.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -207,8 +209,15 @@ export function applyEach(rows: Row[], act: (s: RepoState) => Outcome, onResult?
   const results: BulkResult[] = [];
   const counts: BulkCounts = { changed: 0, unchanged: 0, leftAlone: 0, failed: 0 };
   for (const row of rows) {
-    if (!row.state) continue;
     let r: BulkResult;
+    if (!row.state) {
+      if (!row.unreadable) continue;
+      r = { row, error: row.reason ?? 'cannot be read' };
+      counts.failed++;
+      results.push(r);
+      onResult?.(r);
+      continue;
+    }
     try {
       const lock = gitLock(row.state);
       r = lock ? { row, error: lock } : { row, outcome: act(row.state) };

@@ -1,0 +1,121 @@
+// fleet-git remove (and enable --under) over a generated workspace, through the
+// built CLI: every repository back exactly as it was before it was enabled.
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { sandbox, snapshot, type Sandbox } from './helpers.js';
+import { buildWorkspace, type Workspace } from './workspace.js';
+
+const HOOK = '.github/hooks/fleet.json';
+/** git's own churn (index, logs, packed refs) is not fleet-git's doing. */
+const churn = (rel: string) => /(^|\/)(index|logs|COMMIT_EDITMSG|ORIG_HEAD|FETCH_HEAD|packed-refs)$/.test(rel);
+
+function setup(): { sb: Sandbox; ws: Workspace; snap: () => Record<string, string>; userHook: string } {
+  const sb = sandbox('fleet-git-remove-');
+  const ws = buildWorkspace(sb, { locked: false });
+  // A post-checkout hook of the user's own, to come back byte for byte.
+  const userHook = join(ws.p.solo, '.git/hooks/post-checkout');
+  writeFileSync(userHook, '#!/bin/sh\necho mine\n');
+  chmodSync(userHook, 0o750);
+  const snap = () => ({ ...snapshot(ws.root, churn), ...Object.fromEntries(Object.entries(snapshot(ws.outside, churn)).map(([k, v]) => [`outside/${k}`, v])) });
+  return { sb, ws, snap, userHook };
+}
+
+const enableAll = (sb: Sandbox, ws: Workspace) => {
+  const r = sb.cli(sb.dir, 'enable', '--under', ws.root);
+  // the upstream and tracked hook files are left alone: exit 1, said on stderr
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /states\/upstream: left .* alone: it was written by the upstream/);
+  assert.match(r.stderr, /states\/tracked: left .* alone: it is tracked by git/);
+  assert.match(r.stdout, /enable: \d+ changed, 0 unchanged, 2 left partly alone, 0 failed/);
+  return r;
+};
+
+describe('enable --under', () => {
+  it('enables every repository found and each worktree, and a second run changes nothing', () => {
+    const { sb, ws } = setup();
+    enableAll(sb, ws);
+    for (const p of [ws.p.solo, ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.archived, ws.p.lefthook]) assert.ok(existsSync(join(p, HOOK)), p);
+    assert.ok(!existsSync(join(ws.p.nodeModulesRepo, HOOK)), 'node_modules is skipped');
+    const doc = JSON.parse(sb.cli(sb.dir, 'scan', ws.root).stdout);
+    const healthy = doc.repos.filter((r: any) => r.enabled && r.problems.length === 0).map((r: any) => r.path);
+    assert.ok(healthy.includes(ws.p.solo) && healthy.includes(ws.p.separate) && healthy.includes(ws.p.app));
+    const again = sb.cli(sb.dir, 'enable', '--under', ws.root);
+    assert.match(again.stdout, /enable: 0 changed, \d+ unchanged, 2 left partly alone, 0 failed/);
+  });
+
+  it('--include and --exclude choose among the repositories found', () => {
+    const { sb, ws } = setup();
+    const r = sb.cli(sb.dir, 'enable', '--under', ws.root, '--include', 'work/*', '--exclude', 'app');
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(existsSync(join(ws.p.outer, HOOK)) && existsSync(join(ws.p.separate, HOOK)));
+    assert.ok(!existsSync(join(ws.p.app, HOOK)) && !existsSync(join(ws.p.solo, HOOK)));
+    const both = sb.cli(sb.dir, 'enable', '--under', ws.root, ws.p.solo);
+    assert.equal(both.status, 2);
+    assert.equal(sb.cli(sb.dir, 'enable', '--include', 'x').status, 2);
+  });
+});
+
+describe('remove', () => {
+  it('leaves every repository exactly as it was before it was enabled (the upstream hook file goes too)', () => {
+    const { sb, ws, snap, userHook } = setup();
+    const before = snap();
+    enableAll(sb, ws);
+    assert.notEqual(readFileSync(userHook, 'utf8'), '#!/bin/sh\necho mine\n', 'fleet-git chained the user hook');
+    const r = sb.cli(sb.dir, 'remove', ws.root, '--yes');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /remove: \d+ changed, \d+ unchanged, 0 failed/);
+    const expected = { ...before };
+    delete expected[`states/upstream/${HOOK}`];
+    assert.deepEqual(snap(), expected);
+    const again = sb.cli(sb.dir, 'remove', ws.root, '--yes');
+    assert.equal(again.status, 0);
+    assert.match(again.stdout, /remove: 0 changed, \d+ unchanged, 0 failed/);
+  });
+
+  it('counts a repository with only the upstream hook file as having fleet stuff', () => {
+    const { sb, ws } = setup();
+    const r = sb.cli(sb.dir, 'remove', join(ws.root, 'states'));
+    assert.equal(r.status, 0, r.stderr); // one repository: no --yes needed
+    assert.match(r.stdout, /1 of 4 repositories/);
+    assert.ok(!existsSync(join(ws.p.upstream, HOOK)));
+    assert.ok(existsSync(join(ws.p.tracked, HOOK)), 'a tracked file stays');
+  });
+
+  it('--dry-run prints the plan and changes nothing; off a terminal it will not act on many without --yes', () => {
+    const { sb, ws, snap } = setup();
+    enableAll(sb, ws);
+    const enabled = snap();
+    const dry = sb.cli(sb.dir, 'remove', ws.root, '--dry-run');
+    assert.equal(dry.status, 0, dry.stderr);
+    assert.match(dry.stdout, new RegExp(`${ws.p.solo}: would\\n  remove ${join(ws.p.solo, HOOK)}\\n`));
+    assert.match(dry.stdout, /restore the previous post-checkout hook/);
+    assert.match(dry.stdout, /nothing was changed/);
+    assert.deepEqual(snap(), enabled);
+    const no = sb.cli(sb.dir, 'remove', ws.root);
+    assert.equal(no.status, 2);
+    assert.equal(no.stdout, '');
+    assert.match(no.stderr, /^fleet-git: remove would change \d+ repositories .*add --yes.*\n$/);
+    assert.deepEqual(snap(), enabled);
+    assert.equal(sb.cli(sb.dir, 'remove').status, 2, 'a root is required');
+    assert.equal(sb.cli(sb.dir, 'remove', join(ws.root, 'nope'), '--yes').status, 2);
+  });
+
+  it('a repository that fails is reported with its reason and the others go on (exit 1)', () => {
+    const { sb, ws } = setup();
+    enableAll(sb, ws);
+    // A git process holding the index lock, and an exclude file that is a folder.
+    writeFileSync(join(ws.p.solo, '.git/index.lock'), '');
+    const exclude = join(ws.p.archived, '.git/info/exclude');
+    rmSync(exclude);
+    mkdirSync(exclude);
+    const r = sb.cli(sb.dir, 'remove', ws.root, '--yes');
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, new RegExp(`${ws.p.solo}: failed: a git process holds ${join(ws.p.solo, '.git/index.lock')}`));
+    assert.match(r.stderr, new RegExp(`${ws.p.archived}: failed: .*EISDIR`));
+    assert.match(r.stdout, /remove: \d+ changed, \d+ unchanged, 2 failed/);
+    assert.ok(existsSync(join(ws.p.solo, HOOK)), 'the locked repository was not touched');
+    for (const p of [ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.lefthook, ws.p.upstream]) assert.ok(!existsSync(join(p, HOOK)), `${p} went on`);
+  });
+});

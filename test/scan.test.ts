@@ -1,0 +1,113 @@
+// fleet-git scan on a generated workspace with every kind of repository and
+// fleet state, through the built CLI (off a terminal: JSON only on stdout).
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sandbox } from './helpers.js';
+import { buildWorkspace, type Workspace } from './workspace.js';
+
+interface Json { roots: string[]; repos: any[]; counts: Record<string, number> }
+
+describe('scan', () => {
+  let ws: Workspace;
+  after(() => ws?.unlock());
+  const sb = sandbox('fleet-git-scan-');
+  before(() => {
+    ws = buildWorkspace(sb, { enable: (p) => { const r = sb.cli(p, 'enable'); assert.equal(r.status, 0, r.stderr); } });
+  });
+  const scan = (...args: string[]): Json => {
+    const r = sb.cli(sb.dir, 'scan', ...args);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '', 'nothing on stderr off a terminal');
+    return JSON.parse(r.stdout);
+  };
+  /** `kind rel-path [problem codes] {worktrees}` per row. */
+  const summary = (doc: Json) => doc.repos.map((r) => {
+    const rel = r.path.startsWith(`${ws.root}/`) ? r.path.slice(ws.root.length + 1) : r.path;
+    const codes = [...r.problems.map((p: any) => p.code), ...r.worktrees.flatMap((w: any) => w.problems.map((p: any) => `${w.path.slice(ws.root.length + 1)}:${p.code}`))];
+    const wts = r.worktrees.map((w: any) => w.path.slice(ws.root.length + 1));
+    return `${r.kind} ${rel}${r.enabled ? ' enabled' : ''}${codes.length ? ` [${codes.join(' ')}]` : ''}${wts.length ? ` {${wts.join(' ')}}` : ''}`;
+  });
+
+  it('off a terminal prints exactly one JSON document with every row, kind and problem', () => {
+    const r = sb.cli(sb.dir, 'scan', ws.root);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    const doc = JSON.parse(r.stdout) as Json; // throws on anything but one JSON document
+    assert.deepEqual(Object.keys(doc), ['roots', 'repos', 'counts']);
+    assert.deepEqual(doc.roots, [ws.root]);
+    const expected = [
+      'repo archive/old',
+      'bare mirrors/tool.git',
+      'broken odd/broken',
+      'broken odd/garbage',
+      'stale odd/stale',
+      'repo solo',
+      'repo states/fleet-git enabled',
+      'repo states/lefthook enabled [git-hook-displaced]',
+      'repo states/tracked [hook-file-tracked]',
+      'repo states/upstream [hook-file-upstream]',
+      'repo work/app {work/app-wt}',
+      'repo work/outer',
+      'separate work/separate',
+      'repo work/super',
+      ws.lockedUnreadable ? 'unreadable locked' : 'repo locked/hidden',
+    ].sort((a, b) => (a.split(' ')[1] < b.split(' ')[1] ? -1 : 1));
+    assert.deepEqual(summary(doc), expected);
+    for (const row of doc.repos) {
+      assert.deepEqual(Object.keys(row).slice(0, 5), ['path', 'kind', 'enabled', 'problems', 'worktrees']);
+      for (const p of row.problems) assert.deepEqual(Object.keys(p), ['code', 'message']);
+      if (['bare', 'stale', 'broken', 'unreadable'].includes(row.kind)) assert.equal(typeof row.reason, 'string', `${row.path} has a reason`);
+    }
+    const usable = ws.lockedUnreadable ? 10 : 11;
+    assert.deepEqual(doc.counts, { repositories: usable, worktrees: 1, healthy: 1, withProblems: 3, notEnabled: usable - 4, notUsable: ws.lockedUnreadable ? 5 : 4 });
+  });
+
+  it('reports the same state as status for each repository', () => {
+    const doc = scan(ws.root, '--json');
+    for (const p of [ws.p.fleetGit, ws.p.lefthook, ws.p.tracked, ws.p.upstream, ws.p.app]) {
+      const st = sb.cli(p, 'status', '--json');
+      assert.equal(st.status, 0, st.stderr);
+      assert.deepEqual(doc.repos.find((r) => r.path === p), JSON.parse(st.stdout));
+    }
+  });
+
+  it('shows a linked worktree with its repository, also when the repository is outside the roots', () => {
+    const inside = scan(join(ws.root, 'work'));
+    assert.deepEqual(inside.repos.filter((r) => r.path.includes('app')).map((r) => [r.path, r.worktrees.map((w: any) => w.path)]), [[ws.p.app, [ws.p.appWorktree]]]);
+    const onlyWt = scan(ws.p.appWorktree);
+    assert.equal(onlyWt.repos.length, 1);
+    assert.equal(onlyWt.repos[0].path, ws.p.app);
+    assert.equal(onlyWt.repos[0].outside, true);
+    assert.deepEqual(onlyWt.repos[0].worktrees.map((w: any) => [w.path, w.kind]), [[ws.p.appWorktree, 'worktree']]);
+  });
+
+  it('--nested finds submodules and nested repositories; --depth and --ignore bound the walk', () => {
+    const nested = scan(ws.root, '--nested');
+    const sub = nested.repos.find((r) => r.path === ws.p.submodule);
+    assert.equal(sub?.kind, 'submodule');
+    assert.equal(sub?.enclosing, ws.p.superproject);
+    assert.equal(nested.repos.find((r) => r.path === ws.p.inner)?.enclosing, ws.p.outer);
+    assert.deepEqual(scan(ws.root, '--depth', '1').repos.map((r) => r.path), [ws.p.solo]);
+    const ignored = scan(ws.root, '--ignore', 'states', '--ignore', 'odd');
+    assert.ok(!ignored.repos.some((r) => r.path.includes('/states/') || r.path.includes('/odd/')));
+    assert.ok(ignored.repos.some((r) => r.path === ws.p.solo));
+  });
+
+  it('uses the current folder when no root is given', () => {
+    const r = sb.cli(join(ws.root, 'states'), 'scan');
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).repos.map((x: any) => x.path), [ws.p.fleetGit, ws.p.lefthook, ws.p.tracked, ws.p.upstream]);
+  });
+
+  it('exits 2 with one line for a root that does not exist, or a bad --depth', () => {
+    const missing = join(ws.root, 'no-such-folder');
+    const r = sb.cli(sb.dir, 'scan', ws.root, missing);
+    assert.equal(r.status, 2);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, `fleet-git: ${missing}: no such folder\n`);
+    const d = sb.cli(sb.dir, 'scan', ws.root, '--depth', 'deep');
+    assert.equal(d.status, 2);
+    assert.equal(d.stderr.trim().split('\n').length, 1);
+  });
+});
