@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CopilotAdapter } from '../src/copilot/adapter.js';
 import { userPaths } from '../src/paths.js';
@@ -75,7 +75,7 @@ describe('CopilotAdapter', () => {
   });
 
   test('installHooks, isHookInstalled, removeHooks; someone else\'s file is left alone', () => {
-    const a = new CopilotAdapter({});
+    const a = new CopilotAdapter(sb.env);
     const repo = sb.repo('hooks');
     const client = join(sb.dir, 'data', 'hook-client.cjs');
     const file = join(repo, '.github', 'hooks', 'fleet.json');
@@ -97,7 +97,10 @@ describe('CopilotAdapter', () => {
     assert.equal(a.isHookInstalled(repo), false);
     a.removeHooks(repo); // nothing to remove: no error
 
+    assert.equal(existsSync(join(repo, '.github')), false, 'the folders it created are gone too');
+    assert.equal(readFileSync(join(repo, '.git/info/exclude'), 'utf8').includes('fleet-git'), false);
     const foreign = JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: 'command', bash: 'echo mine' }] } });
+    mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, foreign);
     assert.equal(a.isHookInstalled(repo), false);
     a.removeHooks(repo);
@@ -106,7 +109,7 @@ describe('CopilotAdapter', () => {
   });
 
   test('the installed hook command, run as Copilot runs it, reaches the observer with Copilot as ppid', async () => {
-    const a = new CopilotAdapter({});
+    const a = new CopilotAdapter(sb.env);
     const repo = sb.repo('run-hooks');
     const paths = userPaths(sb.env, sb.home);
     const dataDir = join(sb.dir, 'data-run');

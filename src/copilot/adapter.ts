@@ -2,10 +2,14 @@
 // src/adapters/base.js, see fleet-observer-protocol.md) for GitHub Copilot CLI,
 // as a library export. Launch arguments and environment for a model profile,
 // the repository hook file, payload normalization and the action summary.
-import { accessSync, constants, mkdirSync, unlinkSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
-import { CLIENT_FILE, classifyHookFile, HOOK_FILE_PATH, renderHookFile } from '../core/hook-file.js';
+import { disableRepo, enableRepo } from '../core/actions.js';
+import { ensureUserFiles, runContext } from '../core/context.js';
+import { CLIENT_FILE } from '../core/hook-file.js';
+import { assessRepo } from '../core/state.js';
+import { locateRepo } from '../git/repo.js';
 import { normalizePayload, summarizeToolUse, type FleetEvent } from './normalize.js';
 
 /** One entry of the observer's models.json. */
@@ -79,19 +83,36 @@ export class CopilotAdapter {
     return env;
   }
 
-  /** Writes `<cwd>/.github/hooks/fleet.json`, every hook running the client at `hookClientPath`. */
+  /**
+   * `fleet-git enable` for the repository at `cwd`: the hook file (every hook
+   * running the client at `hookClientPath`, which must be named hook-client.cjs),
+   * the exclude entry and the post-checkout hook. Throws outside a repository.
+   */
   installHooks(hookClientPath: string, cwd: string): void {
-    installHookFile(hookClientPath, cwd);
+    if (basename(hookClientPath) !== CLIENT_FILE) throw new Error(`the hook client must be named ${CLIENT_FILE}: ${hookClientPath}`);
+    const ctx = this.context(dirname(hookClientPath));
+    ensureUserFiles(ctx);
+    enableRepo(assessRepo(locateRepo(cwd), ctx), ctx);
   }
 
-  /** Removes `<cwd>/.github/hooks/fleet.json` when fleet-git wrote it; anyone else's file stays. */
+  /** `fleet-git disable` for the repository at `cwd`: anyone else's file stays. */
   removeHooks(cwd: string): void {
-    removeHookFile(cwd);
+    disableRepo(assessRepo(locateRepo(cwd), this.context()));
   }
 
-  /** Whether `<cwd>/.github/hooks/fleet.json` is fleet-git's. */
+  /** Whether the worktree at `cwd` has fleet-git's hook file. */
   isHookInstalled(cwd: string): boolean {
-    return hookFileInstalled(cwd);
+    try {
+      const repo = locateRepo(cwd);
+      const state = assessRepo(repo, this.context());
+      return [state.main, ...state.worktrees].some((w) => w !== null && w.path === repo.root && w.enabled);
+    } catch {
+      return false;
+    }
+  }
+
+  private context(dataDir?: string) {
+    return runContext(this.env, this.env.HOME || homedir(), dataDir);
   }
 
   /**
@@ -115,32 +136,3 @@ export class CopilotAdapter {
   }
 }
 
-// ---------------------------------------------------------------------------
-// TODO(foundation): wire these three to the one writer/reader of the hook file
-// that `fleet-git enable` / `disable` / `status` use (src/core). They use
-// core/hook-file's renderer and classifier, so the file's bytes and the
-// "is it ours" test are already shared, but they do not add the info/exclude
-// entry or the post-checkout hook that `enable` installs.
-// ---------------------------------------------------------------------------
-
-function hookFileOf(cwd: string): string {
-  return join(cwd, HOOK_FILE_PATH);
-}
-
-/** The hook file names the folder holding `hook-client.cjs`, so the client must have that name. */
-function installHookFile(hookClientPath: string, cwd: string): void {
-  if (basename(hookClientPath) !== CLIENT_FILE) throw new Error(`the hook client must be named ${CLIENT_FILE}: ${hookClientPath}`);
-  const file = hookFileOf(cwd);
-  mkdirSync(dirname(file), { recursive: true });
-  writeAtomic(file, renderHookFile({ dataDir: dirname(hookClientPath) }), 0o644);
-}
-
-function removeHookFile(cwd: string): void {
-  const file = hookFileOf(cwd);
-  const text = readTextIfExists(file);
-  if (text !== null && classifyHookFile(text, '').kind === 'ours') unlinkSync(file);
-}
-
-function hookFileInstalled(cwd: string): boolean {
-  return classifyHookFile(readTextIfExists(hookFileOf(cwd)), '').kind === 'ours';
-}

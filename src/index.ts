@@ -1,0 +1,2 @@
+// The library entry of the package.
+export { CopilotAdapter } from './copilot/adapter.js';
