@@ -37,7 +37,8 @@ describe('fleet-git doctor', () => {
 
     const obs = await TestObserver.start(paths.fleetSocket);
     try {
-      assert.equal(spawnCli(sb, repo, ['setup']), 0);
+      const setup = sb.cli(repo, 'setup');
+      assert.equal(setup.status, 0, `fleet-git setup failed: ${setup.stderr}`);
       assert.equal(spawnCli(sb, repo, ['enable', '--trust']), 0);
       r = await doctor(repo, env);
       assert.equal(r.code, 0, r.stdout);
