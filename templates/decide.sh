@@ -1,26 +1,32 @@
 # fleet-git template copy: installed in new clones by `fleet-git setup` (init.templateDir).
 	# It provisions only clones that the user config includes, decided without Node by the
 	# `case` patterns fleet-git compiled from it; elsewhere it stays inert and writes nothing.
-	r={{rules}}
-	[ -f "$r" ] || return 0
-	. "$r" || return 0
-	cfg={{config}}
-	stale=
-	case $fleet_git_rules_cfg in
-	present) { [ -f "$cfg" ] && ! [ "$cfg" -nt "$r" ]; } || stale=1 ;;
-	*) [ -e "$cfg" ] && stale=1 ;;
-	esac
-	if [ -n "$stale" ]; then
-		# The config changed since it was compiled: fleet-git compiles it again, once.
-		n=$(command -v node 2>/dev/null) || IFS= read -r n <{{data}}/node || return 4
-		IFS= read -r c <{{data}}/cli || return 4
-		"$n" "$c" config --compile-rules || return 4
-		. "$r" || return 4
+	# Once a repository is enabled (its info/exclude has fleet-git's block), it is the same
+	# as the hook `fleet-git enable` writes.
+	on=
+	if [ -f "$common/info/exclude" ]; then
+		while IFS= read -r line; do
+			[ "$line" = {{begin}} ] && { on=1; break; }
+		done <"$common/info/exclude"
 	fi
-	cd -P . || return 1
-	fleet_git_included "$PWD" || return 0
-	# Included: from now on this clone has the same hook as one `fleet-git enable` set up.
-	h=$common/hooks/post-checkout
-	if [ "$0" -ef "$h" ] && [ -f {{hook}} ]; then
-		cp {{hook}} "$h.fleet-git-$$.tmp" && mv -f "$h.fleet-git-$$.tmp" "$h" || rm -f "$h.fleet-git-$$.tmp"
+	if [ -z "$on" ]; then
+		r={{rules}}
+		[ -f "$r" ] || return 0
+		. "$r" || return 0
+		cfg={{config}}
+		stale=
+		case $fleet_git_rules_cfg in
+		present) { [ -f "$cfg" ] && ! [ "$cfg" -nt "$r" ]; } || stale=1 ;;
+		*) [ -e "$cfg" ] && stale=1 ;;
+		esac
+		if [ -n "$stale" ]; then
+			# The config changed since it was compiled: fleet-git compiles it again, once.
+			n=$(command -v node 2>/dev/null) || IFS= read -r n <{{data}}/node || return 4
+			IFS= read -r c <{{data}}/cli || return 4
+			"$n" "$c" config --compile-rules || return 4
+			. "$r" || return 4
+		fi
+		cd -P . || return 1
+		fleet_git_included "$PWD" || return 0
 	fi
+	# fleet-git template copy end

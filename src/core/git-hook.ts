@@ -44,6 +44,19 @@ export function hooksDir(repo: Repo, config: ConfigReader): HooksDir {
 
 /** The line that marks a post-checkout hook as a copy from fleet-git setup's template (templates/decide.sh). */
 export const TEMPLATE_HOOK_MARK = '# fleet-git template copy:';
+const TEMPLATE_HOOK_END = '# fleet-git template copy end';
+
+/**
+ * A template copy without its decision part: the hook `enable` writes, when
+ * both come from the same fleet-git. Once a repository is enabled, the copy
+ * behaves exactly as that hook, so it counts as current.
+ */
+export function withoutDecide(text: string): string {
+  const start = text.indexOf(TEMPLATE_HOOK_MARK);
+  const end = text.indexOf(TEMPLATE_HOOK_END, start);
+  if (start < 0 || end < 0) return text;
+  return `${text.slice(0, start)}:${text.slice(end + TEMPLATE_HOOK_END.length)}`;
+}
 
 /** What the template copy of the hook needs to decide per clone (see templates/decide.sh). */
 export interface TemplateDecide {
@@ -53,14 +66,12 @@ export interface TemplateDecide {
   config: string;
   /** fleet-git's data folder (node, cli). */
   dataDir: string;
-  /** The hook as `enable` writes it, which an included clone's copy replaces itself with. */
-  hook: string;
 }
 
 /** The hook script as fleet-git writes it now; with `template`, the copy that setup's template holds. */
 export function renderGitHook(canonicalHookFile: string, template?: TemplateDecide): string {
   const decide = template
-    ? render(readTemplate('decide.sh').trim(), { rules: shQuote(template.rules), config: shQuote(template.config), data: shQuote(template.dataDir), hook: shQuote(template.hook) })
+    ? render(readTemplate('decide.sh').trim(), { rules: shQuote(template.rules), config: shQuote(template.config), data: shQuote(template.dataDir), begin: shQuote(EXCLUDE_BEGIN) })
     : ':';
   return render(readTemplate(HOOK_NAME), {
     canonical: shQuote(canonicalHookFile),
@@ -96,7 +107,7 @@ export function readGitHook(dir: string, expected: string): GitHookInfo {
   const prev = `${path}${PREV_SUFFIX}`;
   return {
     kind: text === null ? 'absent' : isOurGitHook(text) ? 'ours' : 'foreign',
-    current: text === expected && isExecutable(path),
+    current: text !== null && (text === expected || withoutDecide(text) === expected) && isExecutable(path),
     displacedCopy: isOurGitHook(readTextIfExists(old)) ? old : null,
     prev: existsSync(prev) ? prev : null,
     template: text !== null && text.includes(TEMPLATE_HOOK_MARK),

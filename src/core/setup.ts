@@ -22,8 +22,6 @@ import { compileRules, configFile, expandHome, loadUserConfig } from './user-con
 
 export const SETUP_RECORD = 'setup.json';
 export const OWN_TEMPLATE = 'template';
-/** The hook as enable writes it: an included clone's template copy replaces itself with it. */
-export const REPO_HOOK_COPY = 'post-checkout';
 /** The path of the CLI, for the template hook to compile changed rules. */
 export const CLI_FILE = 'cli';
 /** The template hook as a stable file, for users whose global core.hooksPath keeps template hooks from running. */
@@ -87,7 +85,6 @@ export function renderTemplateHook(env: Env, home: string): string {
     rules: join(u.dataDir, RULES_FILE),
     config: configFile(env, home),
     dataDir: u.dataDir,
-    hook: join(u.dataDir, REPO_HOOK_COPY),
   });
 }
 
@@ -107,7 +104,6 @@ function writeDataFiles(env: Env, home: string, out: SetupOutcome): void {
   const u = userPaths(env, home);
   const ctx = runContext(env, home);
   for (const c of ensureUserFiles(ctx)) out.changes.push(c);
-  if (writeAtomic(join(u.dataDir, REPO_HOOK_COPY), ctx.gitHook, 0o755)) out.changes.push(`wrote ${join(u.dataDir, REPO_HOOK_COPY)}`);
   if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, 0o644)) out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
   if (compileRules(env, home)) out.changes.push(`compiled the include/exclude rules of ${configFile(env, home)} into ${join(u.dataDir, RULES_FILE)}`);
 }
@@ -263,7 +259,7 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
       if (removeIfEmpty(rel === '.' ? record.templateDir : join(record.templateDir, rel))) out.changes.push(`removed the empty folder ${rel === '.' ? record.templateDir : join(record.templateDir, rel)} it had created`);
     }
   }
-  for (const f of [RULES_FILE, REPO_HOOK_COPY, CLI_FILE, CLONE_HOOK, SETUP_RECORD]) {
+  for (const f of [RULES_FILE, CLI_FILE, CLONE_HOOK, SETUP_RECORD]) {
     try { unlinkSync(join(u.dataDir, f)); } catch { /* not there */ }
   }
   out.info.push('repositories already enabled stay enabled (fleet-git disable takes it out of one)');
