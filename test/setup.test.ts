@@ -235,5 +235,10 @@ describe('setup', () => {
     const c = clone(s, src, 'c');
     assert.ok(existsSync(join(c.path, HOOK)));
     assert.equal(s.git(c.path, 'status', '--porcelain'), '');
+    assert.match(s.cli(c.path, 'status').stdout, /new clones \(fleet-git setup\): through .*core\.hooksPath/);
+    const u = s.cli(s.dir, 'setup', '--undo');
+    assert.equal(u.status, 0, u.stderr);
+    assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'clone-hook')));
+    assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), before);
   });
 });

@@ -221,7 +221,11 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
   const u = userPaths(env, home);
   const record = readRecord(u);
   if (!record) {
-    out.info.push('setup is not in effect: nothing to undo');
+    // Setup met a global core.hooksPath: only its data files are there.
+    for (const f of [CLONE_HOOK, RULES_FILE, CLI_FILE]) {
+      try { unlinkSync(join(u.dataDir, f)); out.changes.push(`removed ${join(u.dataDir, f)}`); } catch { /* not there */ }
+    }
+    if (!out.changes.length) out.info.push('setup is not in effect: nothing to undo');
     return out;
   }
   const ownDir = join(u.dataDir, OWN_TEMPLATE);
@@ -282,6 +286,9 @@ export function setupState(env: Env, home: string): SetupState {
   const record = readRecord(u);
   const config = new ConfigReader(env);
   const hp = globalHooksPath(config);
+  if (!record && hp && existsSync(join(u.dataDir, CLONE_HOOK))) {
+    return { state: 'hooks-path', templateDir: null, message: `through ${join(u.dataDir, CLONE_HOOK)} only if your core.hooksPath hook (${hp.value}) calls it, as fleet-git setup suggested: git runs no template hooks with a global core.hooksPath` };
+  }
   if (!record) {
     return { state: 'off', templateDir: null, message: 'not in effect: new clones do not get fleet-git (fleet-git setup changes that)' };
   }
