@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Option } from 'clipanion';
-import { copilotArgs, copilotEnv, ProfilesError, type ModelProfile } from '../copilot/profiles.js';
+import { CopilotAdapter } from '../copilot/adapter.js';
+import { ProfilesError, type ModelProfile } from '../copilot/profiles.js';
 import { CopilotConfigError } from '../copilot/trust.js';
 import { runContext } from '../core/context.js';
 import { chooseProfile, findCopilot, prepareRepo, runCopilot, RunError } from '../core/run.js';
@@ -48,8 +49,12 @@ export class RunCommand extends FleetCommand {
     const onTty = !!stdin.isTTY;
     const profile = await chooseProfile(ctx.user.fleetModels, this.model, onTty ? (list) => this.pick(list) : null);
     for (const line of prepareRepo(ctx, cwd)) this.err(`fleet-git: ${line}`);
-    const env = copilotEnv(profile, this.context.env, this.proxy);
-    return runCopilot(bin, copilotArgs(profile, passthrough), env, cwd, !onTty);
+    const adapter = new CopilotAdapter(this.context.env);
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(adapter.buildEnv(profile, this.context.env))) if (v !== undefined) env[k] = v;
+    const proxy = this.proxy ?? profile.proxy;
+    if (proxy) env.HTTP_PROXY = env.HTTPS_PROXY = proxy;
+    return runCopilot(bin, [...adapter.buildArgs(profile), ...passthrough], env, cwd, !onTty);
   }
 
   private async pick(list: ModelProfile[]): Promise<ModelProfile | null> {

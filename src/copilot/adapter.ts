@@ -2,12 +2,12 @@
 // src/adapters/base.js, see fleet-observer-protocol.md) for GitHub Copilot CLI,
 // as a library export. Launch arguments and environment for a model profile,
 // the repository hook file, payload normalization and the action summary.
-import { accessSync, constants } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, delimiter, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { disableRepo, enableRepo } from '../core/actions.js';
 import { ensureUserFiles, runContext } from '../core/context.js';
 import { CLIENT_FILE } from '../core/hook-file.js';
+import { findOnPath } from '../core/run.js';
 import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { normalizePayload, summarizeToolUse, type FleetEvent } from './normalize.js';
@@ -57,14 +57,7 @@ export class CopilotAdapter {
 
   /** Whether `copilot` is an executable file on PATH. */
   isInstalled(): boolean {
-    for (const dir of (this.env.PATH ?? '').split(delimiter)) {
-      if (!dir) continue;
-      try {
-        accessSync(join(dir, this.binary), constants.X_OK);
-        return true;
-      } catch { /* next */ }
-    }
-    return false;
+    return findOnPath(this.binary, this.env) !== null;
   }
 
   /** Copilot has no --model flag: the model goes in the environment (buildEnv). */

@@ -76,24 +76,3 @@ export function readProfiles(file: string): ModelProfile[] {
 export function copilotProfiles(all: ModelProfile[]): ModelProfile[] {
   return all.filter((p) => p.tool === 'copilot');
 }
-
-/** What fleet's Copilot adapter passes: `--allow-all`, the profile's args, then the user's. */
-export function copilotArgs(p: ModelProfile, passthrough: string[] = []): string[] {
-  return ['--allow-all', ...p.args, ...passthrough];
-}
-
-/** The environment `copilot` runs with: the base, the profile's variables, the proxy. */
-export function copilotEnv(p: ModelProfile, base: Record<string, string | undefined>, proxy?: string | null): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(base)) if (v !== undefined) env[k] = v;
-  env.FLEET_MODEL_NAME = p.name;
-  if (p.model) env.COPILOT_MODEL = p.model;
-  if (p.apiKey) env.COPILOT_GITHUB_TOKEN = p.apiKey;
-  Object.assign(env, p.env);
-  const via = proxy ?? p.proxy;
-  if (via) {
-    env.HTTP_PROXY = via;
-    env.HTTPS_PROXY = via;
-  }
-  return env;
-}
