@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark of `fleet-git scan` (and, later, bulk enable/remove) against `find`
+// Benchmark of `fleet-git scan` against `find`, and of bulk enable/remove against scan,
 // on the synthetic workspace of ../shared/bench/make-workspace.sh.
 //
 //   node bench/scan.mjs [--repos 2000] [--runs 7] [--root DIR]
@@ -12,7 +12,7 @@
 //
 // To measure one more command, add one line to COMMANDS below.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +59,27 @@ function scanCommand() {
 // ---- the commands -----------------------------------------------------------------
 ensureWorkspace();
 const scan = scanCommand();
+// enable --under and remove change the repositories: they run on a copy (cp -a) of
+// the cached workspace, removed at the end, with a throwaway HOME so that the
+// per-user files go there and not into the real one.
+const COPY = `${ROOT}-bulk-${process.pid}`;
+const HOME = `${COPY}-home`;
+const bulkEnv = { ...process.env, HOME, XDG_DATA_HOME: join(HOME, 'data'), XDG_CONFIG_HOME: join(HOME, 'config'), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: join(HOME, 'gitconfig'), NO_COLOR: '1' };
+const bulk = existsSync(CLI) && spawnSync(node, [CLI, 'remove', '--help'], { stdio: 'ignore' }).status === 0;
+if (bulk) {
+  execFileSync('cp', ['-a', ROOT, COPY]);
+  // git records linked worktrees by absolute path (the worktree's .git file and
+  // <common>/worktrees/*/gitdir): point the copy's at the copy, or bulk commands on
+  // the copy would reach the cached workspace through them.
+  const links = execFileSync('find', [COPY, '-name', 'node_modules', '-prune', '-o', '-name', '.git', '-type', 'f', '-print', '-o', '-path', '*/.git/worktrees/*/gitdir', '-print'], { encoding: 'utf8' });
+  for (const f of links.split('\n').filter(Boolean)) {
+    const text = readFileSync(f, 'utf8');
+    if (text.includes(`${ROOT}/`)) writeFileSync(f, text.split(`${ROOT}/`).join(`${COPY}/`));
+  }
+  mkdirSync(HOME, { recursive: true });
+  process.on('exit', () => { spawnSync('chmod', ['-R', 'u+rwx', COPY]); rmSync(COPY, { recursive: true, force: true }); rmSync(HOME, { recursive: true, force: true }); });
+}
+const bulkRun = (...a) => { const r = spawnSync(node, [CLI, ...a], { env: bulkEnv, stdio: 'ignore' }); return r; };
 /**
  * name, argv, and optionally: ratioTo (the name of the command it is compared
  * with), limit (the most that ratio may be), before (run untimed before each
@@ -67,21 +88,23 @@ const scan = scanCommand();
 const COMMANDS = [
   { name: 'find', argv: ['find', ROOT, '-name', 'node_modules', '-prune', '-o', '-name', '.git', '-print', '-prune'] },
   { ...scan, key: 'scan', ratioTo: 'find', limit: 3 },
-  // { name: 'enable --under', argv: [node, CLI, 'enable', '--under', ROOT], ratioTo: 'scan', limit: 15, before: () => spawnSync(node, [CLI, 'remove', ROOT, '--yes']) },
-  // { name: 'remove', argv: [node, CLI, 'remove', ROOT, '--yes'], ratioTo: 'scan', limit: 15, before: () => spawnSync(node, [CLI, 'enable', '--under', ROOT]) },
+  ...(bulk ? [
+    { name: 'fleet-git enable --under (copy)', argv: [node, CLI, 'enable', '--under', COPY], env: bulkEnv, okCodes: [0, 1], ratioTo: 'scan', limit: 15, before: () => bulkRun('remove', COPY, '--yes') },
+    { name: 'fleet-git remove --yes (copy)', argv: [node, CLI, 'remove', COPY, '--yes'], env: bulkEnv, ratioTo: 'scan', limit: 15, before: () => bulkRun('enable', '--under', COPY) },
+  ] : []),
 ];
 const MAX_RSS_MIB = 150;
 
 function runOnce(c) {
   const t = process.hrtime.bigint();
-  const r = spawnSync(c.argv[0], c.argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
+  const r = spawnSync(c.argv[0], c.argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28, env: c.env ?? process.env });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
-  if (r.status !== 0 && c.name !== 'find') throw new Error(`${c.name} failed (${r.status}): ${r.stderr}`);
+  if (!(c.okCodes ?? [0]).includes(r.status) && c.name !== 'find') throw new Error(`${c.name} failed (${r.status}): ${r.stderr}`);
   return ms;
 }
 function peakRssMiB(c) {
   if (!existsSync('/usr/bin/time')) return null;
-  const r = spawnSync('/usr/bin/time', ['-v', ...c.argv], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync('/usr/bin/time', ['-v', ...c.argv], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env: c.env ?? process.env });
   const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
   return m ? Number(m[1]) / 1024 : null;
 }
