@@ -1,7 +1,7 @@
 // fleet-git doctor: every check passing in a set-up sandbox, and each failing one saying what to do.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
@@ -54,7 +54,7 @@ describe('fleet-git doctor', () => {
       spawnCli(sb, repo, ['enable']);
       mkdirSync(paths.configDir, { recursive: true });
       writeFileSync(join(paths.configDir, 'config.json5'), '{ include: 3 }');
-      r = await doctor(repo, { ...env, PATH: sb.env.PATH });
+      r = await doctor(repo, { ...env, PATH: withoutCopilot(sb.env.PATH) });
       assert.equal(r.code, 1);
       assert.match(r.stdout, /FAIL {2}.*proj: Copilot does not trust it.*fleet-git enable --trust/);
       assert.match(r.stdout, /FAIL {2}the config file is invalid: .*config\.json5/);
@@ -76,4 +76,9 @@ describe('fleet-git doctor', () => {
 function spawnCli(sb: ReturnType<typeof sandbox>, cwd: string, args: string[]): number | null {
   const r = sb.cli(cwd, ...args);
   return r.status;
+}
+
+/** PATH without any folder holding a copilot executable (npm test puts node_modules/.bin on it). */
+function withoutCopilot(path: string): string {
+  return path.split(':').filter((d) => d && !existsSync(join(d, 'copilot'))).join(':');
 }
