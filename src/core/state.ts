@@ -100,7 +100,9 @@ function worktreesOf(repo: Repo): Worktree[] {
 function worktreeState(wt: Worktree, ctx: RunContext): WorktreeState {
   const path = join(wt.root, HOOK_FILE_PATH);
   const hookFile = classifyHookFile(readTextIfPresent(path), ctx.hookFile);
-  const tracked = trackedIn(wt);
+  // Whether git tracks the path is read from the index only when it can matter:
+  // a file is there, or an action or the "missing" check asks (see `tracked` below).
+  const tracked = hookFile.kind !== 'absent' && trackedIn(wt);
   const problems: Problem[] = [];
   const where = wt.root;
   if (tracked) {
@@ -116,7 +118,18 @@ function worktreeState(wt: Worktree, ctx: RunContext): WorktreeState {
   } else if (hookFile.kind === 'foreign') {
     problems.push({ code: 'hook-file-foreign', message: `${HOOK_FILE_PATH} in ${where} was not written by fleet-git: it is left alone (fleet-git enable --force replaces it, keeping a copy to restore)` });
   }
-  return { path: wt.root, kind: wt.main ? 'main' : 'worktree', enabled: hookFile.kind === 'ours', problems, hookFile, tracked, worktree: wt };
+  let trackedAbsent: boolean | undefined;
+  return {
+    path: wt.root,
+    kind: wt.main ? 'main' : 'worktree',
+    enabled: hookFile.kind === 'ours',
+    problems,
+    hookFile,
+    get tracked() {
+      return hookFile.kind !== 'absent' ? tracked : (trackedAbsent ??= trackedIn(wt));
+    },
+    worktree: wt,
+  };
 }
 
 /** Reads and judges one repository and all its worktrees. */
