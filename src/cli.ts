@@ -15,7 +15,7 @@ import { ModelListCommand } from './commands/model-list.js';
 import { DoctorCommand } from './commands/doctor.js';
 
 export function makeCli(): Cli<Context> {
-  const cli = new Cli<Context>({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: '0.1.0' });
+  const cli = new Cli<Context>({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: '0.1.0', enableColors: !!process.stdout.isTTY && !process.env.NO_COLOR });
   for (const c of [EnableCommand, DisableCommand, StatusCommand, SetupCommand, ConfigCommand, ScanCommand, RemoveCommand, RunCommand, ModelListCommand, DoctorCommand, Builtins.HelpCommand, Builtins.VersionCommand]) cli.register(c);
   return cli;
 }
