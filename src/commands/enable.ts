@@ -4,7 +4,7 @@ import { ensureUserFiles, runContext } from '../core/context.js';
 import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { printOutcome, resolveRepos } from './report.js';
+import { printBulkResult, printOutcome, resolveRepos } from './report.js';
 import { trustFolder } from '../copilot/trust.js';
 import { installUserHooks } from '../core/user-hooks.js';
 import { loadBulk, progressLine, rootsOf } from './scan.js';
@@ -82,14 +82,7 @@ export class EnableCommand extends FleetCommand {
     const out = new bulk.LineBuffer(this.context.stdout);
     const err = new bulk.LineBuffer(this.context.stderr);
     for (const line of ensureUserFiles(ctx)) out.push(line);
-    const { counts } = bulk.applyEach(wanted, (st) => enableRepo(st, ctx, { force: this.force }), (r) => {
-      if (r.error !== undefined) { err.push(`${r.row.path}: failed: ${r.error}`); return; }
-      const o = r.outcome!;
-      if (o.changes.length) out.push(`${o.path}: enabled`);
-      for (const c of o.changes) out.push(`  ${c}`);
-      for (const n of o.info) out.push(`  note: ${n}`);
-      for (const n of o.notes) err.push(`${o.path}: ${n}`);
-    });
+    const { counts } = bulk.applyEach(wanted, (st) => enableRepo(st, ctx, { force: this.force }), (r) => printBulkResult(out, err, r, 'enabled'));
     const unusable = s.rows.filter((r) => !r.state && !r.unreadable).length;
     out.push(`enable: ${bulk.countsLine(counts)} (${wanted.length} repositor${wanted.length === 1 ? 'y' : 'ies'} under ${root}${unusable ? `; ${unusable} not usable, see fleet-git scan` : ''})`);
     out.flush();

@@ -1,6 +1,7 @@
 import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { isTty, loadBulk, progressLine, rootsOf } from './scan.js';
+import { printBulkResult } from './report.js';
 
 /** Asks a yes/no question on the terminal; anything but y or yes is no. */
 export function confirm(stdin: NodeJS.ReadableStream, stderr: NodeJS.WritableStream, question: string): Promise<boolean> {
@@ -80,14 +81,7 @@ export class RemoveCommand extends FleetCommand {
         return EXIT.ok;
       }
     }
-    const { counts } = bulk.applyEach(targets, (st) => disableRepo(st, { upstream: true }), (r) => {
-      if (r.error !== undefined) { err.push(`${r.row.path}: failed: ${r.error}`); return; }
-      const o = r.outcome!;
-      if (o.changes.length) out.push(`${o.path}: removed`);
-      for (const c of o.changes) out.push(`  ${c}`);
-      for (const n of o.info) out.push(`  note: ${n}`);
-      for (const n of o.notes) err.push(`${o.path}: ${n}`);
-    });
+    const { counts } = bulk.applyEach(targets, (st) => disableRepo(st, { upstream: true }), (r) => printBulkResult(out, err, r, 'removed'));
     counts.unchanged += untouched;
     out.push(`remove: ${bulk.countsLine(counts)} (${found})`);
     out.flush();

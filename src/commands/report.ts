@@ -1,6 +1,7 @@
 // Printing shared by the commands: outcomes of actions, repository arguments.
 import { resolve } from 'node:path';
 import type { Outcome } from '../core/actions.js';
+import type { BulkResult, LineBuffer } from '../core/bulk.js';
 import type { FleetCommand } from './base.js';
 
 /** The repositories named on the command line, or the current folder's. */
@@ -16,4 +17,17 @@ export function printOutcome(cmd: FleetCommand, o: Outcome, verb: string): boole
   for (const n of o.info) cmd.out(`  note: ${n}`);
   for (const n of o.notes) cmd.err(`  ${n}`);
   return o.notes.length > 0;
+}
+
+/** Prints one repository's result in a bulk run: only what changed, failed or was left alone. */
+export function printBulkResult(out: LineBuffer, err: LineBuffer, r: BulkResult, verb: string): void {
+  if (r.error !== undefined) {
+    err.push(`${r.row.path}: failed: ${r.error}`);
+    return;
+  }
+  const o = r.outcome!;
+  if (o.changes.length) out.push(`${o.path}: ${verb}`);
+  for (const c of o.changes) out.push(`  ${c}`);
+  for (const n of o.info) out.push(`  note: ${n}`);
+  for (const n of o.notes) err.push(`${o.path}: ${n}`);
 }

@@ -1,9 +1,9 @@
 // A repository's fleet state: the one notion that status, scan, enable and
 // remove all share. Read from files only (no git process in the common case).
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { readTextIfExists } from '../fs/atomic.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { isPresent, readTextIfExists, readTextIfPresent } from '../fs/atomic.js';
 import { isTrackedInIndex, listWorktrees, type Repo, type Worktree } from '../git/repo.js';
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
@@ -65,14 +65,6 @@ function trackedIn(wt: Worktree): boolean {
   return r.status === 0;
 }
 
-/** Whether a path exists; false for an unreadable one (the read that follows then tells). */
-function isPresent(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return true;
-  }
-}
 
 const NO_GIT_HOOK = { kind: 'absent' as const, current: false, displacedCopy: null, prev: null, template: false };
 
@@ -83,19 +75,7 @@ function gitHookIn(dir: string, expected: string): GitHookInfo {
   return readGitHook(dir, expected);
 }
 
-/** Like readTextIfExists, without the cost of an ENOENT error in the common case of no file. */
-function readTextIfPresent(path: string): string | null {
-  return isPresent(path) ? readTextIfExists(path) : null;
-}
 
-/** Every worktree; a repository opened at its worktree whose git dir is not named .git (--separate-git-dir, a submodule) keeps that worktree as its main one. */
-function worktreesOf(repo: Repo): Worktree[] {
-  // Most repositories have no linked worktree: one stat instead of a failing readdir.
-  const all = isPresent(join(repo.commonDir, 'worktrees')) ? listWorktrees(repo)
-    : basename(repo.commonDir) === '.git' ? [{ root: dirname(repo.commonDir), gitDir: repo.commonDir, main: true }] : [];
-  if (!repo.linked && !all.some((w) => w.main) && repo.root !== repo.gitDir) all.unshift({ root: repo.root, gitDir: repo.gitDir, main: true });
-  return all;
-}
 
 function worktreeState(wt: Worktree, ctx: RunContext): WorktreeState {
   const path = join(wt.root, HOOK_FILE_PATH);
@@ -134,7 +114,7 @@ function worktreeState(wt: Worktree, ctx: RunContext): WorktreeState {
 
 /** Reads and judges one repository and all its worktrees. */
 export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
-  const all = worktreesOf(repo).map((wt) => worktreeState(wt, ctx));
+  const all = listWorktrees(repo).map((wt) => worktreeState(wt, ctx));
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
   const exclude = hasExcludeBlock(readTextIfExists(join(repo.commonDir, 'info', 'exclude')));

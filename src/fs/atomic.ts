@@ -3,6 +3,20 @@
 import { chmodSync, closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
+/** Whether a path exists, without the cost of an ENOENT error; true for one that cannot be checked (the read that follows then tells). */
+export function isPresent(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
+/** Like readTextIfExists, cheaper in the common case of no file. */
+export function readTextIfPresent(path: string): string | null {
+  return isPresent(path) ? readTextIfExists(path) : null;
+}
+
 /** Reads a file, or null when it does not exist. Other errors throw. */
 export function readIfExists(path: string): Buffer | null {
   try {

@@ -3,7 +3,7 @@
 // process, so that the same code serves one repository and thousands.
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { isCode, readTextIfExists } from '../fs/atomic.js';
+import { isCode, isPresent, readTextIfExists } from '../fs/atomic.js';
 
 export interface Repo {
   /** The worktree this location belongs to. */
@@ -24,9 +24,7 @@ export class NotARepoError extends Error {
   }
 }
 
-function exists(p: string): boolean {
-  try { statSync(p); return true; } catch { return false; }
-}
+const exists = isPresent;
 
 function isGitDir(dir: string): boolean {
   return exists(join(dir, 'HEAD')) && (exists(join(dir, 'commondir')) || (exists(join(dir, 'objects')) && exists(join(dir, 'refs'))));
@@ -92,14 +90,20 @@ export function locateRepo(start: string): Repo {
   throw new NotARepoError(dir, 'not inside a git repository (run it in a repository, or name one)');
 }
 
-/** Every worktree of the repository: the main one first (unless bare), then the linked ones that still exist. */
+/**
+ * Every worktree of the repository: the main one first, then the linked ones
+ * that still exist. A repository opened at a worktree whose git dir is not named
+ * .git (--separate-git-dir, a submodule) keeps that worktree as its main one.
+ */
 export function listWorktrees(repo: Repo): Worktree[] {
   const out: Worktree[] = [];
   if (basename(repo.commonDir) === '.git') out.push({ root: dirname(repo.commonDir), gitDir: repo.commonDir, main: true });
-  let names: string[] = [];
-  try { names = readdirSync(join(repo.commonDir, 'worktrees')).sort(); } catch { /* none */ }
+  else if (!repo.linked && repo.root !== repo.gitDir) out.push({ root: repo.root, gitDir: repo.gitDir, main: true });
+  // Most repositories have no linked worktree: one stat instead of a failing readdir.
+  const dir = join(repo.commonDir, 'worktrees');
+  const names = isPresent(dir) ? readdirSync(dir).sort() : [];
   for (const name of names) {
-    const gitDir = join(repo.commonDir, 'worktrees', name);
+    const gitDir = join(dir, name);
     const target = readTextIfExists(join(gitDir, 'gitdir'));
     if (target === null) continue;
     const dotGit = target.replace(/\r?\n$/, '');
