@@ -1,41 +1,19 @@
 // fleet-git run and model list, against a fake `copilot` on PATH that records
-// its arguments, environment, working folder and the signals it receives.
+// its arguments, environment, working folder and the signals it receives
+// (fake-copilot.ts).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { userPaths } from '../src/paths.js';
+import { fakeCopilot } from './fake-copilot.js';
 import { CLI, sandbox } from './helpers.js';
 
 const KEY = 'github_pat_SECRET_never_printed_123';
 
-const FAKE = `#!${process.execPath}
-const fs = require('fs');
-const log = process.env.FAKE_COPILOT_LOG;
-const rec = { argv: process.argv.slice(2), cwd: process.cwd(), env: process.env, signals: [] };
-const save = () => fs.writeFileSync(log, JSON.stringify(rec));
-save();
-const a = process.argv.slice(2);
-const i = a.indexOf('--exit');
-if (a.includes('--wait')) {
-  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(s, () => { rec.signals.push(s); save(); if (a.includes('--die')) { process.removeAllListeners(s); process.kill(process.pid, s); } else process.exit(40); });
-  fs.writeFileSync(log + '.ready', '');
-  setInterval(() => {}, 1000);
-} else process.exit(i >= 0 ? Number(a[i + 1]) : 0);
-`;
-
 function setup(models: unknown) {
   const sb = sandbox();
-  const bin = join(sb.dir, 'bin');
-  mkdirSync(bin);
-  writeFileSync(join(bin, 'copilot'), FAKE);
-  chmodSync(join(bin, 'copilot'), 0o755);
-  const log = join(sb.dir, 'copilot.log');
-  const env = { ...sb.env, PATH: `${bin}:${sb.env.PATH}`, FAKE_COPILOT_LOG: log };
-  const paths = userPaths(sb.env, sb.home);
-  mkdirSync(paths.fleetDir, { recursive: true });
-  if (models !== undefined) writeFileSync(paths.fleetModels, typeof models === 'string' ? models : JSON.stringify(models));
+  const { bin, log, env, paths, recorded } = fakeCopilot(sb, models);
   const repo = sb.repo('proj');
   const cli = (args: string[], extra: Record<string, string> = {}, input = '') => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: repo, env: { ...env, ...extra } });
@@ -47,7 +25,6 @@ function setup(models: unknown) {
     const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((r) => child.on('close', (code) => r({ code, stdout, stderr })));
     return { child, done };
   };
-  const recorded = () => JSON.parse(readFileSync(log, 'utf8')) as { argv: string[]; cwd: string; env: Record<string, string>; signals: string[] };
   return { sb, env, repo, log, paths, cli, recorded, bin };
 }
 
