@@ -62,12 +62,13 @@ export class RunCommand extends FleetCommand {
     list.forEach((p, i) => this.err(`  ${i + 1}. ${p.name}${p.model ? ` (${p.model})` : ''}`));
     const rl = createInterface({ input: this.context.stdin, output: this.context.stderr, terminal: false });
     this.context.stderr.write(`Pick one [1-${list.length}]: `);
-    const answer: string = await new Promise((done) => {
+    const answer = await new Promise<string | null>((done) => {
       rl.once('line', done);
-      rl.once('close', () => done(''));
+      rl.once('close', () => done(null));
     });
     rl.close();
-    const t = answer.trim();
+    if (answer === null) this.context.stderr.write('\n'); // Ctrl-D: what follows starts on a line of its own
+    const t = (answer ?? '').trim();
     const n = Number(t);
     return (Number.isInteger(n) && n >= 1 && n <= list.length ? list[n - 1] : list.find((p) => p.name === t)) ?? null;
   }
