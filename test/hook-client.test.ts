@@ -3,9 +3,10 @@
 // like the fleet observer.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { HOOK_MARK } from '../src/core/hook-mark.js';
 import { sendEvent } from '../src/fleet/socket.js';
 import { userPaths } from '../src/paths.js';
 import { FIXTURES, ROOT, sandbox, snapshot } from './helpers.js';
@@ -190,6 +191,47 @@ describe('hook client with a listening observer', () => {
     assert.deepEqual(snapshot(sb.home, (rel) => rel.startsWith('.config/claude-code-fleet')), home);
     assert.equal(existsSync(join(sb.dir, 'escape.json')), false);
     for (const f of readdirSync(paths.fleetSessions)) assert.match(f, /^[A-Za-z0-9][A-Za-z0-9_.-]*\.json$/);
+  });
+});
+
+describe('hook client: which level reports when a user-level fleet.json is there', () => {
+  const sb = sandbox();
+  const paths = userPaths(sb.env, sb.home);
+  const userFile = join(paths.copilotHome, 'hooks', 'fleet.json');
+  const repoHooks = join(sb.dir, 'proj', '.github', 'hooks');
+  const payload = (id: string) => JSON.stringify({ sessionId: id, timestamp: 1, cwd: '/x', toolName: 'bash', toolArgs: { command: 'ls' }, toolResult: { resultType: 'success', textResultForLlm: '' } });
+  const fromRepo = (id: string) => runClient({ ...sb.env, COPILOT_HOOK_DIR: repoHooks }, ['postToolUse'], payload(id));
+
+  test("only a user-level file that is fleet-git's silences repository-level runs; anything else there (foreign, garbage, unreadable, a folder) does not, and the client still exits 0 quietly", async () => {
+    const obs = await TestObserver.start(paths.fleetSocket);
+    try {
+      mkdirSync(join(paths.copilotHome, 'hooks'), { recursive: true });
+      const ours = JSON.stringify({ version: 1, hooks: { postToolUse: [{ type: 'command', bash: `node x postToolUse # ${HOOK_MARK}` }] } });
+      const cases: [string, () => void, boolean][] = [
+        ['foreign', () => writeFileSync(userFile, JSON.stringify({ version: 1, hooks: { postToolUse: [{ type: 'command', bash: 'my-logger' }] } })), true],
+        ['upstream', () => writeFileSync(userFile, JSON.stringify({ hooks: { postToolUse: [{ bash: 'fleet hook # claude-code-fleet' }] } })), true],
+        ['garbage', () => writeFileSync(userFile, '{ not json'), true],
+        ['mark-outside-commands', () => writeFileSync(userFile, JSON.stringify({ note: HOOK_MARK, hooks: {} })), true],
+        ['unreadable', () => { writeFileSync(userFile, ours); chmodSync(userFile, 0o000); }, process.getuid?.() !== 0],
+        ['folder', () => { rmSync(userFile, { force: true }); mkdirSync(userFile); }, true],
+        ['ours', () => { rmSync(userFile, { recursive: true, force: true }); writeFileSync(userFile, ours); }, false],
+      ];
+      const reported: string[] = [];
+      for (const [name, make, expectReport] of cases) {
+        make();
+        const r = await fromRepo(`lvl-${name}`);
+        assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', ''], name);
+        if (expectReport) reported.push(`lvl-${name}`);
+        if (name === 'unreadable') chmodSync(userFile, 0o644);
+      }
+      // A user-level run always reports, whatever the repository's.
+      await runClient({ ...sb.env, COPILOT_HOOK_DIR: join(paths.copilotHome, 'hooks') }, ['postToolUse'], payload('lvl-user-run'));
+      await obs.waitFor((e) => e.session_id === 'lvl-user-run');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(obs.events.map((e) => e.session_id), [...reported, 'lvl-user-run']);
+    } finally {
+      await obs.close();
+    }
   });
 });
 

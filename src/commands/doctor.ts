@@ -46,7 +46,7 @@ export class DoctorCommand extends FleetCommand {
     this.checkCopilot(add);
     const user = userHookState(ctx);
     if (user.kind === 'ours') add(user.current, user.current ? `user-level hooks installed (${userHookFile(ctx.user)})` : `the user-level hook file ${userHookFile(ctx.user)} is from another fleet-git version: run fleet-git enable --user`);
-    else if (user.kind !== 'absent') add(false, `${userHookFile(ctx.user)} is not fleet-git's, and while it exists repository-level fleet hooks stay quiet: move it away`);
+    else if (user.kind !== 'absent') add(true, `${userHookFile(ctx.user)} is not fleet-git's (left alone): repository-level fleet hooks report as usual, and fleet-git enable --user needs that name`);
     const setup = setupState(this.context.env, this.context.home);
     add(setup.state === 'on', `setup for new clones: ${setup.message}`);
     try {

@@ -14,6 +14,7 @@ import { userPaths, type UserPaths } from '../paths.js';
 import { canonicalEvent, isPlainId, LAST_MESSAGE_MAX, normalizePayload, type FleetEvent, type NormalizeContext } from './normalize.js';
 import { readFinalMessage, readSessionModel, transcriptPathFor } from './transcript.js';
 import { sendEvent } from '../fleet/socket.js';
+import { hasFleetGitCommand, hookCommands, userHookFile } from '../core/hook-mark.js';
 import { recordSessionStop, writeSessionStart } from '../fleet/sessions.js';
 
 /** argv[2] of the detached process that waits for an agentStop's final message. */
@@ -92,18 +93,26 @@ function pathsOf(env: NodeJS.ProcessEnv): UserPaths {
   return userPaths(env, env.HOME || homedir());
 }
 
+/** Larger than any hook file fleet-git writes (about 2 KB): such a user-level file is not ours, and is not read. */
+const USER_FILE_MAX = 256 * 1024;
+
 /**
  * Copilot runs every hook source it finds. When this run comes from a
  * repository's hook file (COPILOT_HOOK_DIR is <repo>/.github/hooks) and the
- * user-level fleet hook file ($COPILOT_HOME/hooks/fleet.json) exists too, that
- * one reports the event: do nothing. One stat, and only for repository runs.
- * Without COPILOT_HOOK_DIR the level is unknown: report.
+ * user-level hook file ($COPILOT_HOME/hooks/fleet.json) is fleet-git's too,
+ * that one reports the event: do nothing. A file of that name that is not
+ * fleet-git's (or cannot be read) silences nothing. One stat and one small
+ * read, and only for repository runs. Without COPILOT_HOOK_DIR the level is
+ * unknown: report.
  */
 function userLevelReports(env: NodeJS.ProcessEnv): boolean {
   const dir = env.COPILOT_HOOK_DIR;
   if (!dir || !/\/\.github\/hooks(\/|$)/.test(dir)) return false;
   try {
-    return statSync(`${pathsOf(env).copilotHome}/hooks/fleet.json`, { throwIfNoEntry: false }) !== undefined;
+    const file = userHookFile(pathsOf(env));
+    const st = statSync(file, { throwIfNoEntry: false });
+    if (!st || !st.isFile() || st.size > USER_FILE_MAX) return false;
+    return hasFleetGitCommand(hookCommands(readFileSync(file, 'utf8')) ?? []);
   } catch {
     return false;
   }

@@ -1,13 +1,10 @@
 // The Copilot hook file, .github/hooks/fleet.json: the one writer and the one
 // reader of it, shared by enable, disable, status, scan and the Copilot adapter.
+import { FLEET_MARK, hasFleetGitCommand, hookCommands } from './hook-mark.js';
 import { readTemplate, render, shQuote } from './templates.js';
 
 export { HOOK_FILE_PATH } from './exclude.js';
-
-/** The text every command fleet-git writes ends with; it tells our file from anyone else's. */
-export const HOOK_MARK = 'claude-code-fleet fleet-git';
-/** What the fleet observer's own tools look for in a hook command. */
-export const FLEET_MARK = 'claude-code-fleet';
+export { FLEET_MARK, HOOK_MARK } from './hook-mark.js';
 
 export const COPILOT_EVENTS = ['sessionStart', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd', 'notification', 'errorOccurred'] as const;
 export type CopilotEvent = (typeof COPILOT_EVENTS)[number];
@@ -56,33 +53,11 @@ export interface HookFileInfo {
   clients: string[];
 }
 
-function commandsOf(text: string): string[] | null {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const hooks = (doc as { hooks?: unknown } | null)?.hooks;
-  if (!hooks || typeof hooks !== 'object') return null;
-  const out: string[] = [];
-  for (const entries of Object.values(hooks as Record<string, unknown>)) {
-    if (!Array.isArray(entries)) continue;
-    for (const e of entries) {
-      for (const k of ['bash', 'command', 'powershell']) {
-        const v = (e as Record<string, unknown> | null)?.[k];
-        if (typeof v === 'string') out.push(v);
-      }
-    }
-  }
-  return out;
-}
-
 /** Tells whose a hook file is, from its text (null: no file). */
 export function classifyHookFile(text: string | null, expected: string): HookFileInfo {
   if (text === null) return { kind: 'absent', current: false, clients: [] };
-  const commands = commandsOf(text) ?? [];
-  if (commands.some((c) => c.includes(HOOK_MARK))) {
+  const commands = hookCommands(text) ?? [];
+  if (hasFleetGitCommand(commands)) {
     const dirs = commands.map((c) => /^d='((?:[^']|'\\'')*)';/.exec(c)?.[1]?.replace(/'\\''/g, "'"));
     const clients = [...new Set(dirs.filter((d): d is string => !!d).map((d) => `${d}/${CLIENT_FILE}`))];
     return { kind: 'ours', current: text === expected, clients };
