@@ -36,7 +36,7 @@ describe('enable', () => {
     const hook = join(repo, '.git/hooks/post-checkout');
     assert.ok(statSync(hook).mode & 0o100, 'the git hook is executable');
     const st = status(s, repo);
-    assert.deepEqual(st, { path: repo, kind: 'repo', enabled: true, problems: [], worktrees: [] });
+    assert.deepEqual(st, { path: repo, kind: 'repo', enabled: true, problems: [], worktrees: [], copilot: { trusted: false, hooks: 'repo' } });
   });
 
   it('is idempotent: a second run changes no byte and no modification time', () => {

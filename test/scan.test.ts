@@ -1,9 +1,15 @@
 // fleet-git scan on a generated workspace with every kind of repository and
 // fleet state, through the built CLI (off a terminal: JSON only on stdout).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { sandbox } from './helpers.js';
+import { Cli } from 'clipanion';
+import type { Context } from '../src/commands/base.js';
+import { ScanCommand } from '../src/commands/scan.js';
+import { CLI, sandbox } from './helpers.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
 
 interface Json { roots: string[]; repos: any[]; counts: Record<string, number> }
@@ -109,5 +115,70 @@ describe('scan', () => {
     const d = sb.cli(sb.dir, 'scan', ws.root, '--depth', 'deep');
     assert.equal(d.status, 2);
     assert.equal(d.stderr.trim().split('\n').length, 1);
+  });
+});
+
+describe('scan: what Copilot makes of each repository', () => {
+  const sb = sandbox('fleet-git-scan-copilot-');
+  const root = join(sb.dir, 'code');
+  const p = { trusted: sb.repo('code/trusted'), untrusted: sb.repo('code/untrusted'), plain: sb.repo('code/plain') };
+  mkdirSync(join(root, 'bare.git'));
+  sb.git(join(root, 'bare.git'), 'init', '-q', '--bare');
+  const config = join(sb.env.COPILOT_HOME, 'config.json');
+  const byPath = (doc: Json) => Object.fromEntries(doc.repos.map((r) => [r.path.slice(root.length + 1), r.copilot]));
+
+  before(() => {
+    assert.equal(sb.cli(p.trusted, 'enable', '--trust').status, 0);
+    assert.equal(sb.cli(p.untrusted, 'enable').status, 0);
+  });
+
+  it('JSON: "copilot" {trusted, hooks} on each usable row, as status --json has it; each level and both', () => {
+    const scan = () => JSON.parse(sb.cli(sb.dir, 'scan', root).stdout) as Json;
+    let doc = scan();
+    assert.deepEqual(byPath(doc), {
+      'bare.git': undefined,
+      plain: { trusted: false, hooks: 'none' },
+      trusted: { trusted: true, hooks: 'repo' },
+      untrusted: { trusted: false, hooks: 'repo' },
+    });
+    for (const r of doc.repos.filter((x) => x.copilot)) assert.deepEqual(JSON.parse(sb.cli(r.path, 'status', '--json').stdout).copilot, r.copilot);
+    assert.equal(sb.cli(sb.dir, 'enable', '--user').status, 0);
+    doc = scan();
+    assert.deepEqual(byPath(doc), {
+      'bare.git': undefined,
+      plain: { trusted: false, hooks: 'user' },
+      trusted: { trusted: true, hooks: 'both' },
+      untrusted: { trusted: false, hooks: 'both' },
+    });
+    // A user-level file that is not fleet-git's is no user level.
+    writeFileSync(join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json'), '{"hooks":{}}');
+    assert.deepEqual(byPath(scan()).untrusted, { trusted: false, hooks: 'repo' });
+    rmSync(join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json'));
+  });
+
+  it("reads Copilot's config.json once per scan, however many repositories", (t) => {
+    const probe = spawnSync('strace', ['-o', '/dev/null', 'true']);
+    if (probe.status !== 0) { t.skip('strace cannot run here'); return; }
+    const trace = join(sb.dir, 'trace.txt');
+    const r = spawnSync('strace', ['-f', '-e', 'trace=open,openat', '-o', trace, process.execPath, CLI, 'scan', root], { cwd: sb.dir, env: sb.env, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).repos.length, 4);
+    const opens = readFileSync(trace, 'utf8').split('\n').filter((l) => l.includes(`"${config}"`));
+    assert.equal(opens.length, 1, opens.join('\n'));
+  });
+
+  it('the table: a short Copilot note per repository, and how many enabled ones copilot -p would skip', async () => {
+    let out = '';
+    const stdout = Object.assign(new Writable({ write(c, _e, cb) { out += c; cb(); } }), { isTTY: true });
+    const cli = new Cli<Context>();
+    cli.register(ScanCommand);
+    const code = await cli.run(['scan', root], { ...Cli.defaultContext, stdout, stderr: new Writable({ write(_c, _e, cb) { cb(); } }), cwd: sb.dir, env: sb.env, home: sb.home });
+    assert.equal(code, 0, out);
+    const line = (name: string) => out.split('\n').find((l) => l.trimStart().startsWith(join(root, name))) ?? '';
+    assert.match(line('trusted'), /copilot: trusted, repository hooks$/);
+    assert.match(line('untrusted'), /copilot: untrusted, so copilot -p skips its hooks$/);
+    assert.match(line('plain'), /copilot: untrusted, no hooks$/);
+    assert.doesNotMatch(line('bare.git'), /copilot:/);
+    assert.match(out, /^1 enabled repository is not trusted by Copilot: copilot -p sessions skip their hooks silently/m);
   });
 });

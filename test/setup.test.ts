@@ -113,7 +113,7 @@ describe('setup', () => {
     assert.match(got['.git/hooks/post-checkout'], /^file 755 /);
     delete got['.git/hooks/post-checkout'];
     assert.deepEqual(got, snapshot(plain.path, churn), 'no hook file, no exclude block, no record');
-    assert.deepEqual(status(s, out.path), { path: out.path, kind: 'repo', enabled: false, problems: [], worktrees: [] });
+    assert.deepEqual(status(s, out.path), { path: out.path, kind: 'repo', enabled: false, problems: [], worktrees: [], copilot: { trusted: false, hooks: 'none' } });
     // A later checkout there stays inert too.
     s.git(out.path, 'checkout', '-q', '-b', 'x');
     assert.ok(!existsSync(join(out.path, '.github')));

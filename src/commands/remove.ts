@@ -2,6 +2,9 @@ import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { isTty, loadBulk, progressLine, rootsOf } from './scan.js';
 import { printBulkResult } from './report.js';
+import { TrustEdit } from '../copilot/trust.js';
+import type { Row } from '../core/bulk.js';
+import type { RepoState } from '../core/state.js';
 
 /** Asks a yes/no question on the terminal; anything but y or yes is no. */
 export function confirm(stdin: NodeJS.ReadableStream, stderr: NodeJS.WritableStream, question: string): Promise<boolean> {
@@ -55,9 +58,12 @@ export class RemoveCommand extends FleetCommand {
     } finally {
       progress.done();
     }
+    // Copilot's trustedFolders entries that fleet-git added go too (one write at the end).
+    const edit = new TrustEdit(ctx.user);
+    const ours = (r: Row) => r.state !== null && (bulk.hasFleetState(r.state) || edit.listed(r.path));
     // A repository whose state cannot be read is a target too: it fails with its reason.
-    const targets = s.rows.filter((r) => (r.state && bulk.hasFleetState(r.state)) || r.unreadable);
-    const untouched = s.rows.filter((r) => r.state && !bulk.hasFleetState(r.state)).length;
+    const targets = s.rows.filter((r) => ours(r) || r.unreadable);
+    const untouched = s.rows.filter((r) => r.state && !ours(r)).length;
     const out = new bulk.LineBuffer(this.context.stdout);
     const err = new bulk.LineBuffer(this.context.stderr);
     const found = `${targets.length} of ${targets.length + untouched} repositor${targets.length + untouched === 1 ? 'y' : 'ies'} under ${s.roots.join(', ')} ha${targets.length === 1 ? 's' : 've'} fleet-git or upstream fleet files`;
@@ -66,7 +72,8 @@ export class RemoveCommand extends FleetCommand {
       for (const r of targets) {
         if (!r.state) { out.push(`${r.path}: cannot act here: ${r.reason}`); continue; }
         out.push(`${r.path}: would`);
-        for (const step of bulk.disablePlan(r.state)) out.push(`  ${step}`);
+        for (const step of bulk.hasFleetState(r.state) ? bulk.disablePlan(r.state) : []) out.push(`  ${step}`);
+        if (edit.listed(r.path)) out.push(`  take it out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
       }
       out.push(`${found}; --dry-run: nothing was changed`);
       out.flush();
@@ -81,11 +88,33 @@ export class RemoveCommand extends FleetCommand {
         return EXIT.ok;
       }
     }
-    const { counts } = bulk.applyEach(targets, (st) => disableRepo(st, { upstream: true }), (r) => printBulkResult(out, err, r, 'removed'));
+    let trustError: string | null = null;
+    let untrusted = 0;
+    const act = (st: RepoState) => {
+      const o = disableRepo(st, { upstream: true });
+      if (trustError === null && edit.listed(o.path)) {
+        try {
+          if (edit.remove(o.path)) { untrusted++; o.changes.push(`taken out of Copilot's trustedFolders (fleet-git had added it)`); }
+        } catch (e) {
+          trustError = bulk.reasonOf(e); // config.json cannot be rewritten: said once, below
+        }
+      }
+      return o;
+    };
+    const { counts } = bulk.applyEach(targets, act, (r) => printBulkResult(out, err, r, 'removed'));
     counts.unchanged += untouched;
+    if (trustError === null) {
+      try {
+        edit.save();
+        if (untrusted) out.push(`took ${untrusted} entr${untrusted === 1 ? 'y' : 'ies'} fleet-git had added out of trustedFolders in ${edit.file}`);
+      } catch (e) {
+        trustError = `could not write ${edit.file} (${bulk.reasonOf(e)}): the ${untrusted} entr${untrusted === 1 ? 'y' : 'ies'} fleet-git added stay in trustedFolders; run this again`;
+      }
+    } else trustError = `${trustError}; the entries fleet-git added stay in trustedFolders`;
+    if (trustError !== null) err.push(`fleet-git: ${trustError}`);
     out.push(`remove: ${bulk.countsLine(counts)} (${found})`);
     out.flush();
     err.flush();
-    return counts.failed > 0 || counts.leftAlone > 0 ? EXIT.partial : EXIT.ok;
+    return trustError !== null || counts.failed > 0 || counts.leftAlone > 0 ? EXIT.partial : EXIT.ok;
   }
 }

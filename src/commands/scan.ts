@@ -1,6 +1,7 @@
 import { Option } from 'clipanion';
 import type { DiscoverOptions } from '../core/discover.js';
 import type { Group, Row, Survey } from '../core/bulk.js';
+import type { CopilotView, HookLevel } from '../core/user-hooks.js';
 import { EXIT, FleetCommand, InputError, type Context } from './base.js';
 
 // The bulk and discovery modules are loaded when a bulk command runs, not at start-up.
@@ -44,6 +45,13 @@ function parseDepth(v: string | undefined): number | undefined {
   return Number(v);
 }
 
+const HOOK_LEVELS: Record<HookLevel, string> = {
+  repo: 'repository hooks',
+  user: 'user-level hooks',
+  both: 'both hook levels (each event once)',
+  none: 'no hooks',
+};
+
 const TITLES: Record<Group, string> = {
   healthy: 'Enabled and healthy',
   problems: 'With problems',
@@ -58,7 +66,9 @@ export class ScanCommand extends FleetCommand {
     details: `
       Walks the folders (the current one by default), stopping at each repository root and skipping node_modules, and reads each repository's state from its files, as \`fleet-git status\` does: enabled and healthy, enabled with problems (and which), not enabled, or not usable (bare, stale, broken, unreadable, with the reason). Linked worktrees are shown with their repository.
 
-      On a terminal it prints a table grouped by state with counts at the end; otherwise (or with --json) one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees"}], "counts"}. Exit code 0 whatever it finds, 2 for a folder that does not exist.
+      For each repository it also tells whether Copilot trusts it (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's own, the user-level one, both (each event is still sent once) or none.
+
+      On a terminal it prints a table grouped by state with counts at the end; otherwise (or with --json) one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees", "copilot": {"trusted", "hooks"}}], "counts"} ("copilot" on usable repositories only; "hooks" is "repo", "user", "both" or "none"). Exit code 0 whatever it finds, 2 for a folder that does not exist.
     `,
     examples: [
       ['Every repository under ~/code', '$0 scan ~/code'],
@@ -76,7 +86,7 @@ export class ScanCommand extends FleetCommand {
   async run(): Promise<number> {
     const depth = parseDepth(this.depth);
     const roots = await rootsOf(this.roots, this.context.cwd);
-    const [{ survey, surveyJson }, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
+    const [{ survey, surveyJson }, { runContext }, { copilotView }] = await Promise.all([loadBulk(), import('../core/context.js'), import('../core/user-hooks.js')]);
     const ctx = runContext(this.context.env, this.context.home);
     const progress = progressLine(this.context);
     const opts: DiscoverOptions = { nested: this.nested, depth, ignore: this.ignore, followSymlinks: this.followSymlinks, onProgress: progress.onProgress };
@@ -86,13 +96,14 @@ export class ScanCommand extends FleetCommand {
     } finally {
       progress.done();
     }
-    if (this.json || !isTty(this.context.stdout)) this.context.stdout.write(`${JSON.stringify(surveyJson(s), null, 2)}\n`);
-    else await this.printTable(s);
+    const copilot = copilotView(ctx); // Copilot's config.json and the user-level hook file, read once for all rows
+    if (this.json || !isTty(this.context.stdout)) this.context.stdout.write(`${JSON.stringify(surveyJson(s, copilot), null, 2)}\n`);
+    else await this.printTable(s, copilot);
     return EXIT.ok;
   }
 
-  private async printTable(s: Survey): Promise<void> {
-    const { countRows } = await loadBulk();
+  private async printTable(s: Survey, copilot: CopilotView): Promise<void> {
+    const [{ countRows }, { copilotJson }] = await Promise.all([loadBulk(), import('../core/user-hooks.js')]);
     const env = this.context.env;
     const colour = !env.NO_COLOR;
     const paint = (code: string, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
@@ -105,12 +116,23 @@ export class ScanCommand extends FleetCommand {
       if (r.enclosing) notes.push(`inside ${r.enclosing}`);
       return notes.length ? ` (${notes.join('; ')})` : '';
     };
+    // Copilot's side, one short note a repository; an enabled one that copilot -p would skip stands out.
+    let skipped = 0;
+    const copilotNote = (r: Row) => {
+      if (!r.state) return '';
+      const c = copilotJson(copilot, r.state);
+      if (c.hooks === 'repo' && !c.trusted) {
+        skipped++;
+        return `  ${paint('33', 'copilot: untrusted, so copilot -p skips its hooks')}`;
+      }
+      return `  ${paint('2', `copilot: ${c.trusted ? 'trusted' : 'untrusted'}, ${HOOK_LEVELS[c.hooks]}`)}`;
+    };
     for (const g of ['healthy', 'problems', 'not-enabled', 'not-usable'] as Group[]) {
       const rows = s.rows.filter((r) => r.group === g);
       if (rows.length === 0) continue;
       lines.push(paint(`1;${tint[g]}`, `${TITLES[g]} (${rows.length})`));
       for (const r of rows) {
-        lines.push(`  ${paint(tint[g], r.path)}${kindNote(r)}`);
+        lines.push(`  ${paint(tint[g], r.path)}${kindNote(r)}${copilotNote(r)}`);
         if (!r.state) {
           lines.push(`      ${r.reason}`);
           continue;
@@ -128,6 +150,8 @@ export class ScanCommand extends FleetCommand {
       `${c.repositories} repositor${c.repositories === 1 ? 'y' : 'ies'} and ${c.worktrees} linked worktree${c.worktrees === 1 ? '' : 's'} under ${s.roots.join(', ')}: ` +
         `${paint(tint.healthy, `${c.healthy} healthy`)}, ${paint(tint.problems, `${c.withProblems} with problems`)}, ${c.notEnabled} not enabled, ${paint(tint['not-usable'], `${c.notUsable} not usable`)}`,
     );
+    if (copilot.userLevel) lines.push(`user-level fleet hooks are installed: Copilot sessions in every folder report, trusted or not`);
+    if (skipped) lines.push(paint('33', `${skipped} enabled repositor${skipped === 1 ? 'y is' : 'ies are'} not trusted by Copilot: copilot -p sessions skip their hooks silently (fleet-git enable --under ROOT --trust, or trust: true in the config file)`));
     this.context.stdout.write(`${lines.join('\n')}\n`);
   }
 }

@@ -6,14 +6,14 @@ import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand } from './base.js';
 import { resolveRepos } from './report.js';
 import { trustLine } from '../copilot/trust.js';
-import { userHookState, userLevelLine } from '../core/user-hooks.js';
+import { copilotJson, copilotView, userLevelLine } from '../core/user-hooks.js';
 
 export class StatusCommand extends FleetCommand {
   static paths = [['status']];
   static usage = FleetCommand.Usage({
     description: "show a repository's fleet state and what is wrong with it",
     details: `
-      For the repository and each of its worktrees: whether it is enabled, the hook file (present, fleet-git's, current or stale), the info/exclude entry, the post-checkout hook (installed, missing, displaced by another tool, or unable to run because of core.hooksPath) and whether git tracks the hook file. Exit code 0 whatever it finds.
+      For the repository and each of its worktrees: whether it is enabled, the hook file (present, fleet-git's, current or stale), the info/exclude entry, the post-checkout hook (installed, missing, displaced by another tool, or unable to run because of core.hooksPath) and whether git tracks the hook file; then whether Copilot trusts the repository (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's, the user-level one, both (each event is still sent once) or none. --json adds these as "copilot": {"trusted", "hooks": "repo"|"user"|"both"|"none"}. Exit code 0 whatever it finds.
     `,
     examples: [
       ['The repository of the current folder', '$0 status'],
@@ -28,11 +28,12 @@ export class StatusCommand extends FleetCommand {
     const ctx = runContext(this.context.env, this.context.home);
     const [path] = resolveRepos(this.repo ? [this.repo] : [], this.context.cwd);
     const state = assessRepo(locateRepo(path), ctx);
-    if (this.json) this.out(JSON.stringify(stateJson(state), null, 2));
+    const copilot = copilotView(ctx);
+    if (this.json) this.out(JSON.stringify({ ...stateJson(state), copilot: copilotJson(copilot, state) }, null, 2));
     else {
       this.printText(state);
       this.out(`  ${userLevelLine(ctx)}`);
-      this.out(`  ${trustLine(ctx.user, state.path, userHookState(ctx).kind === 'ours')}`);
+      this.out(`  ${trustLine(copilot, state.path)}`);
     }
     return EXIT.ok;
   }

@@ -3,14 +3,17 @@
 // nothing said, so `fleet-git enable --trust` lists the repository root there.
 // The file is Copilot's: every other key and value stays as it was, the write
 // is atomic, and fleet-git records the entries it added (trusted-folders in its
-// data folder) so that disable takes out those and no others.
-import { mkdirSync } from 'node:fs';
+// data folder) so that disable takes out those and no others, and a key it
+// created goes with its last entry.
+import { mkdirSync, unlinkSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import JSON5 from 'json5';
 import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
 import type { UserPaths } from '../paths.js';
 
 export const TRUST_RECORD = 'trusted-folders';
+/** Records that fleet-git created the trustedFolders key: the config file, then `key` or `file` (it created the whole file). */
+const CREATED_KEY_MARK = 'created-trusted-folders-key';
 
 export function copilotConfigFile(paths: UserPaths): string {
   return join(paths.copilotHome, 'config.json');
@@ -59,14 +62,35 @@ export function trustedFolders(paths: UserPaths): string[] {
   return Array.isArray(list) ? list.filter((f): f is string => typeof f === 'string') : [];
 }
 
-function covers(folder: string, path: string): boolean {
-  const f = folder.length > 1 && folder.endsWith(sep) ? folder.slice(0, -1) : folder;
-  return path === f || path.startsWith(f === sep ? f : f + sep);
+/**
+ * The listed folders, indexed once: a lookup walks the path's parents, so a
+ * scan of thousands of repositories against thousands of entries stays fast.
+ */
+export class FolderIndex {
+  private readonly byPath = new Map<string, string>();
+
+  constructor(folders: Iterable<string> = []) {
+    for (const f of folders) this.add(f);
+  }
+
+  add(folder: string): void {
+    const key = folder.length > 1 && folder.endsWith(sep) ? folder.slice(0, -1) : folder;
+    if (!this.byPath.has(key)) this.byPath.set(key, folder);
+  }
+
+  /** The listed folder that covers `path` (itself or a parent), or null. */
+  by(path: string): string | null {
+    for (let p = path; ; p = dirname(p)) {
+      const hit = this.byPath.get(p);
+      if (hit !== undefined) return hit;
+      if (p === dirname(p)) return null;
+    }
+  }
 }
 
 /** The listed folder that covers `path` (itself or a parent), or null. */
 export function trustedBy(paths: UserPaths, path: string): string | null {
-  return trustedFolders(paths).find((f) => covers(f, path)) ?? null;
+  return new FolderIndex(trustedFolders(paths)).by(path);
 }
 
 function recordFile(paths: UserPaths): string {
@@ -78,8 +102,132 @@ export function readTrustRecord(paths: UserPaths): string[] {
 }
 
 function writeTrustRecord(paths: UserPaths, entries: string[]): void {
+  if (entries.length === 0) {
+    try { unlinkSync(recordFile(paths)); } catch { /* none */ }
+    return;
+  }
   mkdirSync(paths.dataDir, { recursive: true });
-  writeAtomic(recordFile(paths), entries.length ? `${entries.join('\n')}\n` : '');
+  writeAtomic(recordFile(paths), `${entries.join('\n')}\n`);
+}
+
+interface Loaded {
+  doc: Record<string, unknown>;
+  header: string;
+  /** trustedFolders as it was read, then with the entries added. */
+  list: unknown[];
+  index: FolderIndex;
+  /** Entries to take out at save. */
+  removing: Set<string>;
+  existed: boolean;
+  hadKey: boolean;
+}
+
+/**
+ * One edit of trustedFolders for a whole run, however many repositories:
+ * config.json is read at most once (and only when a change may be needed),
+ * written at most once, atomically, by save(). fleet-git records the entries it
+ * adds (trusted-folders in its data folder) and whether it created the key
+ * (and the file), so that taking its entries out removes those and no others,
+ * and a trustedFolders key it created goes once it is empty.
+ */
+export class TrustEdit {
+  readonly file: string;
+  private loaded: Loaded | null = null;
+  private readonly record: Set<string>;
+  private recordChanged = false;
+  private dirty = false;
+
+  constructor(private readonly paths: UserPaths) {
+    this.file = copilotConfigFile(paths);
+    this.record = new Set(readTrustRecord(paths));
+  }
+
+  /** Reads config.json now (throws CopilotConfigError for one fleet-git will not rewrite). */
+  load(): Loaded {
+    if (this.loaded) return this.loaded;
+    const { doc, header } = readConfig(this.file);
+    const d = doc ?? {};
+    if (d.trustedFolders !== undefined && !Array.isArray(d.trustedFolders)) {
+      throw new CopilotConfigError(`${this.file}: trustedFolders is not a list: fleet-git leaves it alone`);
+    }
+    const list = Array.isArray(d.trustedFolders) ? [...(d.trustedFolders as unknown[])] : [];
+    const index = new FolderIndex(list.filter((f): f is string => typeof f === 'string'));
+    this.loaded = { doc: d, header, list, index, removing: new Set(), existed: doc !== null, hadKey: d.trustedFolders !== undefined };
+    return this.loaded;
+  }
+
+  /** Lists `root` unless a listed folder covers it already. True when it was added. */
+  add(root: string): boolean {
+    const c = this.load();
+    if (c.index.by(root) !== null) return false;
+    c.list.push(root);
+    c.index.add(root);
+    if (!this.record.has(root)) { this.record.add(root); this.recordChanged = true; }
+    this.dirty = true;
+    return true;
+  }
+
+  /** Whether fleet-git listed `root` (from its record: config.json is not read). */
+  listed(root: string): boolean {
+    return this.record.has(root);
+  }
+
+  /** Takes `root` out if fleet-git listed it (config.json is read only then). True when it was taken out. */
+  remove(root: string): boolean {
+    if (!this.record.has(root)) return false;
+    const c = this.load();
+    this.record.delete(root);
+    this.recordChanged = true;
+    if (c.removing.has(root) || !c.list.includes(root)) return false;
+    c.removing.add(root);
+    this.dirty = true;
+    return true;
+  }
+
+  /** Writes config.json (once) and fleet-git's record, when anything changed. */
+  save(): void {
+    if (this.dirty) {
+      const c = this.loaded!;
+      const list = c.removing.size ? c.list.filter((f) => !(typeof f === 'string' && c.removing.has(f))) : c.list;
+      if (!c.hadKey && list.length > 0) this.recordCreatedKey(!c.existed);
+      const created = this.createdKey();
+      if (list.length > 0 || !created) {
+        c.doc.trustedFolders = list;
+      } else {
+        delete c.doc.trustedFolders; // fleet-git created the key: with its last entry gone, the key goes too
+        this.forgetCreatedKey();
+      }
+      if (created === 'file' && Object.keys(c.doc).length === 0 && c.header === '') {
+        unlinkSync(this.file); // and the file, when fleet-git created that and nothing else is in it
+      } else {
+        mkdirSync(dirname(this.file), { recursive: true });
+        writeConfig(this.file, c.doc, c.header);
+      }
+      this.loaded = null; // read again if this edit goes on
+      this.dirty = false;
+    }
+    if (this.recordChanged) writeTrustRecord(this.paths, [...this.record]);
+    this.recordChanged = false;
+  }
+
+  private markFile(): string {
+    return join(this.paths.dataDir, CREATED_KEY_MARK);
+  }
+
+  /** 'key' or 'file' when fleet-git created the trustedFolders key (or the whole file) of this config.json; else null. */
+  private createdKey(): 'key' | 'file' | null {
+    const [file, what] = (readTextIfExists(this.markFile()) ?? '').split('\n');
+    return file === this.file ? (what === 'file' ? 'file' : 'key') : null;
+  }
+
+  private recordCreatedKey(wholeFile: boolean): void {
+    mkdirSync(this.paths.dataDir, { recursive: true });
+    writeAtomic(this.markFile(), `${this.file}\n${wholeFile ? 'file' : 'key'}\n`);
+  }
+
+  private forgetCreatedKey(): void {
+    try { unlinkSync(this.markFile()); } catch { /* none */ }
+  }
 }
 
 /**
@@ -88,40 +236,24 @@ function writeTrustRecord(paths: UserPaths, entries: string[]): void {
  * and (for a new key) gets trustedFolders at the end.
  */
 export function trustFolder(paths: UserPaths, root: string): string | null {
-  const file = copilotConfigFile(paths);
-  const { doc: found, header } = readConfig(file);
-  const doc = found ?? {};
-  const list = Array.isArray(doc.trustedFolders) ? [...doc.trustedFolders] : [];
-  if (list.some((f) => typeof f === 'string' && covers(f, root))) return null;
-  if (doc.trustedFolders !== undefined && !Array.isArray(doc.trustedFolders)) {
-    throw new CopilotConfigError(`${file}: trustedFolders is not a list: fleet-git leaves it alone`);
-  }
-  list.push(root);
-  doc.trustedFolders = list;
-  mkdirSync(dirname(file), { recursive: true });
-  writeConfig(file, doc, header);
-  const record = readTrustRecord(paths);
-  if (!record.includes(root)) writeTrustRecord(paths, [...record, root]);
-  return `Copilot now trusts ${root} (added to trustedFolders in ${file})`;
+  const edit = new TrustEdit(paths);
+  if (!edit.add(root)) return null;
+  edit.save();
+  return `Copilot now trusts ${root} (added to trustedFolders in ${edit.file})`;
 }
 
 /** Takes `root` out of trustedFolders if fleet-git put it there. Returns what changed, or null. */
 export function untrustFolder(paths: UserPaths, root: string): string | null {
-  const record = readTrustRecord(paths);
-  if (!record.includes(root)) return null;
-  const file = copilotConfigFile(paths);
-  const { doc, header } = readConfig(file);
-  writeTrustRecord(paths, record.filter((r) => r !== root));
-  if (!doc || !Array.isArray(doc.trustedFolders) || !doc.trustedFolders.includes(root)) return null;
-  doc.trustedFolders = doc.trustedFolders.filter((f) => f !== root);
-  writeConfig(file, doc, header);
-  return `removed ${root} from trustedFolders in ${file} (fleet-git had added it)`;
+  const edit = new TrustEdit(paths);
+  const done = edit.remove(root);
+  edit.save();
+  return done ? `removed ${root} from trustedFolders in ${edit.file} (fleet-git had added it)` : null;
 }
 
 /** The status line on trust, and what it means. */
-export function trustLine(paths: UserPaths, root: string, userLevel: boolean): string {
-  const by = trustedBy(paths, root);
-  if (by) return `Copilot trusts this folder (${by === root ? 'listed' : `through ${by}`} in ${copilotConfigFile(paths)}): its repository hooks run in interactive and copilot -p sessions`;
-  const then = userLevel ? 'the user-level fleet hooks report them anyway' : 'fleet-git enable --trust lists it';
+export function trustLine(v: { configFile: string; trusted: FolderIndex; userLevel: boolean }, root: string): string {
+  const by = v.trusted.by(root);
+  if (by) return `Copilot trusts this folder (${by === root ? 'listed' : `through ${by}`} in ${v.configFile}): its repository hooks run in interactive and copilot -p sessions`;
+  const then = v.userLevel ? 'the user-level fleet hooks report them anyway' : 'fleet-git enable --trust lists it';
   return `Copilot does not trust this folder: interactive sessions ask once, but copilot -p sessions silently skip its repository hooks (${then})`;
 }

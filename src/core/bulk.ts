@@ -13,6 +13,7 @@ import { HOOK_NAME, PREV_SUFFIX, isOurGitHook } from './git-hook.js';
 import { describeError, discover, hasGitDir, type DiscoverOptions, type FoundWithGitDir, type FoundWorktree } from './discover.js';
 import { assessRepo, isHealthy, stateJson, type RepoState } from './state.js';
 import { readTextIfExists } from '../fs/atomic.js';
+import { copilotJson, type CopilotView } from './user-hooks.js';
 
 /** What a row is: a repository fleet-git can work in, or something listed with a reason. */
 export type RowKind = 'repo' | 'submodule' | 'separate' | 'bare' | 'stale' | 'broken' | 'unreadable';
@@ -136,15 +137,19 @@ export function countRows(rows: Row[]): Counts {
   return c;
 }
 
-/** One row as JSON: stateJson's shape, with the kind found, and a reason for what is not usable. */
-export function rowJson(r: Row) {
+/**
+ * One row as JSON: stateJson's shape, with the kind found, and a reason for
+ * what is not usable; a usable row also says what Copilot makes of it
+ * (`copilot`: trusted, and which hook level reports it), as status --json does.
+ */
+export function rowJson(r: Row, copilot: CopilotView) {
   const extra = { ...(r.enclosing ? { enclosing: r.enclosing } : {}), ...(r.outside ? { outside: true } : {}) };
-  if (r.state) return { ...stateJson(r.state), kind: r.kind, ...extra };
+  if (r.state) return { ...stateJson(r.state), kind: r.kind, ...extra, copilot: copilotJson(copilot, r.state) };
   return { path: r.path, kind: r.kind, enabled: false, problems: [], worktrees: [], reason: r.reason, ...extra };
 }
 
-export function surveyJson(s: Survey) {
-  return { roots: s.roots, repos: s.rows.map(rowJson), counts: countRows(s.rows) };
+export function surveyJson(s: Survey, copilot: CopilotView) {
+  return { roots: s.roots, repos: s.rows.map((r) => rowJson(r, copilot)), counts: countRows(s.rows) };
 }
 
 function allWorktrees(s: RepoState) {

@@ -2,25 +2,21 @@
 // a repository's .github/hooks/fleet.json, read by Copilot for every folder.
 // Copilot runs every hook source it finds, so with both files one event would
 // run the hook client twice; the client, run from a repository's file, does
-// nothing when this file exists (one stat), so the user level wins and each
-// event reaches the observer once. See USER_HOOK_FILE in hook-client.ts.
+// nothing when this file is fleet-git's (userLevelReports in hook-client.ts),
+// so the user level wins and each event reaches the observer once.
 import { existsSync, mkdirSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
-import type { UserPaths } from '../paths.js';
+import { copilotConfigFile, FolderIndex, trustedFolders } from '../copilot/trust.js';
 import type { RunContext } from './context.js';
 import { classifyHookFile, type HookFileInfo } from './hook-file.js';
+import { userHookFile, userHooksDir } from './hook-mark.js';
+import type { RepoState } from './state.js';
+
+export { userHookFile, userHooksDir } from './hook-mark.js';
 
 /** Records that fleet-git created $COPILOT_HOME/hooks, so that disable --user may remove it when empty. */
 const CREATED_MARK = 'created-copilot-hooks-dir';
-
-export function userHooksDir(paths: UserPaths): string {
-  return join(paths.copilotHome, 'hooks');
-}
-
-export function userHookFile(paths: UserPaths): string {
-  return join(userHooksDir(paths), 'fleet.json');
-}
 
 export function userHookState(ctx: RunContext): HookFileInfo {
   return classifyHookFile(readTextIfExists(userHookFile(ctx.user)), ctx.hookFile);
@@ -68,5 +64,33 @@ export function userLevelLine(ctx: RunContext): string {
   const file = userHookFile(ctx.user);
   if (s.kind === 'ours') return `user-level hooks: installed (${file}${s.current ? '' : ', from another fleet-git version: run fleet-git enable --user'}); they report every folder, so the repository's own hook file stays quiet`;
   if (s.kind === 'absent') return 'user-level hooks: not installed (fleet-git enable --user reports every folder); this repository reports through its own hook file';
-  return `user-level hooks: ${file} is not fleet-git's; the repository-level hooks stay silent while it exists (move it away)`;
+  return `user-level hooks: ${file} is not fleet-git's (left alone); this repository reports through its own hook file`;
+}
+
+/** Which fleet hook files report a repository's sessions. With both, each event is still sent once (the user level's). */
+export type HookLevel = 'repo' | 'user' | 'both' | 'none';
+
+/** What Copilot makes of the repositories of one run, read once however many there are. */
+export interface CopilotView {
+  /** $COPILOT_HOME/config.json, where trustedFolders is. */
+  configFile: string;
+  /** trustedFolders, indexed: which listed folder covers a path. */
+  trusted: FolderIndex;
+  /** The user-level fleet hook file is fleet-git's (installed, maybe from another version). */
+  userLevel: boolean;
+}
+
+/** Reads Copilot's config.json and the user-level hook file, once. */
+export function copilotView(ctx: RunContext): CopilotView {
+  return { configFile: copilotConfigFile(ctx.user), trusted: new FolderIndex(trustedFolders(ctx.user)), userLevel: userHookState(ctx).kind === 'ours' };
+}
+
+export function hookLevel(s: RepoState, userLevel: boolean): HookLevel {
+  const repoLevel = s.main?.enabled === true || s.worktrees.some((w) => w.enabled);
+  return repoLevel ? (userLevel ? 'both' : 'repo') : userLevel ? 'user' : 'none';
+}
+
+/** The `copilot` key of status --json and of each usable scan row. */
+export function copilotJson(v: CopilotView, s: RepoState): { trusted: boolean; hooks: HookLevel } {
+  return { trusted: v.trusted.by(s.path) !== null, hooks: hookLevel(s, v.userLevel) };
 }
