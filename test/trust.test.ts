@@ -2,10 +2,10 @@
 // user-level hook file ($COPILOT_HOME/hooks/fleet.json), through the CLI.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { trustedBy } from '../src/copilot/trust.js';
+import { readTrustRecord, trustedBy } from '../src/copilot/trust.js';
 import { userPaths } from '../src/paths.js';
 import { ROOT, sandbox } from './helpers.js';
 
@@ -27,7 +27,9 @@ describe('enable --trust and disable', () => {
     assert.deepEqual(Object.keys(after), Object.keys(before));
     r = sb.cli(repo, 'status');
     assert.match(r.stdout, /Copilot trusts this folder \(listed in/);
-    assert.deepEqual(Object.keys(JSON.parse(sb.cli(repo, 'status', '--json').stdout)), ['path', 'kind', 'enabled', 'problems', 'worktrees']);
+    const st = JSON.parse(sb.cli(repo, 'status', '--json').stdout);
+    assert.deepEqual(Object.keys(st), ['path', 'kind', 'enabled', 'problems', 'worktrees', 'copilot'], 'the copilot key is added after the existing ones');
+    assert.deepEqual(st.copilot, { trusted: true, hooks: 'repo' });
     // Enabling again changes nothing.
     r = sb.cli(repo, 'enable', '--trust');
     assert.match(r.stdout, /already enabled, nothing changed/);
@@ -65,7 +67,20 @@ describe('enable --trust and disable', () => {
     assert.equal(sb.cli(repo, 'enable', '--trust').status, 0);
     assert.equal(readFileSync(config, 'utf8'), `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z",\n  "trustedFolders": [\n    ${JSON.stringify(repo)}\n  ]\n}\n`);
     assert.equal(sb.cli(repo, 'disable').status, 0);
-    assert.equal(readFileSync(config, 'utf8'), `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z",\n  "trustedFolders": []\n}\n`);
+    // fleet-git created the key: with its last entry gone, the key goes too.
+    assert.equal(readFileSync(config, 'utf8'), `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z"\n}\n`);
+  });
+
+  test('a trustedFolders key the user had stays, empty, after disable', () => {
+    const sb = sandbox();
+    const repo = sb.repo('proj');
+    const config = join(sb.env.COPILOT_HOME, 'config.json');
+    mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
+    writeFileSync(config, JSON.stringify({ trustedFolders: [], model: 'm' }));
+    assert.equal(sb.cli(repo, 'enable', '--trust').status, 0);
+    assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')).trustedFolders, [repo]);
+    assert.equal(sb.cli(repo, 'disable').status, 0);
+    assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')), { trustedFolders: [], model: 'm' });
   });
 
   test('no config.json yet: created; an invalid one is left alone with one line', () => {
@@ -75,11 +90,82 @@ describe('enable --trust and disable', () => {
     assert.equal(sb.cli(repo, 'enable', '--trust').status, 0);
     assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')), { trustedFolders: [repo] });
     sb.cli(repo, 'disable');
+    assert.ok(!existsSync(config), 'the file fleet-git created, with nothing else in it, is gone');
     writeFileSync(config, '{ "trustedFolders": [ }');
     const r = sb.cli(repo, 'enable', '--trust');
     assert.equal(r.status, 1);
     assert.match(r.stderr, /config\.json is not valid JSON: fleet-git leaves it alone/);
     assert.equal(readFileSync(config, 'utf8'), '{ "trustedFolders": [ }');
+  });
+});
+
+/** How many times `name` in `dir` was replaced (an atomic write is one rename onto it) while `fn` ran. */
+async function renamesOnto<T>(dir: string, name: string, fn: () => T): Promise<{ result: T; count: number }> {
+  let count = 0;
+  const w = watch(dir, (_event, file) => { if (file === name) count++; });
+  try {
+    const result = fn();
+    await new Promise((r) => setTimeout(r, 200)); // the events of a finished child are queued: let them in
+    return { result, count };
+  } finally {
+    w.close();
+  }
+}
+
+describe('enable --under ROOT --trust, and remove', () => {
+  test('trusts every repository in one write of config.json, keeping its comment lines and keys; remove takes out only those, in one write', async () => {
+    const sb = sandbox();
+    const root = join(sb.dir, 'code');
+    const repos = ['a', 'b', 'c/d'].map((n) => sb.repo(`code/${n}`));
+    const outside = sb.repo('outside');
+    const home = sb.env.COPILOT_HOME;
+    const config = join(home, 'config.json');
+    mkdirSync(home, { recursive: true });
+    const head = '// User settings belong in settings.json.\n// This file is managed automatically.\n';
+    const doc = { firstLaunchAt: 'x', trustedFolders: ['/elsewhere'], nested: { a: [1, { b: null }] }, zlast: true };
+    writeFileSync(config, `${head}${JSON.stringify(doc, null, 2)}\n`);
+    assert.equal(sb.cli(outside, 'enable', '--trust').status, 0);
+
+    const en = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'enable', '--under', root, '--trust'));
+    assert.equal(en.result.status, 0, en.result.stderr);
+    assert.equal(en.count, 1, 'one write of config.json for the whole run');
+    assert.match(en.result.stdout, /Copilot now trusts 3 more repositories \(added to trustedFolders in /);
+    const text = readFileSync(config, 'utf8');
+    assert.ok(text.startsWith(head), 'the comment lines stay');
+    const after = JSON.parse(text.slice(head.length));
+    assert.deepEqual(Object.keys(after), Object.keys(doc));
+    assert.deepEqual(after, { ...doc, trustedFolders: ['/elsewhere', outside, ...repos] });
+    const scan = JSON.parse(sb.cli(sb.dir, 'scan', root).stdout);
+    assert.deepEqual(scan.repos.map((r: any) => r.copilot), repos.map(() => ({ trusted: true, hooks: 'repo' })));
+
+    // Again: nothing to add, no write.
+    const again = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'enable', '--under', root, '--trust'));
+    assert.equal(again.count, 0);
+    assert.doesNotMatch(again.result.stdout, /Copilot now trusts/);
+    assert.match(again.result.stdout, /0 changed, 3 unchanged/);
+
+    // The user lists a folder of their own; remove keeps it, and the entry of the repository outside ROOT.
+    writeFileSync(config, `${head}${JSON.stringify({ ...after, trustedFolders: [...after.trustedFolders, '/mine'] }, null, 2)}\n`);
+    const dry = sb.cli(sb.dir, 'remove', root, '--dry-run');
+    assert.match(dry.stdout, /take it out of Copilot's trustedFolders/);
+    const rm = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'remove', root, '--yes'));
+    assert.equal(rm.result.status, 0, rm.result.stderr);
+    assert.equal(rm.count, 1, 'one write of config.json for the whole run');
+    assert.match(rm.result.stdout, /took 3 entries fleet-git had added out of trustedFolders/);
+    assert.equal(readFileSync(config, 'utf8'), `${head}${JSON.stringify({ ...doc, trustedFolders: ['/elsewhere', outside, '/mine'] }, null, 2)}\n`);
+    assert.deepEqual(readTrustRecord(userPaths(sb.env, sb.home)), [outside]);
+  });
+
+  test('a config.json fleet-git cannot rewrite stops enable --under --trust before anything changes: one line, exit 1', () => {
+    const sb = sandbox();
+    const root = join(sb.dir, 'code');
+    const repo = sb.repo('code/a');
+    mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
+    writeFileSync(join(sb.env.COPILOT_HOME, 'config.json'), '{ "trustedFolders": "all" }');
+    const r = sb.cli(sb.dir, 'enable', '--under', root, '--trust');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /^fleet-git: .*config\.json: trustedFolders is not a list: fleet-git leaves it alone\n$/);
+    assert.ok(!existsSync(join(repo, '.github')), 'no repository was enabled');
   });
 });
 

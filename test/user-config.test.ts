@@ -2,7 +2,7 @@
 // one-line errors, and the clone glob subset meaning the same in sh and in Node.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { checkCloneGlob, globToRegExp, renderRules } from '../src/core/clone-rules.js';
@@ -38,6 +38,7 @@ describe('fleet-git config', () => {
       exclude: { value: [], from: 'default' },
       'scan.roots': { value: ['~'], from: 'default' },
       'scan.ignore': { value: [], from: 'default' },
+      trust: { value: false, from: 'default' },
     });
     const text = s.cli(s.dir, 'config');
     assert.match(text.stdout, /not found: the defaults apply/);
@@ -99,6 +100,44 @@ describe('fleet-git config', () => {
   });
 });
 
+describe('the trust key', () => {
+  it('trust: true makes enable and enable --under list repositories in trustedFolders; config shows where it came from', () => {
+    const s = sandbox();
+    const one = s.repo('one');
+    const under = [s.repo('code/a'), s.repo('code/b')];
+    const trusted = () => JSON.parse(readFileSync(join(s.env.COPILOT_HOME, 'config.json'), 'utf8')).trustedFolders;
+    writeConfig(s, '{\n  // copilot -p sessions need it\n  trust: true,\n}\n');
+    assert.deepEqual(JSON.parse(s.cli(s.dir, 'config', '--json').stdout).values.trust, { value: true, from: 'file' });
+    assert.match(s.cli(s.dir, 'config').stdout, /^trust\s+true\s+\(from the file\)$/m);
+    let r = s.cli(one, 'enable');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /Copilot now trusts /);
+    assert.deepEqual(trusted(), [one]);
+    r = s.cli(s.dir, 'enable', '--under', join(s.dir, 'code'));
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(trusted(), [one, ...under]);
+    // trust: false (and no key) leaves trustedFolders alone.
+    const other = s.repo('other');
+    writeConfig(s, '{ trust: false }');
+    assert.equal(s.cli(other, 'enable').status, 0);
+    assert.deepEqual(trusted(), [one, ...under]);
+    assert.equal(JSON.parse(s.cli(other, 'status', '--json').stdout).copilot.trusted, false);
+  });
+
+  it('a trust value that is not true or false: one line naming the file and line, exit 2, nothing enabled', () => {
+    const s = sandbox();
+    const repo = s.repo('proj');
+    const file = writeConfig(s, '{\n  include: ["~/code"],\n  trust: "yes",\n}\n');
+    for (const args of [['config'], ['enable'], ['enable', '--under', s.dir]]) {
+      const line = oneLineError(s.cli(repo, ...args));
+      assert.equal(line, `fleet-git: ${file}:3: trust must be true or false, not a string ("yes")`, args.join(' '));
+    }
+    assert.ok(!existsSync(join(repo, '.github')), 'nothing was enabled');
+    writeConfig(s, '{ trusted: true }');
+    assert.match(oneLineError(s.cli(repo, 'config')), /unknown key 'trusted' \(known: include, exclude, scan, trust\)/);
+  });
+});
+
 describe('clone globs', () => {
   const home = '/home/u';
   const cases: [string, string, boolean][] = [
@@ -123,14 +162,14 @@ describe('clone globs', () => {
     for (const [glob, path, want] of cases) {
       assert.equal(checkCloneGlob(glob), null, glob);
       assert.equal(globToRegExp(glob, home).test(path), want, `node: ${glob} ${path}`);
-      const rules = renderRules({ include: [glob], exclude: [], scan: { roots: [], ignore: [] } }, '/c', home);
+      const rules = renderRules({ include: [glob], exclude: [], scan: { roots: [], ignore: [] }, trust: false }, '/c', home);
       const r = spawnSync('sh', ['-c', `${rules}\nfleet_git_included "$1"`, 'sh', path]);
       assert.equal(r.status === 0, want, `sh: ${glob} ${path}`);
     }
   });
 
   it('include [] takes no clone; exclude wins over include', () => {
-    const sh = (c: object, p: string) => spawnSync('sh', ['-c', `${renderRules({ include: null, exclude: [], scan: { roots: [], ignore: [] }, ...c }, '/c', home)}\nfleet_git_included "$1"`, 'sh', p]).status === 0;
+    const sh = (c: object, p: string) => spawnSync('sh', ['-c', `${renderRules({ include: null, exclude: [], scan: { roots: [], ignore: [] }, trust: false, ...c }, '/c', home)}\nfleet_git_included "$1"`, 'sh', p]).status === 0;
     assert.equal(sh({ include: [] }, '/home/u/code'), false);
     assert.equal(sh({ include: ['~/code'], exclude: ['~/code/x'] }, '/home/u/code/x/y'), false);
     assert.equal(sh({ include: ['~/code'], exclude: ['~/code/x'] }, '/home/u/code/y'), true);

@@ -10,7 +10,7 @@ export class ConfigCommand extends FleetCommand {
   static usage = FleetCommand.Usage({
     description: 'show the effective user configuration and where each value comes from',
     details: `
-      Reads \${XDG_CONFIG_HOME:-~/.config}/fleet-git/config.json5 (JSON5: comments allowed). Keys: \`include\` and \`exclude\`, globs on a new clone's absolute path deciding which clones \`fleet-git setup\` provisions (default: every clone); \`scan.roots\`, the folders \`fleet-git scan\` walks when given none (default: ["~"]); \`scan.ignore\`, globs for folders the walk skips.
+      Reads \${XDG_CONFIG_HOME:-~/.config}/fleet-git/config.json5 (JSON5: comments allowed). Keys: \`include\` and \`exclude\`, globs on a new clone's absolute path deciding which clones \`fleet-git setup\` provisions (default: every clone); \`scan.roots\`, the folders \`fleet-git scan\` walks when given none (default: ["~"]); \`scan.ignore\`, globs for folders the walk skips; \`trust\`, true or false (default false): when true, \`fleet-git enable\` (one repository or --under ROOT) also lists each repository in Copilot's trustedFolders, as --trust does, so that copilot -p sessions run its hooks (new worktrees and clones provisioned by git hooks are not added).
 
       Clone globs: \`~/\` is the home folder; \`*\` (and \`**\`) match any characters, \`/\` included; \`?\` one character; \`[a-z]\`, \`[!abc]\` a class of letters, digits, . _ -; a glob matching a folder covers everything under it. Braces and backslashes are not supported.
 

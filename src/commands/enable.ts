@@ -1,11 +1,12 @@
 import { Option } from 'clipanion';
 import { enableRepo } from '../core/actions.js';
 import { ensureUserFiles, runContext } from '../core/context.js';
-import { assessRepo } from '../core/state.js';
+import { assessRepo, type RepoState } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { printBulkResult, printOutcome, resolveRepos } from './report.js';
-import { trustFolder } from '../copilot/trust.js';
+import { TrustEdit, trustFolder } from '../copilot/trust.js';
+import { loadUserConfig } from '../core/user-config.js';
 import { installUserHooks } from '../core/user-hooks.js';
 import { loadBulk, progressLine, rootsOf } from './scan.js';
 
@@ -17,11 +18,14 @@ export class EnableCommand extends FleetCommand {
       Writes .github/hooks/fleet.json into the repository and every worktree of it, keeps that file out of commits with the repository's info/exclude, and installs a git post-checkout hook so that new worktrees get it too. Running it again repairs whatever is missing or stale and otherwise changes nothing.
 
       A hook file that fleet-git did not write, or one that git tracks, is left alone (exit code 1); --force replaces an untracked one and keeps a copy that \`fleet-git disable\` puts back.
+
+      --trust (or \`trust: true\` in the config file, see \`fleet-git config\`) also lists each repository in Copilot's trustedFolders ($COPILOT_HOME/config.json), keeping every other key and value of that file; with --under, in one write for the whole run. \`fleet-git disable\` and \`fleet-git remove\` take out only the entries fleet-git added.
     `,
     examples: [
       ['Enable the repository of the current folder', '$0 enable'],
       ['Enable two repositories', '$0 enable ~/code/api ~/code/web'],
       ['Enable every repository under ~/code but the archived ones', "$0 enable --under ~/code --exclude 'archive'"],
+      ['Enable and trust every repository under ~/code', '$0 enable --under ~/code --trust'],
     ],
   });
 
@@ -29,7 +33,7 @@ export class EnableCommand extends FleetCommand {
   under = Option.String('--under', { description: 'enable every repository found under this folder (as fleet-git scan finds them)' });
   include = Option.Array('--include', [], { description: 'with --under: only repositories whose path below it (or folder name) matches this glob' });
   exclude = Option.Array('--exclude', [], { description: 'with --under: skip folders matching this glob' });
-  trust = Option.Boolean('--trust', false, { description: "also list the repository in Copilot's trustedFolders, so that copilot -p sessions run its hooks (disable takes it out again)" });
+  trust = Option.Boolean('--trust', false, { description: "also list the repository in Copilot's trustedFolders, so that copilot -p sessions run its hooks (disable takes it out again; the config file's trust: true does the same)" });
   user = Option.Boolean('--user', false, { description: 'install the user-level hook file ($COPILOT_HOME/hooks/fleet.json): every folder reports; with no repository given, only that' });
   repos = Option.Rest({ name: 'repo' });
 
@@ -40,7 +44,9 @@ export class EnableCommand extends FleetCommand {
       this.out(installUserHooks(ctx) ?? `the user-level hook file is already installed, nothing changed`);
       if (!this.repos.length && this.under === undefined) return EXIT.ok;
     }
-    if (this.under !== undefined) return this.runUnder(this.under);
+    // --trust, or the config file's trust: true (an invalid config file: its one line, exit 2).
+    const trust = this.trust || loadUserConfig(this.context.env, this.context.home).config.trust;
+    if (this.under !== undefined) return this.runUnder(this.under, trust);
     if (this.include.length || this.exclude.length) throw new InputError('--include and --exclude go with --under ROOT');
     const ctx = runContext(this.context.env, this.context.home);
     const repos = resolveRepos(this.repos, this.context.cwd).map(locateRepo);
@@ -48,7 +54,7 @@ export class EnableCommand extends FleetCommand {
     let code: number = EXIT.ok;
     for (const repo of repos) {
       const outcome = enableRepo(assessRepo(repo, ctx), ctx, { force: this.force });
-      const trusted = this.trust ? trustFolder(ctx.user, outcome.path) : null;
+      const trusted = trust ? trustFolder(ctx.user, outcome.path) : null;
       if (trusted) outcome.changes.push(trusted);
       if (printOutcome(this, outcome, 'enabled')) code = EXIT.partial;
     }
@@ -56,7 +62,7 @@ export class EnableCommand extends FleetCommand {
   }
 
   /** Bulk enable: every repository under a folder, each on its own (a failure in one is reported and the rest go on), the per-user files put in place once. */
-  private async runUnder(under: string): Promise<number> {
+  private async runUnder(under: string, trust: boolean): Promise<number> {
     if (this.repos.length) throw new InputError(`enable takes either repositories or --under ROOT, not both (${this.repos.join(' ')})`);
     const [root] = await rootsOf([under], this.context.cwd);
     const bulk = await loadBulk();
@@ -79,14 +85,33 @@ export class EnableCommand extends FleetCommand {
       if (exclude?.(rel, name)) return false;
       return !include || include(rel, name);
     });
+    // Copilot's config.json is read before anything changes (one it cannot rewrite stops the run here) and written once, at the end.
+    const edit = trust ? new TrustEdit(ctx.user) : null;
+    edit?.load();
     const out = new bulk.LineBuffer(this.context.stdout);
     const err = new bulk.LineBuffer(this.context.stderr);
     for (const line of ensureUserFiles(ctx)) out.push(line);
-    const { counts } = bulk.applyEach(wanted, (st) => enableRepo(st, ctx, { force: this.force }), (r) => printBulkResult(out, err, r, 'enabled'));
+    let trusted = 0;
+    const act = (st: RepoState) => {
+      const o = enableRepo(st, ctx, { force: this.force });
+      if (edit?.add(o.path)) { trusted++; o.changes.push(`listed in Copilot's trustedFolders`); }
+      return o;
+    };
+    const { counts } = bulk.applyEach(wanted, act, (r) => printBulkResult(out, err, r, 'enabled'));
+    let trustFailed = false;
+    if (edit && trusted) {
+      try {
+        edit.save();
+        out.push(`Copilot now trusts ${trusted} more repositor${trusted === 1 ? 'y' : 'ies'} (added to trustedFolders in ${edit.file})`);
+      } catch (e) {
+        trustFailed = true;
+        err.push(`fleet-git: could not write ${edit.file} (${bulk.reasonOf(e)}): none of the ${trusted} repositories was added to trustedFolders; run this again`);
+      }
+    }
     const unusable = s.rows.filter((r) => !r.state && !r.unreadable).length;
     out.push(`enable: ${bulk.countsLine(counts)} (${wanted.length} repositor${wanted.length === 1 ? 'y' : 'ies'} under ${root}${unusable ? `; ${unusable} not usable, see fleet-git scan` : ''})`);
     out.flush();
     err.flush();
-    return counts.failed > 0 || counts.leftAlone > 0 ? EXIT.partial : EXIT.ok;
+    return trustFailed || counts.failed > 0 || counts.leftAlone > 0 ? EXIT.partial : EXIT.ok;
   }
 }

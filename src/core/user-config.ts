@@ -1,7 +1,8 @@
 // The user config file, ${XDG_CONFIG_HOME:-~/.config}/fleet-git/config.json5:
 // which new clones the setup template provisions (include/exclude, matched by
 // the clone hook through compiled `case` patterns, see clone-rules.ts) and the
-// folders `scan` walks when given none (scan.roots) and skips (scan.ignore).
+// folders `scan` walks when given none (scan.roots) and skips (scan.ignore);
+// `trust: true` makes `enable` also list repositories in Copilot's trustedFolders.
 // A missing file means the defaults; an invalid one is one line naming the
 // file, the line and what is wrong (UserConfigError), never a stack.
 import { existsSync, mkdirSync } from 'node:fs';
@@ -24,10 +25,12 @@ export interface UserConfig {
     /** Globs (picomatch, as discover's `ignore`) for folders the walk skips. */
     ignore: string[];
   };
+  /** `enable` (one repository or --under) also lists each repository in Copilot's trustedFolders, as --trust does. */
+  trust: boolean;
 }
 
-export type ConfigKey = 'include' | 'exclude' | 'scan.roots' | 'scan.ignore';
-export const CONFIG_KEYS: readonly ConfigKey[] = ['include', 'exclude', 'scan.roots', 'scan.ignore'];
+export type ConfigKey = 'include' | 'exclude' | 'scan.roots' | 'scan.ignore' | 'trust';
+export const CONFIG_KEYS: readonly ConfigKey[] = ['include', 'exclude', 'scan.roots', 'scan.ignore', 'trust'];
 
 export interface LoadedConfig {
   file: string;
@@ -39,7 +42,11 @@ export interface LoadedConfig {
 }
 
 export function defaultConfig(): UserConfig {
-  return { include: null, exclude: [], scan: { roots: ['~'], ignore: [] } };
+  return { include: null, exclude: [], scan: { roots: ['~'], ignore: [] }, trust: false };
+}
+
+function defaultFrom(): Record<ConfigKey, 'default' | 'file'> {
+  return Object.fromEntries(CONFIG_KEYS.map((k) => [k, 'default'])) as Record<ConfigKey, 'default' | 'file'>;
 }
 
 /** An invalid config file: its message is the one line to print. Exit code 2. */
@@ -85,7 +92,7 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     throw new UserConfigError(file, err.lineNumber ?? null, `${what}${err.columnNumber ? ` (column ${err.columnNumber})` : ''}`);
   }
   const config = defaultConfig();
-  const from: Record<ConfigKey, 'default' | 'file'> = { include: 'default', exclude: 'default', 'scan.roots': 'default', 'scan.ignore': 'default' };
+  const from = defaultFrom();
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new UserConfigError(file, 1, `the file must hold one object ({ include: [...], ... }), not ${describe(doc)}`);
   const fail = (key: string, what: string): never => {
     throw new UserConfigError(file, lineOf(text, key.split('.').at(-1) as string), what);
@@ -101,7 +108,7 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
   };
   const top = doc as Record<string, unknown>;
   for (const k of Object.keys(top)) {
-    if (!['include', 'exclude', 'scan'].includes(k)) fail(k, `unknown key '${k}' (known: include, exclude, scan)`);
+    if (!['include', 'exclude', 'scan', 'trust'].includes(k)) fail(k, `unknown key '${k}' (known: include, exclude, scan, trust)`);
   }
   for (const key of ['include', 'exclude'] as const) {
     if (!(key in top)) continue;
@@ -121,6 +128,11 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     if ('roots' in s) { config.scan.roots = strings('scan.roots', s.roots); from['scan.roots'] = 'file'; }
     if ('ignore' in s) { config.scan.ignore = strings('scan.ignore', s.ignore); from['scan.ignore'] = 'file'; }
   }
+  if ('trust' in top) {
+    if (typeof top.trust !== 'boolean') fail('trust', `trust must be true or false, not ${describe(top.trust)}${typeof top.trust === 'string' ? ` ("${top.trust}")` : ''}`);
+    config.trust = top.trust as boolean;
+    from.trust = 'file';
+  }
   return { config, from };
 }
 
@@ -134,7 +146,7 @@ export function loadUserConfig(env: Env, home: string): LoadedConfig {
     throw new UserConfigError(file, null, `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }
   if (text === null) {
-    return { file, exists: false, config: defaultConfig(), from: { include: 'default', exclude: 'default', 'scan.roots': 'default', 'scan.ignore': 'default' } };
+    return { file, exists: false, config: defaultConfig(), from: defaultFrom() };
   }
   return { file, exists: true, ...parseUserConfig(text, file) };
 }
@@ -145,12 +157,13 @@ export function scanRoots(c: UserConfig, home: string): string[] {
 }
 
 /** The value of one key. */
-export function configValue(c: UserConfig, key: ConfigKey): string[] | null {
+export function configValue(c: UserConfig, key: ConfigKey): string[] | boolean | null {
   switch (key) {
     case 'include': return c.include;
     case 'exclude': return c.exclude;
     case 'scan.roots': return c.scan.roots;
     case 'scan.ignore': return c.scan.ignore;
+    case 'trust': return c.trust;
   }
 }
 
