@@ -2,7 +2,7 @@
 // fleet state, through the built CLI (off a terminal: JSON only on stdout).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
@@ -153,6 +153,11 @@ describe('scan: what Copilot makes of each repository', () => {
     // A user-level file that is not fleet-git's is no user level.
     writeFileSync(join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json'), '{"hooks":{}}');
     assert.deepEqual(byPath(scan()).untrusted, { trusted: false, hooks: 'repo' });
+    if (process.getuid?.() !== 0) {
+      // Nor is one that cannot be read; nor does it stop the scan.
+      chmodSync(join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json'), 0o000);
+      assert.deepEqual(byPath(scan()).untrusted, { trusted: false, hooks: 'repo' });
+    }
     rmSync(join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json'));
   });
 

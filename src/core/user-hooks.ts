@@ -80,9 +80,13 @@ export interface CopilotView {
   userLevel: boolean;
 }
 
-/** Reads Copilot's config.json and the user-level hook file, once. */
+/** Reads Copilot's config.json and the user-level hook file, once. Never throws: what cannot be read counts as absent. */
 export function copilotView(ctx: RunContext): CopilotView {
-  return { configFile: copilotConfigFile(ctx.user), trusted: new FolderIndex(trustedFolders(ctx.user)), userLevel: userHookState(ctx).kind === 'ours' };
+  let userLevel = false;
+  try {
+    userLevel = userHookState(ctx).kind === 'ours';
+  } catch { /* unreadable: Copilot cannot read it either */ }
+  return { configFile: copilotConfigFile(ctx.user), trusted: new FolderIndex(trustedFolders(ctx.user)), userLevel };
 }
 
 export function hookLevel(s: RepoState, userLevel: boolean): HookLevel {
