@@ -190,8 +190,7 @@ describe('remove on a terminal', () => {
 
   // [what is typed, its echo on the question's line]
   for (const [what, answer, echo] of [['"n"', 'n\n', 'n'], ['just Enter', '\n', ''], ['Ctrl-D', '\x04', '']] as const) {
-    const todo = answer === '\x04' ? 'confirm() in src/commands/remove.ts prints no newline at Ctrl-D, so its message lands on the question line' : undefined;
-    it(`asks y/N first; ${what} changes nothing`, { todo }, async () => {
+    it(`asks y/N first; ${what} changes nothing`, async () => {
       const r = await fleetGit(['remove', root], { cwd: sb.dir, env: sb.env, answers: [[/\[y\/N\] /, answer]] });
       assert.equal(r.code, 0, r.text);
       const lines = r.text.trimEnd().split('\n');

@@ -21,7 +21,10 @@ export function confirm(stdin: NodeJS.ReadableStream, stderr: NodeJS.WritableStr
       buf += d.toString();
       if (buf.includes('\n')) finish(/^\s*y(es)?\s*$/i.test(buf.split('\n')[0]));
     };
-    const onEnd = () => finish(/^\s*y(es)?\s*$/i.test(buf));
+    const onEnd = () => {
+      stderr.write('\n'); // Ctrl-D ends no line: what follows starts on one of its own
+      finish(/^\s*y(es)?\s*$/i.test(buf));
+    };
     stdin.on('data', onData);
     stdin.on('end', onEnd);
     stdin.resume();
