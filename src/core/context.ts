@@ -4,13 +4,14 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readIfExists, writeAtomic } from '../fs/atomic.js';
 import { ConfigReader } from '../git/config.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { userPaths, type Env, type UserPaths } from '../paths.js';
 import { CLIENT_FILE, NODE_FILE, renderHookFile } from './hook-file.js';
 import { renderGitHook } from './git-hook.js';
 import { refreshRulesIfStale } from './user-config.js';
 
 /** The built hook client that enable copies to the per-user data folder. */
-export const BUILT_CLIENT = join(import.meta.dirname, '..', '..', 'dist', CLIENT_FILE);
+export const BUILT_CLIENT = join(PACKAGE_ROOT, 'dist', CLIENT_FILE);
 
 export interface RunContext {
   env: Env;

@@ -13,6 +13,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { readIfExists, readTextIfExists, writeAtomic } from '../fs/atomic.js';
 import { ConfigReader, type ConfigValue } from '../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../git/global-config.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { userPaths, type Env, type UserPaths } from '../paths.js';
 import { RULES_FILE, rulesStale } from './clone-rules.js';
 import { ensureUserFiles, runContext } from './context.js';
@@ -36,7 +37,7 @@ export const DEFAULT_EXCLUDE = `# git ls-files --others --exclude-from=.git/info
 # *~
 `;
 
-export const BUILT_CLI = join(import.meta.dirname, '..', 'cli.js');
+export const BUILT_CLI = join(PACKAGE_ROOT, 'dist', 'cli.js');
 
 interface SetupRecord {
   version: 1;

@@ -1,8 +1,9 @@
 // The files fleet-git writes live in templates/ as real files; this renders them.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../package-root.js';
 
-const TEMPLATES = join(import.meta.dirname, '..', '..', 'templates');
+const TEMPLATES = join(PACKAGE_ROOT, 'templates');
 
 export function readTemplate(name: string): string {
   return readFileSync(join(TEMPLATES, name), 'utf8');
