@@ -1,28 +1,42 @@
 #!/usr/bin/env node
 // The command line: the Cli and its command list. Only this file touches process.
 import { homedir } from 'node:os';
-import { Builtins, Cli } from 'clipanion';
+import { Builtins, Cli, type CommandClass } from 'clipanion';
 import { EXIT, type Context } from './commands/base.js';
-import { DisableCommand } from './commands/disable.js';
-import { EnableCommand } from './commands/enable.js';
-import { StatusCommand } from './commands/status.js';
-import { ConfigCommand } from './commands/config.js';
-import { SetupCommand } from './commands/setup.js';
-import { ScanCommand } from './commands/scan.js';
-import { RemoveCommand } from './commands/remove.js';
-import { RunCommand } from './commands/run.js';
-import { ModelListCommand } from './commands/model-list.js';
-import { DoctorCommand } from './commands/doctor.js';
 
-export function makeCli(): Cli<Context> {
+type Load = () => Promise<CommandClass<Context>>;
+
+/**
+ * The commands by the first word of their path, in the order help lists them.
+ * Each module is loaded only when its command runs (or for help), so a run
+ * reads and compiles one command, not all of them.
+ */
+export const COMMANDS: Record<string, Load> = {
+  enable: async () => (await import('./commands/enable.js')).EnableCommand,
+  disable: async () => (await import('./commands/disable.js')).DisableCommand,
+  status: async () => (await import('./commands/status.js')).StatusCommand,
+  setup: async () => (await import('./commands/setup.js')).SetupCommand,
+  config: async () => (await import('./commands/config.js')).ConfigCommand,
+  scan: async () => (await import('./commands/scan.js')).ScanCommand,
+  remove: async () => (await import('./commands/remove.js')).RemoveCommand,
+  run: async () => (await import('./commands/run.js')).RunCommand,
+  model: async () => (await import('./commands/model-list.js')).ModelListCommand,
+  doctor: async () => (await import('./commands/doctor.js')).DoctorCommand,
+};
+
+/** The Cli for one command line: only the command its first word names, or every command when it names none. */
+export async function makeCli(argv: string[] = []): Promise<Cli<Context>> {
   const cli = new Cli<Context>({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: '0.1.0', enableColors: !!process.stdout.isTTY && !process.env.NO_COLOR });
-  for (const c of [EnableCommand, DisableCommand, StatusCommand, SetupCommand, ConfigCommand, ScanCommand, RemoveCommand, RunCommand, ModelListCommand, DoctorCommand, Builtins.HelpCommand, Builtins.VersionCommand]) cli.register(c);
+  const named = Object.hasOwn(COMMANDS, argv[0] ?? '') ? [COMMANDS[argv[0]]] : Object.values(COMMANDS);
+  for (const c of await Promise.all(named.map((load) => load()))) cli.register(c);
+  cli.register(Builtins.HelpCommand);
+  cli.register(Builtins.VersionCommand);
   return cli;
 }
 
 /** Runs one command line; a malformed one gets one line on stderr and exit code 2. */
 export async function main(argv: string[], context: Context): Promise<number> {
-  const cli = makeCli();
+  const cli = await makeCli(argv);
   let command;
   try {
     command = cli.process(argv, context);
