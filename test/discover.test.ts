@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { discover, inspectFolder, inspectFolderSync, parseGitFile, type Found } from '../src/core/discover.js';
 import { sandbox } from './helpers.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
 
+const listedOf = (path: string) => ({ worktrees: existsSync(join(path, '.git', 'worktrees')), dotGithub: existsSync(join(path, '.github')) });
 const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 /** `kind path-relative-to-root` lines, for the option tests. */
 const lines = (ws: Workspace, found: Found[]) => found.map((f) => `${f.kind} ${f.path.slice(ws.root.length + 1)}`);
@@ -19,7 +21,8 @@ describe('discover', () => {
   /** Everything found with the default options, exactly. */
   function expectedDefault(): Found[] {
     const { p, root } = ws;
-    const repo = (path: string): Found => ({ kind: 'repo', path, gitDir: join(path, '.git'), commonDir: join(path, '.git') });
+    // What the listings tell must be what is on disk.
+    const repo = (path: string): Found => ({ kind: 'repo', path, gitDir: join(path, '.git'), commonDir: join(path, '.git'), listed: listedOf(path) });
     const list: Found[] = [
       repo(p.solo),
       repo(p.app),
@@ -76,7 +79,7 @@ describe('discover', () => {
     const r = await discover([ws.root], { nested: true });
     const extra = r.found.filter((f) => !expectedDefault().some((e) => e.path === f.path));
     assert.deepEqual(extra, [
-      { kind: 'repo', path: ws.p.inner, gitDir: join(ws.p.inner, '.git'), commonDir: join(ws.p.inner, '.git'), enclosing: ws.p.outer },
+      { kind: 'repo', path: ws.p.inner, gitDir: join(ws.p.inner, '.git'), commonDir: join(ws.p.inner, '.git'), listed: listedOf(ws.p.inner), enclosing: ws.p.outer },
       {
         kind: 'submodule',
         path: ws.p.submodule,
@@ -91,7 +94,7 @@ describe('discover', () => {
 
   it('follows links only when asked, and a link loop neither hangs nor repeats', async () => {
     const r = await discover([ws.root], { followSymlinks: true });
-    const expected = [...expectedDefault(), { kind: 'repo', path: ws.p.linkedOutside, gitDir: join(ws.p.linkedOutside, '.git'), commonDir: join(ws.p.linkedOutside, '.git') } as Found].sort(byPath);
+    const expected = [...expectedDefault(), { kind: 'repo', path: ws.p.linkedOutside, gitDir: join(ws.p.linkedOutside, '.git'), commonDir: join(ws.p.linkedOutside, '.git'), listed: listedOf(ws.p.linkedOutside) } as Found].sort(byPath);
     assert.deepEqual(r.found, expected);
     assert.deepEqual(r.unreadable, expectedUnreadable());
     // The loop (links/loop -> ..) and links/self -> . lead back to folders already read.

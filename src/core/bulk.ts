@@ -74,7 +74,7 @@ function repoFor(list: FoundWithGitDir[], roots: string[]): { repo: Repo; kind: 
   const primary = list.find((f): f is Exclude<FoundWithGitDir, FoundWorktree> => f.kind !== 'worktree');
   if (primary) {
     return {
-      repo: { root: primary.path, gitDir: primary.gitDir, commonDir: primary.commonDir, linked: primary.gitDir !== primary.commonDir },
+      repo: { root: primary.path, gitDir: primary.gitDir, commonDir: primary.commonDir, linked: primary.gitDir !== primary.commonDir, ...(primary.kind === 'repo' && primary.listed ? { listed: primary.listed } : {}) },
       kind: primary.kind,
       enclosing: primary.enclosing,
     };

@@ -8,6 +8,8 @@
 import { promises as fsp, readdirSync, readFileSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import type { Listed } from '../git/repo.js';
+import { within } from '../fs/atomic.js';
 
 export type FoundKind = 'repo' | 'worktree' | 'submodule' | 'separate' | 'bare' | 'stale' | 'broken';
 
@@ -18,7 +20,7 @@ interface FoundBase {
   enclosing?: string;
 }
 /** A `.git` folder that looks valid. */
-export interface FoundRepo extends FoundBase { kind: 'repo'; gitDir: string; commonDir: string }
+export interface FoundRepo extends FoundBase { kind: 'repo'; gitDir: string; commonDir: string; listed?: Listed }
 /** A `.git` file whose git dir has a `commondir` file: a linked worktree. */
 export interface FoundWorktree extends FoundBase {
   kind: 'worktree';
@@ -181,16 +183,17 @@ export function parseGitFile(content: string, folder: string): string | null {
   return isAbsolute(m[1]) ? resolve(m[1]) : resolve(folder, m[1]);
 }
 
-interface GitDirListing { head: boolean; objects: boolean; refs: boolean; commondir: boolean }
+interface GitDirListing { head: boolean; objects: boolean; refs: boolean; commondir: boolean; worktrees: boolean }
 
 function listingOf(entries: Dirent[]): GitDirListing {
-  const l: GitDirListing = { head: false, objects: false, refs: false, commondir: false };
+  const l: GitDirListing = { head: false, objects: false, refs: false, commondir: false, worktrees: false };
   for (const e of entries) {
     switch (e.name) {
       case 'HEAD': l.head = !e.isDirectory(); break;
       case 'objects': l.objects = e.isDirectory() || e.isSymbolicLink(); break;
       case 'refs': l.refs = e.isDirectory() || e.isSymbolicLink(); break;
       case 'commondir': l.commondir = e.isFile(); break;
+      case 'worktrees': l.worktrees = true; break;
     }
   }
   return l;
@@ -213,9 +216,9 @@ function* readCommonDir(gitDir: string): Gen<string> {
 
 const MODULES = `${sep}.git${sep}modules${sep}`;
 
-/** Classifies a `.git` folder at `path/.git`. */
-function* classifyGitFolder(path: string): Gen<Found> {
-  const gitDir = join(path, '.git');
+/** Classifies a `.git` folder at `path/.git`; `dotGithub`: whether `path` holds `.github` (null: not known). */
+function* classifyGitFolder(path: string, dotGithub: boolean | null): Gen<Found> {
+  const gitDir = within(path, '.git');
   let entries: Dirent[];
   try {
     entries = yield* readdirOp(gitDir);
@@ -225,11 +228,13 @@ function* classifyGitFolder(path: string): Gen<Found> {
   const l = listingOf(entries);
   const missing = missingParts(l);
   if (missing.length) return { kind: 'broken', path, reason: `.git folder is missing ${missing.join(', ')}` };
-  let commonDir = gitDir;
-  if (l.commondir) {
-    try { commonDir = yield* readCommonDir(gitDir); } catch (err) {
-      return { kind: 'broken', path, reason: `cannot read .git/commondir: ${describeError(err)}` };
-    }
+  if (!l.commondir) {
+    // The listings read so far answer two questions the state reader would ask.
+    return dotGithub === null ? { kind: 'repo', path, gitDir, commonDir: gitDir } : { kind: 'repo', path, gitDir, commonDir: gitDir, listed: { worktrees: l.worktrees, dotGithub } };
+  }
+  let commonDir: string;
+  try { commonDir = yield* readCommonDir(gitDir); } catch (err) {
+    return { kind: 'broken', path, reason: `cannot read .git/commondir: ${describeError(err)}` };
   }
   return { kind: 'repo', path, gitDir, commonDir };
 }
@@ -271,8 +276,9 @@ function* classifyGitFile(path: string): Gen<Found> {
   return { kind: 'separate', path, gitDir, commonDir: gitDir };
 }
 
-function* classifyDotGit(path: string, entry: Dirent): Gen<Found> {
-  if (entry.isDirectory()) return yield* classifyGitFolder(path);
+function* classifyDotGit(path: string, entries: Dirent[], entry: Dirent): Gen<Found> {
+  const dotGithub = entries.some((e) => e.name === '.github');
+  if (entry.isDirectory()) return yield* classifyGitFolder(path, dotGithub);
   if (entry.isFile()) return yield* classifyGitFile(path);
   // A `.git` symbolic link (or something stranger): git follows it, so do we.
   let st: BigIntStats;
@@ -281,7 +287,7 @@ function* classifyDotGit(path: string, entry: Dirent): Gen<Found> {
   } catch (err) {
     return { kind: 'broken', path, reason: `.git cannot be followed: ${describeError(err)}` };
   }
-  if (st.isDirectory()) return yield* classifyGitFolder(path);
+  if (st.isDirectory()) return yield* classifyGitFolder(path, null);
   if (st.isFile()) return yield* classifyGitFile(path);
   return { kind: 'broken', path, reason: '.git is neither a file nor a folder' };
 }
@@ -308,7 +314,7 @@ function* bareReason(path: string): Gen<string> {
 function* inspectGen(path: string): Gen<Found | null> {
   const entries = yield* readdirOp(path);
   const dotGit = entries.find((e) => e.name === '.git');
-  if (dotGit) return yield* classifyDotGit(path, dotGit);
+  if (dotGit) return yield* classifyDotGit(path, entries, dotGit);
   if (isBareListing(entries)) return { kind: 'bare', path, reason: yield* bareReason(path) };
   return null;
 }
@@ -384,7 +390,7 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
     let dotGit: Dirent | undefined;
     for (const e of entries) if (e.name === '.git') { dotGit = e; break; }
     if (dotGit) {
-      const f = yield* classifyDotGit(t.path, dotGit);
+      const f = yield* classifyDotGit(t.path, entries, dotGit);
       if (t.enclosing) f.enclosing = t.enclosing;
       found.set(t.path, f);
       if (!nested) return;
@@ -405,7 +411,7 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
       if (!isDir && !(follow && e.isSymbolicLink())) continue;
       const rel = t.rel ? `${t.rel}/${name}` : name;
       if (ignored && ignored(rel, name)) continue;
-      const child: Task = { path: join(t.path, name), rel, depth: childDepth, enclosing };
+      const child: Task = { path: within(t.path, name), rel, depth: childDepth, enclosing };
       if (!isDir) {
         let st: BigIntStats;
         try {

@@ -24,7 +24,7 @@ function findBlock(text: string): [number, number] | null {
 }
 
 export function hasExcludeBlock(text: string | null): boolean {
-  if (text === null) return false;
+  if (text === null || !text.includes(EXCLUDE_BEGIN)) return false;
   const at = findBlock(text);
   return at !== null && text.slice(at[0], at[1]).includes(`\n/${HOOK_FILE_PATH}\n`);
 }

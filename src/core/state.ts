@@ -2,9 +2,8 @@
 // remove all share. Read from files only (no git process in the common case).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { isPresent, readTextIfExists, readTextIfPresent } from '../fs/atomic.js';
-import { isTrackedInIndex, listWorktrees, type Repo, type Worktree } from '../git/repo.js';
+import { isPresent, readTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
+import { isTrackedInIndex, listWorktrees, type Listed, type Repo, type Worktree } from '../git/repo.js';
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
 import { HOOK_FILE_PATH, classifyHookFile, type HookFileInfo } from './hook-file.js';
@@ -70,16 +69,16 @@ const NO_GIT_HOOK = { kind: 'absent' as const, current: false, displacedCopy: nu
 
 /** readGitHook, without its failing reads when none of the files it reads is there (the common case). */
 function gitHookIn(dir: string, expected: string): GitHookInfo {
-  const path = join(dir, HOOK_NAME);
+  const path = within(dir, HOOK_NAME);
   if (!isPresent(path) && !isPresent(`${path}.old`) && !isPresent(`${path}${PREV_SUFFIX}`)) return { ...NO_GIT_HOOK };
   return readGitHook(dir, expected);
 }
 
 
 
-function worktreeState(wt: Worktree, ctx: RunContext): WorktreeState {
-  const path = join(wt.root, HOOK_FILE_PATH);
-  const hookFile = classifyHookFile(readTextIfPresent(path), ctx.hookFile);
+function worktreeState(wt: Worktree, ctx: RunContext, listed?: Listed): WorktreeState {
+  const path = within(wt.root, HOOK_FILE_PATH);
+  const hookFile = classifyHookFile(listed?.dotGithub === false ? null : readTextIfPresent(path), ctx.hookFile);
   // Whether git tracks the path is read from the index only when it can matter:
   // a file is there, or an action or the "missing" check asks (see `tracked` below).
   const tracked = hookFile.kind !== 'absent' && trackedIn(wt);
@@ -114,11 +113,11 @@ function worktreeState(wt: Worktree, ctx: RunContext): WorktreeState {
 
 /** Reads and judges one repository and all its worktrees. */
 export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
-  const all = listWorktrees(repo).map((wt) => worktreeState(wt, ctx));
+  const all = listWorktrees(repo).map((wt) => worktreeState(wt, ctx, wt.main && wt.root === repo.root ? repo.listed : undefined));
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
-  const exclude = hasExcludeBlock(readTextIfExists(join(repo.commonDir, 'info', 'exclude')));
-  const ownDir = join(repo.commonDir, 'hooks');
+  const exclude = hasExcludeBlock(readTextIfExists(within(repo.commonDir, 'info/exclude')));
+  const ownDir = within(repo.commonDir, 'hooks');
   const own = gitHookIn(ownDir, ctx.gitHook);
   // Where git runs hooks from (core.hooksPath) matters only to an enabled repository and to
   // the actions: read when first asked for, so that a scan of thousands reads no config file

@@ -3,6 +3,15 @@
 import { chmodSync, closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
+/**
+ * `join(dir, rel)` for a normalized absolute `dir` and a plain relative `rel`
+ * (names without `.`, `..` or doubled slashes), without join's normalizing pass:
+ * the paths a walk over thousands of repositories builds most.
+ */
+export function within(dir: string, rel: string): string {
+  return dir.endsWith('/') ? dir + rel : `${dir}/${rel}`;
+}
+
 /** Whether a path exists, without the cost of an ENOENT error; true for one that cannot be checked (the read that follows then tells). */
 export function isPresent(path: string): boolean {
   try {

@@ -3,7 +3,7 @@
 // process, so that the same code serves one repository and thousands.
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { isCode, isPresent, readTextIfExists } from '../fs/atomic.js';
+import { isCode, isPresent, readTextIfExists, within } from '../fs/atomic.js';
 
 export interface Repo {
   /** The worktree this location belongs to. */
@@ -13,6 +13,16 @@ export interface Repo {
   /** The shared git dir: config, hooks, info/exclude, objects. */
   commonDir: string;
   linked: boolean;
+  /** What listings a caller has already read tell (discovery reads them anyway): each spares a stat. */
+  listed?: Listed;
+}
+
+/** For a repository whose git dir is its common dir and `<root>/.git`: */
+export interface Listed {
+  /** whether the git dir holds `worktrees/`; */
+  worktrees: boolean;
+  /** whether the worktree root holds `.github`. */
+  dotGithub: boolean;
 }
 
 export interface Worktree { root: string; gitDir: string; main: boolean }
@@ -100,8 +110,8 @@ export function listWorktrees(repo: Repo): Worktree[] {
   if (basename(repo.commonDir) === '.git') out.push({ root: dirname(repo.commonDir), gitDir: repo.commonDir, main: true });
   else if (!repo.linked && repo.root !== repo.gitDir) out.push({ root: repo.root, gitDir: repo.gitDir, main: true });
   // Most repositories have no linked worktree: one stat instead of a failing readdir.
-  const dir = join(repo.commonDir, 'worktrees');
-  const names = isPresent(dir) ? readdirSync(dir).sort() : [];
+  const dir = within(repo.commonDir, 'worktrees');
+  const names = (repo.listed?.worktrees ?? isPresent(dir)) ? readdirSync(dir).sort() : [];
   for (const name of names) {
     const gitDir = join(dir, name);
     const target = readTextIfExists(join(gitDir, 'gitdir'));
