@@ -2,7 +2,7 @@
 // library that `import 'fleet-git'` loads, with its type declarations); esbuild
 // then bundles two entry points into single files: dist/cli.js, the command
 // (one file to read and compile at start-up instead of some forty modules:
-// measured 25 ms less per run) with the helper thread of a large scan, dist/survey-worker.js, and dist/hook-client.cjs, the self-contained
+// measured 25 ms less per run), and dist/hook-client.cjs, the self-contained
 // hook client that `fleet-git enable` copies to a stable per-user place.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, rmSync } from 'node:fs';
@@ -18,9 +18,8 @@ const esbuild = await import('esbuild');
 const common = { bundle: true, platform: 'node', minify: false, legalComments: 'none', logLevel: 'warning' };
 await esbuild.build({
   ...common,
-  // The command, and the helper thread a large scan starts (src/core/survey-threads.ts).
-  entryPoints: { cli: join(root, 'src/cli.ts'), 'survey-worker': join(root, 'src/core/survey-worker.ts') },
-  outdir: join(root, 'dist'),
+  entryPoints: [join(root, 'src/cli.ts')],
+  outfile: join(root, 'dist/cli.js'),
   format: 'esm',
   target: 'node20',
   // Bundled CommonJS packages (clipanion) call require(): give the ES module one.

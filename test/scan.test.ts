@@ -2,7 +2,7 @@
 // fleet state, through the built CLI (off a terminal: JSON only on stdout).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
@@ -104,22 +104,6 @@ describe('scan', () => {
     const r = sb.cli(join(ws.root, 'states'), 'scan');
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout).repos.map((x: any) => x.path), [ws.p.fleetGit, ws.p.lefthook, ws.p.tracked, ws.p.upstream]);
-  });
-
-  it('reads repositories in a helper thread with the very same result as in one thread', async () => {
-    const { surveyAsJson, WORKER_FILE } = await import('../src/core/survey-threads.js');
-    const { runContext } = await import('../src/core/context.js');
-    assert.ok(existsSync(WORKER_FILE), `${WORKER_FILE} is built`);
-    const ctx = runContext(sb.env, sb.home);
-    const one = await surveyAsJson([ws.root], ctx, { threads: 1 });
-    const two = await surveyAsJson([ws.root], ctx, { threads: 2, minUnits: 0 });
-    assert.equal(one.threads, 1);
-    assert.equal(two.threads, 2, 'the helper thread answered');
-    assert.deepEqual(two.repos, one.repos);
-    assert.deepEqual(two.counts, one.counts);
-    // The CLI's JSON is that document, in either mode.
-    const viaCli = (env: Record<string, string>) => JSON.parse(spawnSync(process.execPath, [CLI, 'scan', ws.root], { cwd: sb.dir, env: { ...sb.env, ...env }, encoding: 'utf8' }).stdout);
-    assert.deepEqual(viaCli({ FLEET_GIT_THREADS: '1' }), { roots: one.roots, repos: one.repos, counts: one.counts });
   });
 
   it('exits 2 with one line for a root that does not exist, or a bad --depth', () => {

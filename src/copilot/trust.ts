@@ -78,11 +78,6 @@ export class FolderIndex {
     if (!this.byPath.has(key)) this.byPath.set(key, folder);
   }
 
-  /** The folders listed, as given. */
-  list(): string[] {
-    return [...this.byPath.values()];
-  }
-
   /** The listed folder that covers `path` (itself or a parent), or null. */
   by(path: string): string | null {
     for (let p = path; ; p = dirname(p)) {

@@ -157,10 +157,7 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   };
 }
 
-/** The fields of a repository's state that decide whether it is healthy: a RepoState and its JSON (stateJson) both have them. */
-export interface Judged { enabled: boolean; problems: readonly unknown[]; worktrees: readonly { problems: readonly unknown[] }[] }
-
-export function isHealthy(s: Judged): boolean {
+export function isHealthy(s: RepoState): boolean {
   return s.enabled && s.problems.length === 0 && s.worktrees.every((w) => w.problems.length === 0);
 }
 
