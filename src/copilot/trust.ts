@@ -80,6 +80,7 @@ export class FolderIndex {
 
   /** The listed folder that covers `path` (itself or a parent), or null. */
   by(path: string): string | null {
+    if (this.byPath.size === 0) return null;
     for (let p = path; ; p = dirname(p)) {
       const hit = this.byPath.get(p);
       if (hit !== undefined) return hit;

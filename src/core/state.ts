@@ -2,7 +2,7 @@
 // remove all share. Read from files only (no git process in the common case).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { isPresent, readTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
+import { isPresent, readSmallTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
 import { isTrackedInIndex, listWorktrees, type Listed, type Repo, type Worktree } from '../git/repo.js';
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
@@ -65,12 +65,12 @@ function trackedIn(wt: Worktree): boolean {
 }
 
 
-const NO_GIT_HOOK = { kind: 'absent' as const, current: false, displacedCopy: null, prev: null, template: false };
+const NO_GIT_HOOK: GitHookInfo = Object.freeze({ kind: 'absent', current: false, displacedCopy: null, prev: null, template: false });
 
 /** readGitHook, without its failing reads when none of the files it reads is there (the common case). */
 function gitHookIn(dir: string, expected: string): GitHookInfo {
   const path = within(dir, HOOK_NAME);
-  if (!isPresent(path) && !isPresent(`${path}.old`) && !isPresent(`${path}${PREV_SUFFIX}`)) return { ...NO_GIT_HOOK };
+  if (!isPresent(path) && !isPresent(`${path}.old`) && !isPresent(`${path}${PREV_SUFFIX}`)) return NO_GIT_HOOK;
   return readGitHook(dir, expected);
 }
 
@@ -116,7 +116,7 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   const all = listWorktrees(repo).map((wt) => worktreeState(wt, ctx, wt.main && wt.root === repo.root ? repo.listed : undefined));
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
-  const exclude = hasExcludeBlock(readTextIfExists(within(repo.commonDir, 'info/exclude')));
+  const exclude = hasExcludeBlock(readSmallTextIfExists(within(repo.commonDir, 'info/exclude')));
   const ownDir = within(repo.commonDir, 'hooks');
   const own = gitHookIn(ownDir, ctx.gitHook);
   // Where git runs hooks from (core.hooksPath) matters only to an enabled repository and to

@@ -1,6 +1,6 @@
 // Writing files so that a failure halfway leaves the old file, or none, in place:
 // a temporary file in the same folder, then a rename over the target.
-import { chmodSync, closeSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -34,6 +34,30 @@ export function readIfExists(path: string): Buffer | null {
     if (isCode(e, 'ENOENT') || isCode(e, 'ENOTDIR')) return null;
     throw e;
   }
+}
+
+/** A read buffer for small files, reused: reading thousands of them allocates nothing per file. */
+const SMALL = Buffer.alloc(64 * 1024);
+
+/**
+ * readTextIfExists for files that are usually small (info/exclude): one open,
+ * one read and one close, into a reused buffer; a larger file is read whole.
+ */
+export function readSmallTextIfExists(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    if (isCode(e, 'ENOENT') || isCode(e, 'ENOTDIR')) return null;
+    throw e;
+  }
+  try {
+    const n = readSync(fd, SMALL, 0, SMALL.length, 0);
+    if (n < SMALL.length) return SMALL.toString('utf8', 0, n);
+  } finally {
+    closeSync(fd);
+  }
+  return readTextIfExists(path);
 }
 
 export function readTextIfExists(path: string): string | null {
