@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { discover, inspectFolder, inspectFolderSync, parseGitFile, type Found } from '../src/core/discover.js';
+import { discover, inspectFolder, parseGitFile, type Found } from '../src/core/discover.js';
 import { sandbox } from './helpers.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
 
@@ -62,16 +62,6 @@ describe('discover', () => {
       assert.equal(process.getuid?.(), 0, 'only a privileged user reads a 000 folder');
       assert.deepEqual(r.unreadable, []);
       assert.ok(r.found.some((f) => f.path === ws.p.lockedRepo && f.kind === 'repo'));
-    }
-  });
-
-  it('gives the same answer with promise-based reads in parallel', async () => {
-    const sync = await discover([ws.root]);
-    for (const concurrency of [1, 8]) {
-      const par = await discover([ws.root], { concurrency });
-      assert.deepEqual(par.found, sync.found);
-      assert.deepEqual(par.unreadable, sync.unreadable);
-      assert.equal(par.foldersSeen, sync.foldersSeen);
     }
   });
 
@@ -148,12 +138,12 @@ describe('discover', () => {
   });
 
   it('inspectFolder classifies one folder without walking', async () => {
-    const wt = await inspectFolder(ws.p.appWorktree);
+    const wt = inspectFolder(ws.p.appWorktree);
     assert.equal(wt?.kind, 'worktree');
-    assert.deepEqual(inspectFolderSync(ws.p.appWorktree), wt);
-    assert.equal((await inspectFolder(ws.p.submodule))?.kind, 'submodule');
-    assert.equal(await inspectFolder(join(ws.root, 'work')), null);
-    await assert.rejects(inspectFolder(join(ws.root, 'nope')), { code: 'ENOENT' });
+    assert.deepEqual(wt, (await discover([ws.p.appWorktree])).found[0]);
+    assert.equal(inspectFolder(ws.p.submodule)?.kind, 'submodule');
+    assert.equal(inspectFolder(join(ws.root, 'work')), null);
+    assert.throws(() => inspectFolder(join(ws.root, 'nope')), { code: 'ENOENT' });
   });
 });
 
