@@ -31,12 +31,20 @@ type Undo = () => void;
 
 function writeHookFile(w: WorktreeState, ctx: RunContext, undo: Undo[]): void {
   const file = join(w.path, HOOK_FILE_PATH);
-  for (const rel of ['.github', '.github/hooks']) {
-    const dir = join(w.path, rel);
-    if (!existsSync(dir)) {
-      mkdirSync(dir);
-      recordCreated(w.worktree.gitDir, rel);
-      undo.push(() => removeCreatedDirs(w.worktree.gitDir, w.path, [rel]));
+  const made: string[] = [];
+  try {
+    for (const rel of ['.github', '.github/hooks']) {
+      const dir = join(w.path, rel);
+      if (!existsSync(dir)) {
+        mkdirSync(dir);
+        made.push(rel);
+      }
+    }
+  } finally {
+    // Recorded in one append, also when the second folder could not be made.
+    if (made.length) {
+      recordCreated(w.worktree.gitDir, ...made);
+      undo.push(() => removeCreatedDirs(w.worktree.gitDir, w.path, made));
     }
   }
   const before = readTextIfExists(file);

@@ -12,8 +12,11 @@ export function readCreated(gitDir: string): string[] {
   return text === null ? [] : text.split('\n').filter(Boolean);
 }
 
-export function recordCreated(gitDir: string, entry: string): void {
-  if (!readCreated(gitDir).includes(entry)) appendFileSync(join(gitDir, CREATED_FILE), `${entry}\n`);
+/** Records entries not yet recorded, in one append. */
+export function recordCreated(gitDir: string, ...entries: string[]): void {
+  const known = readCreated(gitDir);
+  const fresh = entries.filter((e) => !known.includes(e));
+  if (fresh.length) appendFileSync(join(gitDir, CREATED_FILE), `${fresh.join('\n')}\n`);
 }
 
 /** Forgets entries; removes the record file when nothing is left in it. */
