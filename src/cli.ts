@@ -42,11 +42,11 @@ export async function main(argv: string[], context: Context): Promise<number> {
     command = cli.process(argv, context);
   } catch (e) {
     const first = (e instanceof Error ? e.message : String(e)).split('\n').find((l) => l.trim()) ?? 'invalid command line';
-    const what = first.trim().replace(/[;:]? *did you mean.*$/i, '');
+    const what = first.trim().replace(/[;:]? *did you mean.*$/i, '').replace(/\.$/, '');
     context.stderr.write(`fleet-git: ${what}: ${argv.join(' ')} (fleet-git --help lists the commands)\n`);
     return EXIT.usage;
   }
-  return cli.run(argv, context).then((code) => (command.help ? EXIT.ok : code));
+  return cli.run(command, context).then((code) => (command.help ? EXIT.ok : code));
 }
 
 // A closed pipe (fleet-git status | head) ends the output, not the program with a stack.
