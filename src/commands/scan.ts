@@ -1,7 +1,6 @@
 import { Option } from 'clipanion';
-import type { DiscoverOptions } from '../core/discover.js';
-import type { Group, Row, Survey } from '../core/bulk.js';
-import type { CopilotView, HookLevel } from '../core/user-hooks.js';
+import type { Group, RowJson, SurveyJson } from '../core/bulk.js';
+import type { HookLevel } from '../core/user-hooks.js';
 import { EXIT, FleetCommand, InputError, type Context } from './base.js';
 
 // The bulk and discovery modules are loaded when a bulk command runs, not at start-up.
@@ -86,30 +85,29 @@ export class ScanCommand extends FleetCommand {
   async run(): Promise<number> {
     const depth = parseDepth(this.depth);
     const roots = await rootsOf(this.roots, this.context.cwd);
-    const [{ survey, surveyJson }, { runContext }, { copilotView }] = await Promise.all([loadBulk(), import('../core/context.js'), import('../core/user-hooks.js')]);
+    const [{ surveyAsJson }, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
     const progress = progressLine(this.context);
-    const opts: DiscoverOptions = { nested: this.nested, depth, ignore: this.ignore, followSymlinks: this.followSymlinks, onProgress: progress.onProgress };
-    let s: Survey;
+    const opts = { nested: this.nested, depth, ignore: this.ignore, followSymlinks: this.followSymlinks, onProgress: progress.onProgress };
+    let s: SurveyJson;
     try {
-      s = await survey(roots, ctx, opts);
+      s = await surveyAsJson(roots, ctx, opts);
     } finally {
       progress.done();
     }
-    const copilot = copilotView(ctx); // Copilot's config.json and the user-level hook file, read once for all rows
-    if (this.json || !isTty(this.context.stdout)) this.context.stdout.write(`${JSON.stringify(surveyJson(s, copilot), null, 2)}\n`);
-    else await this.printTable(s, copilot);
+    if (this.json || !isTty(this.context.stdout)) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+    else await this.printTable(s);
     return EXIT.ok;
   }
 
-  private async printTable(s: Survey, copilot: CopilotView): Promise<void> {
-    const [{ countRows }, { copilotJson }] = await Promise.all([loadBulk(), import('../core/user-hooks.js')]);
+  private async printTable(s: SurveyJson): Promise<void> {
+    const { jsonGroup } = await loadBulk();
     const env = this.context.env;
     const colour = !env.NO_COLOR;
     const paint = (code: string, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
     const tint: Record<Group, string> = { healthy: '32', problems: '33', 'not-enabled': '2', 'not-usable': '31' };
     const lines: string[] = [];
-    const kindNote = (r: Row) => {
+    const kindNote = (r: RowJson) => {
       const notes: string[] = [];
       if (r.kind !== 'repo') notes.push(r.kind);
       if (r.outside) notes.push('outside the folders scanned, found through a worktree');
@@ -118,9 +116,9 @@ export class ScanCommand extends FleetCommand {
     };
     // Copilot's side, one short note a repository; an enabled one that copilot -p would skip stands out.
     let skipped = 0;
-    const copilotNote = (r: Row) => {
-      if (!r.state) return '';
-      const c = copilotJson(copilot, r.state);
+    const copilotNote = (r: RowJson) => {
+      const c = r.copilot;
+      if (!c) return '';
       if (c.hooks === 'repo' && !c.trusted) {
         skipped++;
         return `  ${paint('33', 'copilot: untrusted, so copilot -p skips its hooks')}`;
@@ -128,29 +126,29 @@ export class ScanCommand extends FleetCommand {
       return `  ${paint('2', `copilot: ${c.trusted ? 'trusted' : 'untrusted'}, ${HOOK_LEVELS[c.hooks]}`)}`;
     };
     for (const g of ['healthy', 'problems', 'not-enabled', 'not-usable'] as Group[]) {
-      const rows = s.rows.filter((r) => r.group === g);
+      const rows = s.repos.filter((r) => jsonGroup(r) === g);
       if (rows.length === 0) continue;
       lines.push(paint(`1;${tint[g]}`, `${TITLES[g]} (${rows.length})`));
       for (const r of rows) {
         lines.push(`  ${paint(tint[g], r.path)}${kindNote(r)}${copilotNote(r)}`);
-        if (!r.state) {
+        if (r.reason !== undefined) {
           lines.push(`      ${r.reason}`);
           continue;
         }
-        for (const p of r.state.problems) lines.push(`      - ${p.message}`);
-        for (const w of r.state.worktrees) {
+        for (const p of r.problems) lines.push(`      - ${p.message}`);
+        for (const w of r.worktrees) {
           lines.push(`    worktree ${w.path}: ${w.enabled ? (w.problems.length ? 'enabled, with problems' : 'enabled') : w.problems.length ? 'with problems' : 'not enabled'}`);
           for (const p of w.problems) lines.push(`        - ${p.message}`);
         }
       }
       lines.push('');
     }
-    const c = countRows(s.rows);
+    const c = s.counts;
     lines.push(
       `${c.repositories} repositor${c.repositories === 1 ? 'y' : 'ies'} and ${c.worktrees} linked worktree${c.worktrees === 1 ? '' : 's'} under ${s.roots.join(', ')}: ` +
         `${paint(tint.healthy, `${c.healthy} healthy`)}, ${paint(tint.problems, `${c.withProblems} with problems`)}, ${c.notEnabled} not enabled, ${paint(tint['not-usable'], `${c.notUsable} not usable`)}`,
     );
-    if (copilot.userLevel) lines.push(`user-level fleet hooks are installed: Copilot sessions in every folder report, trusted or not`);
+    if (s.repos.some((r) => r.copilot?.hooks === 'user' || r.copilot?.hooks === 'both')) lines.push(`user-level fleet hooks are installed: Copilot sessions in every folder report, trusted or not`);
     if (skipped) lines.push(paint('33', `${skipped} enabled repositor${skipped === 1 ? 'y is' : 'ies are'} not trusted by Copilot: copilot -p sessions skip their hooks silently (fleet-git enable --under ROOT --trust, or trust: true in the config file)`));
     this.context.stdout.write(`${lines.join('\n')}\n`);
   }

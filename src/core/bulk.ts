@@ -11,9 +11,9 @@ import { CREATED_FILE } from './created.js';
 import { HOOK_FILE_PATH } from './exclude.js';
 import { HOOK_NAME, PREV_SUFFIX, isOurGitHook } from './git-hook.js';
 import { describeError, discover, hasGitDir, type DiscoverOptions, type FoundWithGitDir, type FoundWorktree } from './discover.js';
-import { assessRepo, isHealthy, stateJson, type RepoState } from './state.js';
+import { assessRepo, isHealthy, stateJson, type Judged, type RepoState } from './state.js';
 import { readTextIfExists } from '../fs/atomic.js';
-import { copilotJson, type CopilotView } from './user-hooks.js';
+import { copilotJson, copilotView, type CopilotView } from './user-hooks.js';
 
 /** What a row is: a repository fleet-git can work in, or something listed with a reason. */
 export type RowKind = 'repo' | 'submodule' | 'separate' | 'bare' | 'stale' | 'broken' | 'unreadable';
@@ -52,7 +52,7 @@ export interface Counts {
   notUsable: number;
 }
 
-export function groupOf(s: RepoState): Group {
+export function groupOf(s: Judged): Group {
   if (isHealthy(s)) return 'healthy';
   if (s.problems.length > 0 || s.worktrees.some((w) => w.problems.length > 0)) return 'problems';
   return 'not-enabled';
@@ -69,34 +69,33 @@ export function reasonOf(err: unknown): string {
   return e instanceof Error ? e.message : String(err);
 }
 
+/**
+ * A repository to read, as discovery found it.
+ */
+export interface Unit { repo: Repo; kind: RowKind; enclosing?: string; outside?: boolean }
+
 /** The repository a group of found entries sharing one common dir stands for. */
-function repoFor(list: FoundWithGitDir[], roots: string[]): { repo: Repo; kind: RowKind; enclosing?: string; outside?: boolean } {
+function unitFor(list: FoundWithGitDir[], roots: string[]): Unit {
   const primary = list.find((f): f is Exclude<FoundWithGitDir, FoundWorktree> => f.kind !== 'worktree');
   if (primary) {
     return {
       repo: { root: primary.path, gitDir: primary.gitDir, commonDir: primary.commonDir, linked: primary.gitDir !== primary.commonDir, ...(primary.kind === 'repo' && primary.listed ? { listed: primary.listed } : {}) },
       kind: primary.kind,
-      enclosing: primary.enclosing,
+      ...(primary.enclosing ? { enclosing: primary.enclosing } : {}),
     };
   }
   // Only linked worktrees of it were found: report the repository they belong to.
   const wt = list[0];
+  const enclosing = wt.enclosing ? { enclosing: wt.enclosing } : {};
   if (wt.kind === 'worktree' && wt.mainPath && existsSync(join(wt.mainPath, '.git'))) {
-    return {
-      repo: { root: wt.mainPath, gitDir: wt.commonDir, commonDir: wt.commonDir, linked: false },
-      kind: 'repo',
-      outside: !roots.some((r) => isUnder(wt.mainPath as string, r)) || undefined,
-      enclosing: wt.enclosing,
-    };
+    const outside = !roots.some((r) => isUnder(wt.mainPath as string, r));
+    return { repo: { root: wt.mainPath, gitDir: wt.commonDir, commonDir: wt.commonDir, linked: false }, kind: 'repo', ...enclosing, ...(outside ? { outside } : {}) };
   }
-  return { repo: { root: wt.path, gitDir: wt.gitDir, commonDir: wt.commonDir, linked: true }, kind: 'repo', outside: true, enclosing: wt.enclosing };
+  return { repo: { root: wt.path, gitDir: wt.gitDir, commonDir: wt.commonDir, linked: true }, kind: 'repo', outside: true, ...enclosing };
 }
 
-/**
- * Finds every repository and oddity under `roots` and reads each repository's
- * state once (a linked worktree is reported inside its repository's row).
- */
-export async function survey(roots: string[], ctx: RunContext, opts: DiscoverOptions = {}): Promise<Survey> {
+/** What discovery found under `roots`: the repositories to read, and the rows that need no reading (not usable). */
+export async function discoverUnits(roots: string[], opts: DiscoverOptions = {}): Promise<{ roots: string[]; units: Unit[]; rows: Row[]; foldersSeen: number }> {
   const absRoots = [...new Set(roots.map((r) => resolve(r)))];
   const found = await discover(absRoots, opts);
   const rows: Row[] = [];
@@ -111,30 +110,66 @@ export async function survey(roots: string[], ctx: RunContext, opts: DiscoverOpt
     }
   }
   for (const u of found.unreadable) rows.push({ path: u.path, kind: 'unreadable', group: 'not-usable', state: null, reason: `cannot be read: ${u.reason}` });
-  for (const list of byCommon.values()) {
-    const { repo, kind, enclosing, outside } = repoFor(list, absRoots);
-    const extra = { ...(enclosing ? { enclosing } : {}), ...(outside ? { outside } : {}) };
-    try {
-      const state = assessRepo(repo, ctx);
-      rows.push({ path: state.path, kind, group: groupOf(state), state, ...extra });
-    } catch (err) {
-      rows.push({ path: repo.root, kind: 'broken', group: 'not-usable', state: null, reason: `cannot be read: ${reasonOf(err)}`, unreadable: true, ...extra });
-    }
-  }
-  rows.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { roots: absRoots, rows, foldersSeen: found.foldersSeen };
+  const units = [...byCommon.values()].map((list) => unitFor(list, absRoots));
+  return { roots: absRoots, units, rows, foldersSeen: found.foldersSeen };
 }
 
-export function countRows(rows: Row[]): Counts {
+/** Reads one repository's state into its row; a file that cannot be read makes it a broken row, with the reason. */
+export function assessUnit(u: Unit, ctx: RunContext): Row {
+  const extra = { ...(u.enclosing ? { enclosing: u.enclosing } : {}), ...(u.outside ? { outside: u.outside } : {}) };
+  try {
+    const state = assessRepo(u.repo, ctx);
+    return { path: state.path, kind: u.kind, group: groupOf(state), state, ...extra };
+  } catch (err) {
+    return { path: u.repo.root, kind: 'broken', group: 'not-usable', state: null, reason: `cannot be read: ${reasonOf(err)}`, unreadable: true, ...extra };
+  }
+}
+
+export function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+/**
+ * Finds every repository and oddity under `roots` and reads each repository's
+ * state once (a linked worktree is reported inside its repository's row).
+ */
+export async function survey(roots: string[], ctx: RunContext, opts: DiscoverOptions = {}): Promise<Survey> {
+  const d = await discoverUnits(roots, opts);
+  const rows = d.rows.concat(d.units.map((u) => assessUnit(u, ctx)));
+  rows.sort(byPath);
+  return { roots: d.roots, rows, foldersSeen: d.foldersSeen };
+}
+
+/**
+ * scan's survey: every row as JSON (with what Copilot makes of it), each made
+ * as soon as its repository is read, so that thousands of states are not kept.
+ */
+export async function surveyAsJson(roots: string[], ctx: RunContext, opts: DiscoverOptions = {}): Promise<SurveyJson> {
+  const copilot = copilotView(ctx); // Copilot's config.json and the user-level hook file, read once for all rows
+  const d = await discoverUnits(roots, opts);
+  const repos = d.rows.map((r) => rowJson(r, copilot));
+  for (const u of d.units) repos.push(rowJson(assessUnit(u, ctx), copilot));
+  repos.sort(byPath);
+  return surveyJson(d.roots, repos);
+}
+
+/** Counts rows in their JSON shape (see rowJson): usable rows are the ones without a reason. */
+export function countRows(rows: RowJson[]): Counts {
   const c: Counts = { repositories: 0, worktrees: 0, healthy: 0, withProblems: 0, notEnabled: 0, notUsable: 0 };
   for (const r of rows) {
-    if (r.state) { c.repositories++; c.worktrees += r.state.worktrees.length; }
-    if (r.group === 'healthy') c.healthy++;
-    else if (r.group === 'problems') c.withProblems++;
-    else if (r.group === 'not-enabled') c.notEnabled++;
+    const g = jsonGroup(r);
+    if (g !== 'not-usable') { c.repositories++; c.worktrees += r.worktrees.length; }
+    if (g === 'healthy') c.healthy++;
+    else if (g === 'problems') c.withProblems++;
+    else if (g === 'not-enabled') c.notEnabled++;
     else c.notUsable++;
   }
   return c;
+}
+
+/** The group of a row in its JSON shape. */
+export function jsonGroup(r: RowJson): Group {
+  return r.reason !== undefined ? 'not-usable' : groupOf(r);
 }
 
 /**
@@ -142,14 +177,20 @@ export function countRows(rows: Row[]): Counts {
  * what is not usable; a usable row also says what Copilot makes of it
  * (`copilot`: trusted, and which hook level reports it), as status --json does.
  */
-export function rowJson(r: Row, copilot: CopilotView) {
+export function rowJson(r: Row, copilot: CopilotView): RowJson {
   const extra = { ...(r.enclosing ? { enclosing: r.enclosing } : {}), ...(r.outside ? { outside: true } : {}) };
   if (r.state) return { ...stateJson(r.state), kind: r.kind, ...extra, copilot: copilotJson(copilot, r.state) };
-  return { path: r.path, kind: r.kind, enabled: false, problems: [], worktrees: [], reason: r.reason, ...extra };
+  return { path: r.path, kind: r.kind, enabled: false, problems: [], worktrees: [], reason: r.reason ?? 'not usable', ...extra };
 }
 
-export function surveyJson(s: Survey, copilot: CopilotView) {
-  return { roots: s.roots, repos: s.rows.map((r) => rowJson(r, copilot)), counts: countRows(s.rows) };
+/** A row as `scan --json` prints it. */
+export type RowJson = Omit<ReturnType<typeof stateJson>, 'kind'> & { kind: RowKind; reason?: string; enclosing?: string; outside?: boolean; copilot?: ReturnType<typeof copilotJson> };
+
+/** The document `scan --json` prints. */
+export interface SurveyJson { roots: string[]; repos: RowJson[]; counts: Counts }
+
+export function surveyJson(roots: string[], repos: RowJson[]): SurveyJson {
+  return { roots, repos, counts: countRows(repos) };
 }
 
 function allWorktrees(s: RepoState) {

@@ -157,7 +157,10 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   };
 }
 
-export function isHealthy(s: RepoState): boolean {
+/** The fields of a repository's state that decide whether it is healthy: a RepoState and its JSON (stateJson) both have them. */
+export interface Judged { enabled: boolean; problems: readonly unknown[]; worktrees: readonly { problems: readonly unknown[] }[] }
+
+export function isHealthy(s: Judged): boolean {
   return s.enabled && s.problems.length === 0 && s.worktrees.every((w) => w.problems.length === 0);
 }
 
