@@ -110,10 +110,14 @@ function peakRssMiB(c) {
 }
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 
-for (const c of COMMANDS) { c.before?.(); runOnce(c); } // warm the cache (and the JIT's disk cache)
+// Each timed run starts with nothing left to write back (sync): a command is not
+// charged for the disk writes of the one before it (remove and enable each
+// change some 20,000 files and folders).
+const settle = (c) => { c.before?.(); spawnSync('sync'); };
+for (const c of COMMANDS) { settle(c); runOnce(c); } // warm the cache (and the JIT's disk cache)
 const times = new Map(COMMANDS.map((c) => [c, []]));
 for (let i = 0; i < runs; i++) {
-  for (const c of COMMANDS) { c.before?.(); times.get(c).push(runOnce(c)); }
+  for (const c of COMMANDS) { settle(c); times.get(c).push(runOnce(c)); }
 }
 
 console.log(`\n${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), node ${process.version}, median of ${runs} runs, warm cache`);

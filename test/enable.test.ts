@@ -1,9 +1,10 @@
 // enable / disable / status on real repositories, through the built CLI.
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sandbox, snapshot } from './helpers.js';
+import { CLI, sandbox, snapshot } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
 const status = (s: ReturnType<typeof sandbox>, cwd: string, ...args: string[]) => {
@@ -37,6 +38,17 @@ describe('enable', () => {
     assert.ok(statSync(hook).mode & 0o100, 'the git hook is executable');
     const st = status(s, repo);
     assert.deepEqual(st, { path: repo, kind: 'repo', enabled: true, problems: [], worktrees: [], copilot: { trusted: false, hooks: 'repo' } });
+  });
+
+  it('the git hook is 0755 whatever the umask; the hook file, like any file in the worktree, follows it', () => {
+    const s = sandbox();
+    for (const mask of ['077', '022', '000']) {
+      const repo = s.repo(`umask-${mask}`);
+      const r = spawnSync('sh', ['-c', `umask ${mask} && exec "$0" "$@"`, process.execPath, CLI, 'enable'], { cwd: repo, env: s.env, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(statSync(join(repo, '.git/hooks/post-checkout')).mode & 0o777, 0o755, `umask ${mask}: the git hook`);
+      assert.equal(statSync(join(repo, HOOK)).mode & 0o777, 0o644 & ~parseInt(mask, 8), `umask ${mask}: the hook file`);
+    }
   });
 
   it('is idempotent: a second run changes no byte and no modification time', () => {

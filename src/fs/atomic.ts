@@ -87,13 +87,20 @@ export function writeAtomic(path: string, data: string | Buffer, mode?: number):
     } finally {
       closeSync(fd);
     }
-    if (keepMode !== undefined) chmodSync(tmp, keepMode);
+    // open() gave the file keepMode less the umask: set it only when that differs.
+    if (keepMode !== undefined && (keepMode & ~umask() & 0o777) !== keepMode) chmodSync(tmp, keepMode);
     renameSync(tmp, path);
   } catch (e) {
     try { unlinkSync(tmp); } catch { /* already gone */ }
     throw e;
   }
   return true;
+}
+
+let umaskValue: number | undefined;
+/** The process's umask, read once (fleet-git never changes it). */
+function umask(): number {
+  return (umaskValue ??= process.umask());
 }
 
 export function isCode(e: unknown, code: string): boolean {
