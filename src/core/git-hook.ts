@@ -1,7 +1,7 @@
 // The git post-checkout hook: where git runs hooks from, whether fleet-git may
 // write there, what is there now, and installing or removing ours while keeping
 // (and chaining to) a hook that was there before.
-import { chmodSync, existsSync, lstatSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
 import type { ConfigReader, ConfigValue } from '../git/config.js';
@@ -144,8 +144,7 @@ export function installGitHook(repo: Repo, dir: string, script: string): string 
     renameSync(path, prev);
     done.push(`kept the existing ${HOOK_NAME} hook, which now runs first`);
   }
-  writeAtomic(path, script, 0o755);
-  chmodSync(path, 0o755);
+  writeAtomic(path, script, 0o755); // mode 0755 whatever the umask
   done.push(info.kind === 'ours' ? `updated the ${HOOK_NAME} hook` : `installed the ${HOOK_NAME} hook`);
   return dropDisplacedCopy(info, done);
 }
