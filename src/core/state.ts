@@ -7,7 +7,7 @@ import { isTrackedInIndex, listWorktrees, type Listed, type Repo, type Worktree 
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
 import { HOOK_FILE_PATH, classifyHookFile, type HookFileInfo } from './hook-file.js';
-import { HOOK_NAME, PREV_SUFFIX, hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
+import { HOOK_NAME, hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
 
 export type ProblemCode =
   | 'hook-file-missing'
@@ -67,10 +67,14 @@ function trackedIn(wt: Worktree): boolean {
 
 const NO_GIT_HOOK: GitHookInfo = Object.freeze({ kind: 'absent', current: false, displacedCopy: null, prev: null, template: false });
 
-/** readGitHook, without its failing reads when none of the files it reads is there (the common case). */
+/**
+ * readGitHook, without its failing reads when there is no hook and no copy of
+ * fleet-git's renamed away (the common case). The hook fleet-git chains to
+ * (PREV_SUFFIX) matters only beside a hook, and installGitHook reads it itself.
+ */
 function gitHookIn(dir: string, expected: string): GitHookInfo {
   const path = within(dir, HOOK_NAME);
-  if (!isPresent(path) && !isPresent(`${path}.old`) && !isPresent(`${path}${PREV_SUFFIX}`)) return NO_GIT_HOOK;
+  if (!isPresent(path) && !isPresent(`${path}.old`)) return NO_GIT_HOOK;
   return readGitHook(dir, expected);
 }
 
