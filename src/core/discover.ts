@@ -13,6 +13,7 @@ import { within } from '../fs/atomic.js';
 
 const DIRENTS = { withFileTypes: true } as const;
 const BIGINT = { bigint: true } as const;
+const NO_ENTRY_OK = { bigint: true, throwIfNoEntry: false } as const;
 
 export type FoundKind = 'repo' | 'worktree' | 'submodule' | 'separate' | 'bare' | 'stale' | 'broken';
 
@@ -166,8 +167,8 @@ function readCommonDir(gitDir: string): string {
 
 const MODULES = `${sep}.git${sep}modules${sep}`;
 
-/** Classifies a `.git` folder at `path/.git`; `dotGithub`: whether `path` holds `.github` (null: not known). */
-function classifyGitFolder(path: string, dotGithub: boolean | null): Found {
+/** Classifies a `.git` folder at `path/.git`; `dotGithub`: whether `path` holds `.github` (undefined: not known). */
+function classifyGitFolder(path: string, dotGithub: boolean | undefined): Found {
   const gitDir = within(path, '.git');
   let entries: Dirent[];
   try {
@@ -179,8 +180,8 @@ function classifyGitFolder(path: string, dotGithub: boolean | null): Found {
   const missing = missingParts(l);
   if (missing.length) return { kind: 'broken', path, reason: `.git folder is missing ${missing.join(', ')}` };
   if (!l.commondir) {
-    // The listings read so far answer two questions the state reader would ask.
-    return dotGithub === null ? { kind: 'repo', path, gitDir, commonDir: gitDir } : { kind: 'repo', path, gitDir, commonDir: gitDir, listed: { worktrees: l.worktrees, dotGithub } };
+    // The listings read so far answer questions the state reader would ask.
+    return { kind: 'repo', path, gitDir, commonDir: gitDir, listed: dotGithub === undefined ? { worktrees: l.worktrees } : { worktrees: l.worktrees, dotGithub } };
   }
   let commonDir: string;
   try { commonDir = readCommonDir(gitDir); } catch (err) {
@@ -237,7 +238,7 @@ function classifyDotGit(path: string, entries: Dirent[], entry: Dirent): Found {
   } catch (err) {
     return { kind: 'broken', path, reason: `.git cannot be followed: ${describeError(err)}` };
   }
-  if (st.isDirectory()) return classifyGitFolder(path, null);
+  if (st.isDirectory()) return classifyGitFolder(path, undefined);
   if (st.isFile()) return classifyGitFile(path);
   return { kind: 'broken', path, reason: '.git is neither a file nor a folder' };
 }
@@ -315,6 +316,19 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
         seenIds.add(id);
       } catch (err) {
         unreadable.set(t.path, { path: t.path, reason: describeError(err) });
+        return;
+      }
+    }
+    if (!nested) {
+      // A repository's root is told by its .git alone, with one stat: the folder
+      // itself (often the largest of a repository) is not listed. Anything odd
+      // (no .git, one that cannot be followed or read) goes the long way below.
+      let dotGit: BigIntStats | undefined;
+      try { dotGit = statSync(within(t.path, '.git'), NO_ENTRY_OK); } catch { /* the listing below tells */ }
+      if (dotGit?.isDirectory() || dotGit?.isFile()) {
+        const f = dotGit.isDirectory() ? classifyGitFolder(t.path, undefined) : classifyGitFile(t.path);
+        if (t.enclosing) f.enclosing = t.enclosing;
+        found.set(t.path, f);
         return;
       }
     }

@@ -21,8 +21,8 @@ export interface Repo {
 export interface Listed {
   /** whether the git dir holds `worktrees/`; */
   worktrees: boolean;
-  /** whether the worktree root holds `.github`. */
-  dotGithub: boolean;
+  /** whether the worktree root holds `.github` (not known when absent). */
+  dotGithub?: boolean;
 }
 
 export interface Worktree { root: string; gitDir: string; main: boolean }
