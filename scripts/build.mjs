@@ -18,8 +18,9 @@ const esbuild = await import('esbuild');
 const common = { bundle: true, platform: 'node', minify: false, legalComments: 'none', logLevel: 'warning' };
 await esbuild.build({
   ...common,
-  entryPoints: [join(root, 'src/cli.ts')],
-  outfile: join(root, 'dist/cli.js'),
+  // The command, and the helper thread of bulk runs (src/core/bulk-apply.ts).
+  entryPoints: { cli: join(root, 'src/cli.ts'), 'bulk-worker': join(root, 'src/core/bulk-worker.ts') },
+  outdir: join(root, 'dist'),
   format: 'esm',
   target: 'node20',
   // Bundled CommonJS packages (clipanion) call require(): give the ES module one.

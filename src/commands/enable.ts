@@ -1,7 +1,7 @@
 import { Option } from 'clipanion';
 import { enableRepo } from '../core/actions.js';
 import { ensureUserFiles, runContext } from '../core/context.js';
-import { assessRepo, type RepoState } from '../core/state.js';
+import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { printBulkResult, printOutcome, resolveRepos } from './report.js';
@@ -92,12 +92,11 @@ export class EnableCommand extends FleetCommand {
     const err = new bulk.LineBuffer(this.context.stderr);
     for (const line of ensureUserFiles(ctx)) out.push(line);
     let trusted = 0;
-    const act = (st: RepoState) => {
-      const o = enableRepo(st, ctx, { force: this.force });
-      if (edit?.add(o.path)) { trusted++; o.changes.push(`listed in Copilot's trustedFolders`); }
-      return o;
-    };
-    const { counts } = bulk.applyEach(wanted, act, (r) => printBulkResult(out, err, r, 'enabled'));
+    const { applyAll, countsLine } = await import('../core/bulk-apply.js');
+    const { counts } = await applyAll(wanted, ctx, { do: 'enable', force: this.force }, {
+      after: (o) => { if (edit?.add(o.path)) { trusted++; o.changes.push(`listed in Copilot's trustedFolders`); } },
+      onResult: (r) => printBulkResult(out, err, r, 'enabled'),
+    });
     let trustFailed = false;
     if (edit && trusted) {
       try {
@@ -109,7 +108,7 @@ export class EnableCommand extends FleetCommand {
       }
     }
     const unusable = s.rows.filter((r) => !r.state && !r.unreadable).length;
-    out.push(`enable: ${bulk.countsLine(counts)} (${wanted.length} repositor${wanted.length === 1 ? 'y' : 'ies'} under ${root}${unusable ? `; ${unusable} not usable, see fleet-git scan` : ''})`);
+    out.push(`enable: ${countsLine(counts)} (${wanted.length} repositor${wanted.length === 1 ? 'y' : 'ies'} under ${root}${unusable ? `; ${unusable} not usable, see fleet-git scan` : ''})`);
     out.flush();
     err.flush();
     return trustFailed || counts.failed > 0 || counts.leftAlone > 0 ? EXIT.partial : EXIT.ok;

@@ -4,7 +4,6 @@ import { isTty, loadBulk, progressLine, rootsOf } from './scan.js';
 import { printBulkResult } from './report.js';
 import { TrustEdit } from '../copilot/trust.js';
 import type { Row } from '../core/bulk.js';
-import type { RepoState } from '../core/state.js';
 
 /** Asks a yes/no question on the terminal; anything but y or yes is no. */
 export function confirm(stdin: NodeJS.ReadableStream, stderr: NodeJS.WritableStream, question: string): Promise<boolean> {
@@ -52,7 +51,7 @@ export class RemoveCommand extends FleetCommand {
 
   async run(): Promise<number> {
     const roots = await rootsOf(this.roots, this.context.cwd);
-    const [bulk, { runContext }, { disableRepo }] = await Promise.all([loadBulk(), import('../core/context.js'), import('../core/actions.js')]);
+    const [bulk, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
     const progress = progressLine(this.context);
     let s;
@@ -93,18 +92,18 @@ export class RemoveCommand extends FleetCommand {
     }
     let trustError: string | null = null;
     let untrusted = 0;
-    const act = (st: RepoState) => {
-      const o = disableRepo(st, { upstream: true });
-      if (trustError === null && edit.listed(o.path)) {
+    const { applyAll, countsLine } = await import('../core/bulk-apply.js');
+    const { counts } = await applyAll(targets, ctx, { do: 'disable', upstream: true }, {
+      after: (o) => {
+        if (trustError !== null || !edit.listed(o.path)) return;
         try {
           if (edit.remove(o.path)) { untrusted++; o.changes.push(`taken out of Copilot's trustedFolders (fleet-git had added it)`); }
         } catch (e) {
           trustError = bulk.reasonOf(e); // config.json cannot be rewritten: said once, below
         }
-      }
-      return o;
-    };
-    const { counts } = bulk.applyEach(targets, act, (r) => printBulkResult(out, err, r, 'removed'));
+      },
+      onResult: (r) => printBulkResult(out, err, r, 'removed'),
+    });
     counts.unchanged += untouched;
     if (trustError === null) {
       try {
@@ -115,7 +114,7 @@ export class RemoveCommand extends FleetCommand {
       }
     } else trustError = `${trustError}; the entries fleet-git added stay in trustedFolders`;
     if (trustError !== null) err.push(`fleet-git: ${trustError}`);
-    out.push(`remove: ${bulk.countsLine(counts)} (${found})`);
+    out.push(`remove: ${countsLine(counts)} (${found})`);
     out.flush();
     err.flush();
     return trustError !== null || counts.failed > 0 || counts.leftAlone > 0 ? EXIT.partial : EXIT.ok;

@@ -1,7 +1,8 @@
 // Printing shared by the commands: outcomes of actions, repository arguments.
 import { resolve } from 'node:path';
 import type { Outcome } from '../core/actions.js';
-import type { BulkResult, LineBuffer } from '../core/bulk.js';
+import type { LineBuffer } from '../core/bulk.js';
+import type { BulkResult } from '../core/bulk-apply.js';
 import type { FleetCommand } from './base.js';
 
 /** The repositories named on the command line, or the current folder's. */

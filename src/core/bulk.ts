@@ -5,7 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import type { Repo } from '../git/repo.js';
-import { REPLACED_FILE, type Outcome } from './actions.js';
+import { REPLACED_FILE } from './actions.js';
 import type { RunContext } from './context.js';
 import { CREATED_FILE } from './created.js';
 import { HOOK_FILE_PATH } from './exclude.js';
@@ -236,52 +236,6 @@ export function gitLock(s: RepoState): string | null {
     if (statSync(l, { throwIfNoEntry: false })) return `a git process holds ${l} (if none is running, remove that file and try again)`;
   }
   return null;
-}
-
-export interface BulkResult {
-  row: Row;
-  outcome?: Outcome;
-  /** Why the action failed in this repository. */
-  error?: string;
-}
-
-export interface BulkCounts { changed: number; unchanged: number; leftAlone: number; failed: number }
-
-/**
- * Applies `act` to every repository row, one at a time; a failure in one (an
- * error thrown, a git lock held) is recorded with its reason and the rest go on.
- */
-export function applyEach(rows: Row[], act: (s: RepoState) => Outcome, onResult?: (r: BulkResult) => void): { results: BulkResult[]; counts: BulkCounts } {
-  const results: BulkResult[] = [];
-  const counts: BulkCounts = { changed: 0, unchanged: 0, leftAlone: 0, failed: 0 };
-  for (const row of rows) {
-    let r: BulkResult;
-    if (!row.state) {
-      if (!row.unreadable) continue;
-      r = { row, error: row.reason ?? 'cannot be read' };
-      counts.failed++;
-      results.push(r);
-      onResult?.(r);
-      continue;
-    }
-    try {
-      const lock = gitLock(row.state);
-      r = lock ? { row, error: lock } : { row, outcome: act(row.state) };
-    } catch (err) {
-      r = { row, error: reasonOf(err) };
-    }
-    if (r.error !== undefined) counts.failed++;
-    else if (r.outcome!.notes.length > 0) counts.leftAlone++;
-    else if (r.outcome!.changes.length > 0) counts.changed++;
-    else counts.unchanged++;
-    results.push(r);
-    onResult?.(r);
-  }
-  return { results, counts };
-}
-
-export function countsLine(c: BulkCounts): string {
-  return `${c.changed} changed, ${c.unchanged} unchanged${c.leftAlone ? `, ${c.leftAlone} left partly alone` : ''}, ${c.failed} failed`;
 }
 
 /** The roots as absolute paths; throws with one line for one that is missing or not a folder. */

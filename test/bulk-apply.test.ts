@@ -1,0 +1,77 @@
+// Bulk enable and remove in helper threads (src/core/bulk-apply.ts): the very
+// same files, outcomes and counts as in the main thread alone, also when a
+// helper fails and the main thread does its share again.
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { applyAll, WORKER_FILE, type ApplyOptions, type BulkAction } from '../src/core/bulk-apply.js';
+import { survey } from '../src/core/bulk.js';
+import { ensureUserFiles, runContext, type RunContext } from '../src/core/context.js';
+import { sandbox, snapshot } from './helpers.js';
+import { buildWorkspace, type Workspace } from './workspace.js';
+
+/** git's own churn (index, logs) is not fleet-git's doing. */
+const churn = (rel: string) => /(^|\/)(index|logs|COMMIT_EDITMSG|ORIG_HEAD|FETCH_HEAD|packed-refs)$/.test(rel);
+
+describe('bulk enable and remove in helper threads', () => {
+  let ws: Workspace;
+  let ctx: RunContext;
+  const sb = sandbox('fleet-git-bulk-');
+  before(() => {
+    ws = buildWorkspace(sb, { locked: false });
+    ctx = runContext(sb.env, sb.home);
+    ensureUserFiles(ctx);
+  });
+  after(() => ws?.unlock());
+  const snap = () => ({ ...snapshot(ws.root, churn), ...Object.fromEntries(Object.entries(snapshot(ws.outside, churn)).map(([k, v]) => [`outside/${k}`, v])) });
+
+  /** Runs the action over every repository found; the outcomes as text, in row order. */
+  async function run(action: BulkAction, opts: ApplyOptions) {
+    const s = await survey([ws.root], ctx);
+    const { results, counts, helpers } = await applyAll(s.rows, ctx, action, opts);
+    const lines = results.map((r) => `${r.row.path}: ${r.error ?? JSON.stringify(r.outcome)}`);
+    return { lines, counts, helpers };
+  }
+
+  it('two helpers write exactly what the main thread writes, and report it in the same order', async () => {
+    assert.ok(existsSync(WORKER_FILE), `${WORKER_FILE} is built`);
+    const pristine = snap();
+    const enable: BulkAction = { do: 'enable', force: false };
+    // upstream: false, so that every byte comes back (remove also takes out upstream fleet's files)
+    const remove: BulkAction = { do: 'disable', upstream: false };
+
+    const one = await run(enable, { threads: 1 });
+    assert.equal(one.helpers, 0);
+    assert.ok(one.counts.changed > 5, JSON.stringify(one.counts));
+    const enabledByOne = snap();
+    const oneOff = await run(remove, { threads: 1 });
+    assert.deepEqual(snap(), pristine, 'remove in one thread puts every byte back');
+
+    const two = await run(enable, { threads: 2, minRows: 0 });
+    assert.equal(two.helpers, 2, 'two helpers did the work');
+    assert.deepEqual(two.lines, one.lines);
+    assert.deepEqual(two.counts, one.counts);
+    assert.deepEqual(snap(), enabledByOne);
+    const twoOff = await run(remove, { threads: 2, minRows: 0 });
+    assert.deepEqual(twoOff.lines, oneOff.lines);
+    assert.deepEqual(snap(), pristine, 'remove in helpers puts every byte back');
+  });
+
+  it('a helper that fails leaves its share to the main thread: the same result', async () => {
+    const broken = join(sb.dir, 'broken-worker.mjs');
+    writeFileSync(broken, "throw new Error('a helper that fails at once');\n");
+    const pristine = snap();
+    const one = await run({ do: 'enable', force: false }, { threads: 1 });
+    const enabled = snap();
+    await run({ do: 'disable', upstream: false }, { threads: 1 });
+    assert.deepEqual(snap(), pristine);
+
+    const fallback = await run({ do: 'enable', force: false }, { threads: 2, minRows: 0, workerFile: broken });
+    assert.equal(fallback.helpers, 2, 'the helpers were started');
+    assert.deepEqual(fallback.lines, one.lines);
+    assert.deepEqual(snap(), enabled);
+    await run({ do: 'disable', upstream: false }, { threads: 2, minRows: 0, workerFile: broken });
+    assert.deepEqual(snap(), pristine);
+  });
+});
