@@ -11,18 +11,10 @@ import { findOnPath } from '../core/run.js';
 import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { normalizePayload, summarizeToolUse, type FleetEvent } from './normalize.js';
+import type { ProfileEntry } from './profiles.js';
 
-/** One entry of the observer's models.json. */
-export interface ModelProfile {
-  name: string;
-  tool?: string;
-  model?: string | null;
-  apiKey?: string | null;
-  apiBaseUrl?: string | null;
-  proxy?: string | null;
-  env?: Record<string, unknown> | null;
-  args?: readonly string[] | null;
-}
+/** One entry of the observer's models.json, as the adapter contract takes it. */
+export type ModelProfile = ProfileEntry;
 
 /** What the observer's launcher knows about a failed run. */
 export interface RunResult {

@@ -4,8 +4,20 @@
 // secret: nothing here ever puts one in a message.
 import { readFileSync } from 'node:fs';
 
-export interface ModelProfile {
+/** One entry of models.json as the observer's adapters take it: only the name is sure. */
+export interface ProfileEntry {
   name: string;
+  tool?: string;
+  model?: string | null;
+  apiKey?: string | null;
+  apiBaseUrl?: string | null;
+  proxy?: string | null;
+  env?: Record<string, unknown> | null;
+  args?: readonly string[] | null;
+}
+
+/** An entry as parseProfiles gives it: every field there, checked. */
+export interface ModelProfile extends ProfileEntry {
   /** 'claude' when the file gives none. */
   tool: string;
   model: string | null;
