@@ -63,6 +63,42 @@ describe('git config reader', () => {
       assert.equal(mine?.value ?? null, r.status === 0 ? r.stdout.replace(/\n$/, '') : null, text);
     }
   });
+  it('follows include and includeIf (gitdir, gitdir/i, onbranch) as git does', () => {
+    const s = sandbox();
+    const work = s.repo('work/app');
+    const other = s.repo('other/app');
+    const wt = join(s.dir, 'work-wt');
+    s.git(work, 'commit', '-q', '--allow-empty', '-m', 'one');
+    s.git(work, 'worktree', 'add', '-q', '-b', 'feature/x', wt);
+    const inc = (name: string, value: string) => { const f = join(s.home, name); writeFileSync(f, `[core]\n\thooksPath = ${value}\n`); return f; };
+    const global = join(s.home, '.gitconfig');
+    const base = readFileSync(global, 'utf8');
+    const cases = [
+      `[include]\n\tpath = ${inc('a.inc', '/from/include')}\n`,
+      `[include]\n\tpath = b.inc\n`, // relative to the including file
+      `[include]\n\tpath = ~/c.inc\n[core]\n\thooksPath = /after/include\n`,
+      `[core]\n\thooksPath = /before\n[include]\n\tpath = ~/c.inc\n`,
+      `[includeIf "gitdir:~/../work/"]\n\tpath = ~/a.inc\n`,
+      `[includeIf "gitdir:${s.dir}/work/"]\n\tpath = ~/a.inc\n`,
+      `[includeIf "gitdir:work/app/.git"]\n\tpath = ~/a.inc\n`,
+      `[includeIf "gitdir/i:${s.dir.toUpperCase()}/WORK/**"]\n\tpath = ~/a.inc\n`,
+      `[includeIf "gitdir:${s.dir.toUpperCase()}/WORK/**"]\n\tpath = ~/a.inc\n`,
+      `[includeIf "onbranch:feature/"]\n\tpath = ~/a.inc\n`,
+      `[includeIf "onbranch:main"]\n\tpath = ~/a.inc\n`,
+      `[includeIf "hasconfig:remote.*.url:https://example.invalid/**"]\n\tpath = ~/a.inc\n`,
+    ];
+    inc('b.inc', '/relative/include');
+    inc('c.inc', '/home/include');
+    for (const text of cases) {
+      writeFileSync(global, base + text);
+      for (const [where, gitDir, commonDir] of [[work, join(work, '.git'), join(work, '.git')], [other, join(other, '.git'), join(other, '.git')], [wt, join(work, '.git/worktrees/work-wt'), join(work, '.git')]]) {
+        const r = s.run(where, ['config', '--get', 'core.hooksPath']);
+        const mine = new ConfigReader(s.env).get('core', 'hooksPath', commonDir, gitDir);
+        assert.equal(mine?.value ?? null, r.status === 0 ? r.stdout.replace(/\n$/, '') : null, `${text} in ${where}`);
+      }
+    }
+  });
+
   it('reads global config and lets local win', () => {
     const s = sandbox();
     const repo = s.repo('cfg2');

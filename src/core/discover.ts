@@ -6,9 +6,9 @@
 // skips the user's ignore globs, and reads only the few files that tell what a
 // `.git` entry is: the `.git` file itself, and one listing of the git dir.
 import { promises as fsp, readdirSync, readFileSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Listed } from '../git/repo.js';
+import { loadPicomatch } from '../glob.js';
 import { within } from '../fs/atomic.js';
 
 const DIRENTS = { withFileTypes: true } as const;
@@ -100,22 +100,6 @@ export function describeError(err: unknown): string {
 
 function errCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException)?.code;
-}
-
-type Matcher = (s: string) => boolean;
-type Picomatch = (glob: string | string[], opts?: Record<string, unknown>) => Matcher;
-
-let picomatchFn: Picomatch | undefined;
-function loadPicomatch(): Picomatch {
-  if (!picomatchFn) {
-    // picomatch is what fast-glob matches with; resolve it from fast-glob so the
-    // copy is the one fast-glob brings, wherever npm placed it.
-    const req = createRequire(import.meta.url);
-    let fromFg: NodeJS.Require = req;
-    try { fromFg = createRequire(req.resolve('fast-glob')); } catch { /* fall back to our own resolution */ }
-    picomatchFn = fromFg('picomatch') as Picomatch;
-  }
-  return picomatchFn;
 }
 
 /** A matcher for ignore globs: true when a folder (relative path with `/`, or its name) matches any. */

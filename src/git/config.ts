@@ -1,40 +1,52 @@
 // Reads git configuration files the way git does, for the few keys fleet-git
 // needs (core.hooksPath, extensions.worktreeConfig, init.templateDir), without a
-// git process per repository. `include`/`includeIf` directives are not followed.
+// git process per repository. `include.path` is followed, and `includeIf.*.path`
+// for the conditions `gitdir:`, `gitdir/i:` and `onbranch:`; a `hasconfig:`
+// condition counts as not met.
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { readTextIfExists } from '../fs/atomic.js';
+import { loadPicomatch } from '../glob.js';
 import type { Env } from '../paths.js';
 
 export type ConfigScope = 'system' | 'global' | 'local' | 'worktree';
 export interface ConfigValue { value: string; scope: ConfigScope; file: string }
 
-/** All values of `section.key` in one file's text, last one last. Names are case-insensitive. */
-export function parseConfigValues(text: string, section: string, key: string): string[] {
-  const want = section.toLowerCase();
-  const wantKey = key.toLowerCase();
-  const out: string[] = [];
+/** One `key = value` of a config file: its section lowercased, with the subsection as written (`includeif gitdir:~/w/`). */
+export interface ConfigEntry { section: string; key: string; value: string }
+
+/** Every entry of one file's text, in order. Section and key names are case-insensitive. */
+export function configEntries(text: string): ConfigEntry[] {
+  const out: ConfigEntry[] = [];
   let current = '';
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i].trim();
     if (line.startsWith('[')) {
-      const m = /^\[\s*([A-Za-z0-9.-]+)(\s+"(?:[^"\\]|\\.)*")?\s*\]\s*(.*)$/.exec(line);
+      const m = /^\[\s*([A-Za-z0-9.-]+)(\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$/.exec(line);
       if (!m) { current = ''; continue; }
       // A subsection ([core "x"]) is another section than [core].
-      current = m[2] === undefined ? m[1].toLowerCase() : `${m[1].toLowerCase()} ${m[2].trim()}`;
-      line = m[3].trim();
+      current = m[2] === undefined ? m[1].toLowerCase() : `${m[1].toLowerCase()} ${m[3].replace(/\\(.)/g, '$1')}`;
+      line = m[4].trim();
       if (!line) continue;
     }
-    if (current !== want || !line || line.startsWith('#') || line.startsWith(';')) continue;
+    if (!current || !line || line.startsWith('#') || line.startsWith(';')) continue;
     const km = /^([A-Za-z][A-Za-z0-9-]*)\s*(=\s*(.*))?$/.exec(line);
-    if (!km || km[1].toLowerCase() !== wantKey) continue;
-    if (km[2] === undefined) { out.push('true'); continue; }
+    if (!km) continue;
+    if (km[2] === undefined) { out.push({ section: current, key: km[1].toLowerCase(), value: 'true' }); continue; }
     let raw = km[3];
     while (raw.endsWith('\\') && i + 1 < lines.length) raw = raw.slice(0, -1) + lines[++i];
-    out.push(unquote(raw));
+    out.push({ section: current, key: km[1].toLowerCase(), value: unquote(raw) });
   }
   return out;
+}
+
+/** All values of `section.key` in one file's text, last one last (includes not followed). */
+export function parseConfigValues(text: string, section: string, key: string): string[] {
+  const want = section.toLowerCase();
+  const wantKey = key.toLowerCase();
+  return configEntries(text).filter((e) => e.section === want && e.key === wantKey).map((e) => e.value);
 }
 
 function unquote(raw: string): string {
@@ -94,13 +106,58 @@ export class ConfigReader {
       }
     }
     let found: ConfigValue | null = null;
+    const want = section.toLowerCase();
+    const wantKey = key.toLowerCase();
+    const walk = (text: string, file: string, scope: ConfigScope, depth: number): void => {
+      for (const e of configEntries(text)) {
+        if (e.section === want && e.key === wantKey) found = { value: e.value, scope, file };
+        else if (e.key === 'path' && depth < MAX_INCLUDE_DEPTH && (e.section === 'include' || (e.section.startsWith('includeif ') && this.includes(e.section.slice(10), file, gitDir)))) {
+          // The included file's values stand where the include is, in the including file's scope.
+          const included = includePath(e.value, file, this.home);
+          const t = included === null ? null : this.text(included, true);
+          if (included !== null && t !== null) walk(t, included, scope, depth + 1);
+        }
+      }
+    };
     for (const f of files) {
       const text = f.text !== undefined ? f.text : this.text(f.file, true);
-      const v = text === null ? undefined : parseConfigValues(text, section, key).at(-1);
-      if (v !== undefined) found = { value: v, scope: f.scope, file: f.file };
+      if (text !== null) walk(text, f.file, f.scope, 0);
     }
     return found;
   }
+
+  /** Whether an includeIf condition holds for the repository whose git dir is `gitDir` (none: outside a repository). */
+  private includes(condition: string, file: string, gitDir: string | null): boolean {
+    const m = /^(gitdir|gitdir\/i|onbranch):(.*)$/.exec(condition);
+    if (!m || gitDir === null) return false;
+    let pattern = m[2];
+    if (m[1] === 'onbranch') {
+      const head = readTextIfExists(join(gitDir, 'HEAD'));
+      const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(head ?? '')?.[1];
+      if (!branch) return false;
+      if (pattern.endsWith('/')) pattern += '**';
+      return loadPicomatch()(pattern, { dot: true })(branch);
+    }
+    // As git: ~/ is the home folder, ./ the including file's folder, a relative pattern matches anywhere, a final / means everything below.
+    // (Text substitution, as git does: no .. is resolved.)
+    if (pattern.startsWith('~/')) pattern = this.home.replace(/\/+$/, '') + pattern.slice(1);
+    else if (pattern.startsWith('./')) pattern = dirname(file) + pattern.slice(1);
+    else if (!isAbsolute(pattern)) pattern = `**/${pattern}`;
+    if (pattern.endsWith('/')) pattern += '**';
+    const match = loadPicomatch()(pattern, { dot: true, nocase: m[1] === 'gitdir/i' });
+    if (match(gitDir)) return true;
+    try { return match(realpathSync(gitDir)); } catch { return false; }
+  }
+}
+
+/** How many includes deep git follows (it stops with an error beyond 10; fleet-git stops reading). */
+const MAX_INCLUDE_DEPTH = 10;
+
+/** Where an include's path points: relative to the including file's folder, ~/ from home; null for a relative path in a file without a folder. */
+function includePath(value: string, from: string, home: string): string | null {
+  if (value === '') return null;
+  if (value.startsWith('~/')) return join(home, value.slice(2));
+  return isAbsolute(value) ? value : resolve(dirname(from), value);
 }
 
 export function isTrue(v: string | undefined): boolean {
