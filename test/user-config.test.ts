@@ -25,6 +25,28 @@ function oneLineError(r: ReturnType<ReturnType<typeof sandbox>['cli']>): string 
   return lines[0];
 }
 
+describe('scan.roots and scan.ignore', () => {
+  it('scan walks scan.roots when given no folder, and scan, enable --under and remove skip scan.ignore', () => {
+    const s = sandbox();
+    const a = s.repo('code/a');
+    const b = s.repo('code/skipped/b');
+    const c = s.repo('elsewhere/c');
+    const paths = (r: ReturnType<typeof s.cli>) => { assert.equal(r.status, 0, r.stderr); return JSON.parse(r.stdout).repos.map((x: { path: string }) => x.path); };
+    // No file: the current folder.
+    assert.deepEqual(paths(s.cli(join(s.dir, 'elsewhere'), 'scan')), [c]);
+    writeConfig(s, `{ scan: { roots: ["${join(s.dir, 'code')}", "${join(s.dir, 'elsewhere')}"], ignore: ["skipped"] } }`);
+    assert.deepEqual(paths(s.cli(s.home, 'scan')), [a, c]);
+    assert.deepEqual(paths(s.cli(s.home, 'scan', join(s.dir, 'code'))), [a], 'a folder given replaces scan.roots; scan.ignore still applies');
+    const en = s.cli(s.home, 'enable', '--under', join(s.dir, 'code'));
+    assert.equal(en.status, 0, en.stderr);
+    assert.ok(existsSync(join(a, '.github/hooks/fleet.json')) && !existsSync(join(b, '.github/hooks/fleet.json')), 'enable --under skips scan.ignore');
+    s.cli(b, 'enable');
+    const rm = s.cli(s.home, 'remove', join(s.dir, 'code'), '--yes');
+    assert.equal(rm.status, 0, rm.stderr);
+    assert.ok(!existsSync(join(a, '.github')) && existsSync(join(b, '.github/hooks/fleet.json')), 'remove skips scan.ignore');
+  });
+});
+
 describe('fleet-git config', () => {
   it('a missing file means the defaults, and says so', () => {
     const s = sandbox();
@@ -36,7 +58,7 @@ describe('fleet-git config', () => {
     assert.deepEqual(doc.values, {
       include: { value: null, from: 'default' },
       exclude: { value: [], from: 'default' },
-      'scan.roots': { value: ['~'], from: 'default' },
+      'scan.roots': { value: ['.'], from: 'default' },
       'scan.ignore': { value: [], from: 'default' },
       trust: { value: false, from: 'default' },
     });

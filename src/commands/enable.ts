@@ -65,13 +65,14 @@ export class EnableCommand extends FleetCommand {
   private async runUnder(under: string, trust: boolean): Promise<number> {
     if (this.repos.length) throw new InputError(`enable takes either repositories or --under ROOT, not both (${this.repos.join(' ')})`);
     const [root] = await rootsOf([under], this.context.cwd);
+    const configIgnore = loadUserConfig(this.context.env, this.context.home).config.scan.ignore;
     const bulk = await loadBulk();
     const { ignoreMatcher } = await import('../core/discover.js');
     const ctx = runContext(this.context.env, this.context.home);
     const progress = progressLine(this.context);
     let s;
     try {
-      s = await bulk.survey([root], ctx, { ignore: this.exclude, onProgress: progress.onProgress });
+      s = await bulk.survey([root], ctx, { ignore: [...configIgnore, ...this.exclude], onProgress: progress.onProgress });
     } finally {
       progress.done();
     }

@@ -4,6 +4,7 @@ import { isTty, loadBulk, progressLine, rootsOf } from './scan.js';
 import { printBulkResult } from './report.js';
 import { TrustEdit } from '../copilot/trust.js';
 import type { Row } from '../core/bulk.js';
+import { loadUserConfig } from '../core/user-config.js';
 
 /** Asks a yes/no question on the terminal; anything but y or yes is no. */
 export function confirm(stdin: NodeJS.ReadableStream, stderr: NodeJS.WritableStream, question: string): Promise<boolean> {
@@ -51,12 +52,13 @@ export class RemoveCommand extends FleetCommand {
 
   async run(): Promise<number> {
     const roots = await rootsOf(this.roots, this.context.cwd);
+    const ignore = loadUserConfig(this.context.env, this.context.home).config.scan.ignore; // an invalid file: one line, exit 2
     const [bulk, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
     const progress = progressLine(this.context);
     let s;
     try {
-      s = await bulk.survey(roots, ctx, { onProgress: progress.onProgress });
+      s = await bulk.survey(roots, ctx, { ignore, onProgress: progress.onProgress });
     } finally {
       progress.done();
     }

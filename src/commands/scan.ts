@@ -84,11 +84,13 @@ export class ScanCommand extends FleetCommand {
 
   async run(): Promise<number> {
     const depth = parseDepth(this.depth);
-    const roots = await rootsOf(this.roots, this.context.cwd);
+    const { loadUserConfig, scanRoots } = await import('../core/user-config.js');
+    const { config } = loadUserConfig(this.context.env, this.context.home); // an invalid file: one line, exit 2
+    const roots = await rootsOf(this.roots.length ? this.roots : scanRoots(config, this.context.home), this.context.cwd);
     const [{ surveyAsJson }, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
     const progress = progressLine(this.context);
-    const opts = { nested: this.nested, depth, ignore: this.ignore, followSymlinks: this.followSymlinks, onProgress: progress.onProgress };
+    const opts = { nested: this.nested, depth, ignore: [...config.scan.ignore, ...this.ignore], followSymlinks: this.followSymlinks, onProgress: progress.onProgress };
     let s: SurveyJson;
     try {
       s = await surveyAsJson(roots, ctx, opts);

@@ -1,7 +1,8 @@
 // The user config file, ${XDG_CONFIG_HOME:-~/.config}/fleet-git/config.json5:
 // which new clones the setup template provisions (include/exclude, matched by
 // the clone hook through compiled `case` patterns, see clone-rules.ts) and the
-// folders `scan` walks when given none (scan.roots) and skips (scan.ignore);
+// folders `scan` walks when given none (scan.roots, default the current one)
+// and the folders scan, enable --under and remove skip (scan.ignore);
 // `trust: true` makes `enable` also list repositories in Copilot's trustedFolders.
 // A missing file means the defaults; an invalid one is one line naming the
 // file, the line and what is wrong (UserConfigError), never a stack.
@@ -42,7 +43,7 @@ export interface LoadedConfig {
 }
 
 export function defaultConfig(): UserConfig {
-  return { include: null, exclude: [], scan: { roots: ['~'], ignore: [] }, trust: false };
+  return { include: null, exclude: [], scan: { roots: ['.'], ignore: [] }, trust: false };
 }
 
 function defaultFrom(): Record<ConfigKey, 'default' | 'file'> {
