@@ -2,7 +2,7 @@
 // same files, outcomes and counts as in the main thread alone, also when a
 // helper fails and the main thread does its share again.
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { applyAll, WORKER_FILE, type ApplyOptions, type BulkAction } from '../src/core/bulk-apply.js';
@@ -20,6 +20,11 @@ describe('bulk enable and remove in helper threads', () => {
   const sb = sandbox('fleet-git-bulk-');
   before(() => {
     ws = buildWorkspace(sb, { locked: false });
+    // Two repositories that fail, in either thread: a git process holding the index lock, an exclude file that is a folder.
+    writeFileSync(join(ws.p.solo, '.git/index.lock'), '');
+    const exclude = join(ws.p.archived, '.git/info/exclude');
+    rmSync(exclude);
+    mkdirSync(exclude);
     ctx = runContext(sb.env, sb.home);
     ensureUserFiles(ctx);
   });
@@ -44,6 +49,8 @@ describe('bulk enable and remove in helper threads', () => {
     const one = await run(enable, { threads: 1 });
     assert.equal(one.helpers, 0);
     assert.ok(one.counts.changed > 5, JSON.stringify(one.counts));
+    assert.equal(one.counts.failed, 2, one.lines.join('\n'));
+    assert.ok(one.lines.some((l) => l.startsWith(`${ws.p.solo}: a git process holds`)) && one.lines.some((l) => l.startsWith(`${ws.p.archived}: `) && l.includes('EISDIR')));
     const enabledByOne = snap();
     const oneOff = await run(remove, { threads: 1 });
     assert.deepEqual(snap(), pristine, 'remove in one thread puts every byte back');
