@@ -41,9 +41,12 @@ export async function main(argv: string[], context: Context): Promise<number> {
   try {
     command = cli.process(argv, context);
   } catch (e) {
-    const first = (e instanceof Error ? e.message : String(e)).split('\n').find((l) => l.trim()) ?? 'invalid command line';
+    const message = e instanceof Error ? e.message : String(e);
+    const first = message.split('\n').find((l) => l.trim()) ?? 'invalid command line';
     const what = first.trim().replace(/[;:]? *did you mean.*$/i, '').replace(/\.$/, '');
-    context.stderr.write(`fleet-git: ${what}: ${argv.join(' ')} (fleet-git --help lists the commands)\n`);
+    // clipanion names one command it thinks was meant on a line of its own: "$ fleet-git model list".
+    const meant = /did you mean:\s*\n\s*\$ (.+?)\s*$/m.exec(message)?.[1]?.replace(/ \[[^\]]*\]| \.\.\./g, '');
+    context.stderr.write(`fleet-git: ${what}: ${argv.join(' ')} (${meant ? `did you mean ${meant}?` : 'fleet-git --help lists the commands'})\n`);
     return EXIT.usage;
   }
   return cli.run(command, context).then((code) => (command.help ? EXIT.ok : code));

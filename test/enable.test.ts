@@ -226,10 +226,13 @@ describe('bad input', () => {
   it('an unknown command or option: one line, exit 2, no stack', () => {
     const s = sandbox();
     const repo = s.repo('usage');
-    for (const args of [['bogus'], ['enable', '--bogus']]) {
+    for (const args of [['bogus'], ['enable', '--bogus'], ['model']]) {
       const r = s.cli(repo, ...args);
       assert.equal(r.status, 2, args.join(' '));
       assert.doesNotMatch(r.stderr + r.stdout, /\n\s+at /);
+      assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, r.stderr);
     }
+    // One command clipanion thinks was meant is named.
+    assert.equal(s.cli(repo, 'model').stderr, 'fleet-git: Command not found: model (did you mean fleet-git model list?)\n');
   });
 });
