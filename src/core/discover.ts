@@ -5,15 +5,16 @@
 // repository root (unless `nested`), never enters `.git` or `node_modules`,
 // skips the user's ignore globs, and reads only the few files that tell what a
 // `.git` entry is: the `.git` file itself, and one listing of the git dir.
-import { promises as fsp, readdirSync, readFileSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
+import { promises as fsp, readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Listed } from '../git/repo.js';
 import { loadPicomatch } from '../glob.js';
 import { within } from '../fs/atomic.js';
 
 const DIRENTS = { withFileTypes: true } as const;
+/** dev and ino exactly, for telling a folder reached twice (following links). */
 const BIGINT = { bigint: true } as const;
-const NO_ENTRY_OK = { bigint: true, throwIfNoEntry: false } as const;
+const NO_ENTRY_OK = { throwIfNoEntry: false } as const;
 
 export type FoundKind = 'repo' | 'worktree' | 'submodule' | 'separate' | 'bare' | 'stale' | 'broken';
 
@@ -200,7 +201,7 @@ function classifyGitFile(path: string): Found {
     try { commonDir = readCommonDir(gitDir); } catch (err) {
       return { kind: 'broken', path, reason: `cannot read ${join(gitDir, 'commondir')}: ${describeError(err)}` };
     }
-    try { statSync(commonDir, BIGINT); } catch {
+    try { statSync(commonDir); } catch {
       return { kind: 'stale', path, reason: `common dir ${commonDir} does not exist` };
     }
     const mainPath = basename(commonDir) === '.git' ? dirname(commonDir) : null;
@@ -216,9 +217,9 @@ function classifyDotGit(path: string, entries: Dirent[], entry: Dirent): Found {
   if (entry.isDirectory()) return classifyGitFolder(path, dotGithub);
   if (entry.isFile()) return classifyGitFile(path);
   // A `.git` symbolic link (or something stranger): git follows it, so do we.
-  let st: BigIntStats;
+  let st: Stats;
   try {
-    st = statSync(join(path, '.git'), BIGINT);
+    st = statSync(join(path, '.git'));
   } catch (err) {
     return { kind: 'broken', path, reason: `.git cannot be followed: ${describeError(err)}` };
   }
@@ -307,7 +308,7 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
       // A repository's root is told by its .git alone, with one stat: the folder
       // itself (often the largest of a repository) is not listed. Anything odd
       // (no .git, one that cannot be followed or read) goes the long way below.
-      let dotGit: BigIntStats | undefined;
+      let dotGit: Stats | undefined;
       try { dotGit = statSync(within(t.path, '.git'), NO_ENTRY_OK); } catch { /* the listing below tells */ }
       if (dotGit?.isDirectory() || dotGit?.isFile()) {
         const f = dotGit.isDirectory() ? classifyGitFolder(t.path, undefined) : classifyGitFile(t.path);
@@ -352,9 +353,9 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
       if (ignored && ignored(rel, name)) continue;
       const child: Task = { path: within(t.path, name), rel, depth: childDepth, enclosing };
       if (!isDir) {
-        let st: BigIntStats;
+        let st: Stats;
         try {
-          st = statSync(child.path, BIGINT);
+          st = statSync(child.path);
         } catch (err) {
           // A dangling link is no folder; a loop of links (ELOOP) or a denied target is worth telling.
           if (errCode(err) !== 'ENOENT') unreadable.set(child.path, { path: child.path, reason: describeError(err) });
