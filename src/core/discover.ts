@@ -5,7 +5,7 @@
 // repository root (unless `nested`), never enters `.git` or `node_modules`,
 // skips the user's ignore globs, and reads only the few files that tell what a
 // `.git` entry is: the `.git` file itself, and one listing of the git dir.
-import { promises as fsp, readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { existsSync, promises as fsp, readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Listed } from '../git/repo.js';
 import { loadPicomatch } from '../glob.js';
@@ -155,6 +155,13 @@ const MODULES = `${sep}.git${sep}modules${sep}`;
 /** Classifies a `.git` folder at `path/.git`; `dotGithub`: whether `path` holds `.github` (undefined: not known). */
 function classifyGitFolder(path: string, dotGithub: boolean | undefined): Found {
   const gitDir = within(path, '.git');
+  // What git itself looks for, one existence check each (cheaper than listing
+  // the folder; like git's own check of objects/ and refs/, it does not ask what
+  // kind of file each is); the folder is listed only to tell what is wrong with it.
+  if (existsSync(within(gitDir, 'HEAD')) && existsSync(within(gitDir, 'objects')) && existsSync(within(gitDir, 'refs')) && !existsSync(within(gitDir, 'commondir'))) {
+    const worktrees = existsSync(within(gitDir, 'worktrees'));
+    return { kind: 'repo', path, gitDir, commonDir: gitDir, listed: dotGithub === undefined ? { worktrees } : { worktrees, dotGithub } };
+  }
   let entries: Dirent[];
   try {
     entries = readdirSync(gitDir, DIRENTS);
