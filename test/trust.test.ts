@@ -42,6 +42,27 @@ describe('enable --trust and disable', () => {
     assert.match(sb.cli(repo, 'status').stdout, /Copilot does not trust this folder: .*copilot -p sessions silently skip/);
   });
 
+  test('a linked worktree outside the repository folder is trusted too, and taken out again', () => {
+    const sb = sandbox();
+    const repo = sb.repo('proj');
+    sb.git(repo, 'commit', '-q', '--allow-empty', '-m', 'one');
+    const outside = join(sb.dir, 'proj-feature');
+    const inside = join(repo, 'wt', 'inner');
+    sb.git(repo, 'worktree', 'add', '-q', '-b', 'feature', outside);
+    sb.git(repo, 'worktree', 'add', '-q', '-b', 'inner', inside);
+    const config = join(sb.env.COPILOT_HOME, 'config.json');
+    const r = sb.cli(repo, 'enable', '--trust');
+    assert.equal(r.status, 0, r.stderr);
+    // The worktree inside the repository is covered by the repository's entry.
+    assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')).trustedFolders, [repo, outside]);
+    const paths = userPaths(sb.env, sb.home);
+    assert.equal(trustedBy(paths, outside), outside);
+    assert.equal(trustedBy(paths, inside), repo);
+    const d = sb.cli(repo, 'disable');
+    assert.equal(d.status, 0, d.stderr);
+    assert.ok(!existsSync(config), 'fleet-git made the file, and takes it away with its last entry');
+  });
+
   test('a folder the user trusted (itself or a parent) is not added, and disable leaves it', () => {
     const sb = sandbox();
     const repo = sb.repo('proj');
@@ -117,6 +138,10 @@ describe('enable --under ROOT --trust, and remove', () => {
     const sb = sandbox();
     const root = join(sb.dir, 'code');
     const repos = ['a', 'b', 'c/d'].map((n) => sb.repo(`code/${n}`));
+    // A linked worktree beside its repository, outside its folder: trusted on its own.
+    sb.git(repos[0], 'commit', '-q', '--allow-empty', '-m', 'one');
+    const wt = join(root, 'a-wt');
+    sb.git(repos[0], 'worktree', 'add', '-q', '-b', 'wt', wt);
     const outside = sb.repo('outside');
     const home = sb.env.COPILOT_HOME;
     const config = join(home, 'config.json');
@@ -129,12 +154,12 @@ describe('enable --under ROOT --trust, and remove', () => {
     const en = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'enable', '--under', root, '--trust'));
     assert.equal(en.result.status, 0, en.result.stderr);
     assert.equal(en.count, 1, 'one write of config.json for the whole run');
-    assert.match(en.result.stdout, /Copilot now trusts 3 more repositories \(added to trustedFolders in /);
+    assert.match(en.result.stdout, /Copilot now trusts 4 more folders \(repositories and worktrees outside them; added to trustedFolders in /);
     const text = readFileSync(config, 'utf8');
     assert.ok(text.startsWith(head), 'the comment lines stay');
     const after = JSON.parse(text.slice(head.length));
     assert.deepEqual(Object.keys(after), Object.keys(doc));
-    assert.deepEqual(after, { ...doc, trustedFolders: ['/elsewhere', outside, ...repos] });
+    assert.deepEqual(after, { ...doc, trustedFolders: ['/elsewhere', outside, repos[0], wt, repos[1], repos[2]] });
     const scan = JSON.parse(sb.cli(sb.dir, 'scan', root).stdout);
     assert.deepEqual(scan.repos.map((r: any) => r.copilot), repos.map(() => ({ trusted: true, hooks: 'repo' })));
 
@@ -151,7 +176,8 @@ describe('enable --under ROOT --trust, and remove', () => {
     const rm = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'remove', root, '--yes'));
     assert.equal(rm.result.status, 0, rm.result.stderr);
     assert.equal(rm.count, 1, 'one write of config.json for the whole run');
-    assert.match(rm.result.stdout, /took 3 entries fleet-git had added out of trustedFolders/);
+    assert.match(rm.result.stdout, /took 4 entries fleet-git had added out of trustedFolders/);
+    assert.match(rm.result.stdout, /its worktree .*a-wt taken out of Copilot's trustedFolders/);
     assert.equal(readFileSync(config, 'utf8'), `${head}${JSON.stringify({ ...doc, trustedFolders: ['/elsewhere', outside, '/mine'] }, null, 2)}\n`);
     assert.deepEqual(readTrustRecord(userPaths(sb.env, sb.home)), [outside]);
   });

@@ -5,7 +5,7 @@ import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand } from './base.js';
 import { printOutcome, resolveRepos } from './report.js';
-import { untrustFolder } from '../copilot/trust.js';
+import { trustRoots, untrustFolders } from '../copilot/trust.js';
 import { removeUserHooks } from '../core/user-hooks.js';
 
 export class DisableCommand extends FleetCommand {
@@ -32,9 +32,9 @@ export class DisableCommand extends FleetCommand {
     const repos = resolveRepos(this.repos, this.context.cwd).map(locateRepo);
     let code: number = EXIT.ok;
     for (const repo of repos) {
-      const outcome = disableRepo(assessRepo(repo, ctx));
-      const untrusted = untrustFolder(ctx.user, outcome.path);
-      if (untrusted) outcome.changes.push(untrusted);
+      const state = assessRepo(repo, ctx);
+      const outcome = disableRepo(state);
+      outcome.changes.push(...untrustFolders(ctx.user, trustRoots(state)));
       if (printOutcome(this, outcome, 'disabled')) code = EXIT.partial;
     }
     return code;

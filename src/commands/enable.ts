@@ -5,7 +5,7 @@ import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { printBulkResult, printOutcome, resolveRepos } from './report.js';
-import { TrustEdit, trustFolder } from '../copilot/trust.js';
+import { TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
 import { loadUserConfig } from '../core/user-config.js';
 import { installUserHooks } from '../core/user-hooks.js';
 import { loadBulk, progressLine, rootsOf } from './scan.js';
@@ -53,9 +53,9 @@ export class EnableCommand extends FleetCommand {
     for (const line of ensureUserFiles(ctx)) this.out(line);
     let code: number = EXIT.ok;
     for (const repo of repos) {
-      const outcome = enableRepo(assessRepo(repo, ctx), ctx, { force: this.force });
-      const trusted = trust ? trustFolder(ctx.user, outcome.path) : null;
-      if (trusted) outcome.changes.push(trusted);
+      const state = assessRepo(repo, ctx);
+      const outcome = enableRepo(state, ctx, { force: this.force });
+      if (trust) outcome.changes.push(...trustFolders(ctx.user, trustRoots(state)));
       if (printOutcome(this, outcome, 'enabled')) code = EXIT.partial;
     }
     return code;
@@ -95,14 +95,18 @@ export class EnableCommand extends FleetCommand {
     let trusted = 0;
     const { applyAll, countsLine } = await import('../core/bulk-apply.js');
     const { counts } = await applyAll(wanted, ctx, { do: 'enable', force: this.force }, {
-      after: (o) => { if (edit?.add(o.path)) { trusted++; o.changes.push(`listed in Copilot's trustedFolders`); } },
+      after: (o, row) => {
+        for (const root of edit && row.state ? trustRoots(row.state) : []) {
+          if (edit!.add(root)) { trusted++; o.changes.push(root === o.path ? `listed in Copilot's trustedFolders` : `listed its worktree ${root} in Copilot's trustedFolders`); }
+        }
+      },
       onResult: (r) => printBulkResult(out, err, r, 'enabled'),
     });
     let trustFailed = false;
     if (edit && trusted) {
       try {
         edit.save();
-        out.push(`Copilot now trusts ${trusted} more repositor${trusted === 1 ? 'y' : 'ies'} (added to trustedFolders in ${edit.file})`);
+        out.push(`Copilot now trusts ${trusted} more folder${trusted === 1 ? '' : 's'} (repositories and worktrees outside them; added to trustedFolders in ${edit.file})`);
       } catch (e) {
         trustFailed = true;
         err.push(`fleet-git: could not write ${edit.file} (${bulk.reasonOf(e)}): none of the ${trusted} repositories was added to trustedFolders; run this again`);

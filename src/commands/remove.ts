@@ -2,7 +2,7 @@ import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { isTty, loadBulk, progressLine, rootsOf } from './scan.js';
 import { printBulkResult } from './report.js';
-import { TrustEdit } from '../copilot/trust.js';
+import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import type { Row } from '../core/bulk.js';
 import { loadUserConfig } from '../core/user-config.js';
 
@@ -64,7 +64,8 @@ export class RemoveCommand extends FleetCommand {
     }
     // Copilot's trustedFolders entries that fleet-git added go too (one write at the end).
     const edit = new TrustEdit(ctx.user);
-    const ours = (r: Row) => r.state !== null && (bulk.hasFleetState(r.state) || edit.listed(r.path));
+    const listed = (r: Row) => (r.state ? trustRoots(r.state).filter((root) => edit.listed(root)) : []);
+    const ours = (r: Row) => r.state !== null && (bulk.hasFleetState(r.state) || listed(r).length > 0);
     // A repository whose state cannot be read is a target too: it fails with its reason.
     const targets = s.rows.filter((r) => ours(r) || r.unreadable);
     const untouched = s.rows.filter((r) => r.state && !ours(r)).length;
@@ -77,7 +78,7 @@ export class RemoveCommand extends FleetCommand {
         if (!r.state) { out.push(`${r.path}: cannot act here: ${r.reason}`); continue; }
         out.push(`${r.path}: would`);
         for (const step of bulk.hasFleetState(r.state) ? bulk.disablePlan(r.state) : []) out.push(`  ${step}`);
-        if (edit.listed(r.path)) out.push(`  take it out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
+        for (const root of listed(r)) out.push(`  take ${root === r.path ? 'it' : root} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
       }
       out.push(`${found}; --dry-run: nothing was changed`);
       out.flush();
@@ -96,12 +97,13 @@ export class RemoveCommand extends FleetCommand {
     let untrusted = 0;
     const { applyAll, countsLine } = await import('../core/bulk-apply.js');
     const { counts } = await applyAll(targets, ctx, { do: 'disable', upstream: true }, {
-      after: (o) => {
-        if (trustError !== null || !edit.listed(o.path)) return;
-        try {
-          if (edit.remove(o.path)) { untrusted++; o.changes.push(`taken out of Copilot's trustedFolders (fleet-git had added it)`); }
-        } catch (e) {
-          trustError = bulk.reasonOf(e); // config.json cannot be rewritten: said once, below
+      after: (o, row) => {
+        for (const root of trustError === null ? listed(row) : []) {
+          try {
+            if (edit.remove(root)) { untrusted++; o.changes.push(`${root === o.path ? '' : `its worktree ${root} `}taken out of Copilot's trustedFolders (fleet-git had added it)`); }
+          } catch (e) {
+            trustError = bulk.reasonOf(e); // config.json cannot be rewritten: said once, below
+          }
         }
       },
       onResult: (r) => printBulkResult(out, err, r, 'removed'),

@@ -232,23 +232,32 @@ export class TrustEdit {
 }
 
 /**
- * Lists `root` in trustedFolders unless it is covered already. Returns what
- * changed, in words, or null. The file keeps its other keys, its key order
- * and (for a new key) gets trustedFolders at the end.
+ * The folders Copilot must trust for a repository's sessions: its root, and
+ * each linked worktree outside it (trust covers the folders below a listed one).
  */
-export function trustFolder(paths: UserPaths, root: string): string | null {
-  const edit = new TrustEdit(paths);
-  if (!edit.add(root)) return null;
-  edit.save();
-  return `Copilot now trusts ${root} (added to trustedFolders in ${edit.file})`;
+export function trustRoots(s: { path: string; worktrees: readonly { path: string }[] }): string[] {
+  const inside = (p: string) => p === s.path || p.startsWith(s.path.endsWith(sep) ? s.path : s.path + sep);
+  return [s.path, ...s.worktrees.map((w) => w.path).filter((p) => !inside(p))];
 }
 
-/** Takes `root` out of trustedFolders if fleet-git put it there. Returns what changed, or null. */
-export function untrustFolder(paths: UserPaths, root: string): string | null {
+/**
+ * Lists the folders in trustedFolders unless covered already, in one write.
+ * Returns what changed, in words. The file keeps its other keys, its key order
+ * and (for a new key) gets trustedFolders at the end.
+ */
+export function trustFolders(paths: UserPaths, roots: string[]): string[] {
   const edit = new TrustEdit(paths);
-  const done = edit.remove(root);
+  const added = roots.filter((r) => edit.add(r));
+  if (added.length) edit.save();
+  return added.map((r) => `Copilot now trusts ${r} (added to trustedFolders in ${edit.file})`);
+}
+
+/** Takes the folders out of trustedFolders where fleet-git put them, in one write. Returns what changed. */
+export function untrustFolders(paths: UserPaths, roots: string[]): string[] {
+  const edit = new TrustEdit(paths);
+  const removed = roots.filter((r) => edit.remove(r));
   edit.save();
-  return done ? `removed ${root} from trustedFolders in ${edit.file} (fleet-git had added it)` : null;
+  return removed.map((r) => `removed ${r} from trustedFolders in ${edit.file} (fleet-git had added it)`);
 }
 
 /** The status line on trust, and what it means. */

@@ -66,7 +66,7 @@ export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction): Ap
 
 export interface ApplyOptions {
   /** Runs in the main thread on each outcome, in row order, before onResult (e.g. a trustedFolders edit). */
-  after?: (o: Outcome) => void;
+  after?: (o: Outcome, row: Row) => void;
   onResult?: (r: BulkResult) => void;
   /** Helper threads at most (default: 2 with a second core, else none; FLEET_GIT_THREADS=1 in the environment: none). */
   threads?: number;
@@ -89,7 +89,7 @@ export async function applyAll(rows: Row[], ctx: RunContext, action: BulkAction,
     got[i] = a;
     for (; next < todo.length && got[next]; next++) {
       const r: BulkResult = { row: todo[next], ...got[next] };
-      if (r.outcome) opts.after?.(r.outcome);
+      if (r.outcome) opts.after?.(r.outcome, r.row);
       if (r.error !== undefined) counts.failed++;
       else if (r.outcome!.notes.length > 0) counts.leftAlone++;
       else if (r.outcome!.changes.length > 0) counts.changed++;

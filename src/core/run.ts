@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { trustFolder } from '../copilot/trust.js';
+import { trustFolders, trustRoots } from '../copilot/trust.js';
 import { copilotProfiles, readProfiles, type ModelProfile } from '../copilot/profiles.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import type { Env } from '../paths.js';
@@ -74,10 +74,10 @@ export function prepareRepo(ctx: RunContext, cwd: string): string[] {
     if (e instanceof NotARepoError) return [...lines, `${cwd} is not in a git repository: its events reach the observer only through user-level hooks (fleet-git enable --user)`];
     throw e;
   }
-  const outcome = enableRepo(assessRepo(repo, ctx), ctx);
+  const state = assessRepo(repo, ctx);
+  const outcome = enableRepo(state, ctx);
   lines.push(...outcome.changes.map((c) => `${outcome.path}: ${c}`), ...outcome.notes, ...outcome.info);
-  const trusted = trustFolder(ctx.user, outcome.path);
-  if (trusted) lines.push(trusted);
+  lines.push(...trustFolders(ctx.user, trustRoots(state)));
   return lines;
 }
 
