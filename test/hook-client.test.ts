@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HOOK_MARK } from '../src/core/hook-mark.js';
 import { sendEvent } from '../src/fleet/socket.js';
+import { restoreSessionMessage } from '../src/fleet/sessions.js';
 import { userPaths } from '../src/paths.js';
 import { FIXTURES, ROOT, sandbox, snapshot } from './helpers.js';
 import { observerSummary, TestObserver } from './observer-server.js';
@@ -142,6 +143,24 @@ describe('hook client with a listening observer', () => {
     appendFileSync(transcript, lines.slice(final).join('\n') + '\n');
     const stop = await obs.waitFor((e) => e.session_id === id && e.event === 'Stop');
     assert.equal(stop.last_assistant_message, 'Done. All finished.');
+  });
+
+  test('a session file written back without the message (two hooks at once) gets it back, and one with it is left alone', () => {
+    const id = 'stop-race';
+    const dir = paths.fleetSessions;
+    const file = join(dir, `${id}.json`);
+    mkdirSync(dir, { recursive: true });
+    // What the session's end writes when it read the file just before the Stop with the message landed.
+    writeFileSync(file, JSON.stringify({ sessionId: id, tool: 'copilot', timestamp: 1, stoppedAt: 2 }));
+    assert.equal(restoreSessionMessage(dir, id, 'Done. All finished.'), true);
+    const back = JSON.parse(readFileSync(file, 'utf8'));
+    assert.equal(back.lastMessage.text, 'Done. All finished.');
+    assert.equal(back.timestamp, 1, 'the rest of the record stays');
+    const text = readFileSync(file, 'utf8');
+    assert.equal(restoreSessionMessage(dir, id, 'Done. All finished.'), false);
+    assert.equal(readFileSync(file, 'utf8'), text, 'a file that has it is not rewritten');
+    assert.equal(restoreSessionMessage(dir, 'no-such-session', 'x'), false);
+    assert.equal(restoreSessionMessage(dir, '../escape', 'x'), false);
   });
 
   test('agentStop whose final message never comes: a Stop without a message, later', async () => {

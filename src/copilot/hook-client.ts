@@ -15,13 +15,14 @@ import { canonicalEvent, isPlainId, LAST_MESSAGE_MAX, normalizePayload, type Fle
 import { readFinalMessage, readSessionModel, transcriptPathFor } from './transcript.js';
 import { sendEvent } from '../fleet/socket.js';
 import { hasFleetGitCommand, hookCommands, userHookFile } from '../core/hook-mark.js';
-import { recordSessionStop, writeSessionStart } from '../fleet/sessions.js';
+import { recordSessionStop, restoreSessionMessage, writeSessionStart } from '../fleet/sessions.js';
 
 /** argv[2] of the detached process that waits for an agentStop's final message. */
 export const AWAIT_STOP_FLAG = '--await-stop';
 const STDIN_MAX = 32 * 1024 * 1024;
 const POLL_MS = 25;
 const WAIT_MS = 3000;
+const RECHECK_MS = 150;
 const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'fish']);
 
 function quit(): never {
@@ -180,7 +181,16 @@ async function awaitStop(arg: string | undefined): Promise<void> {
     if (Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
-  await deliver(job.ev, pathsOf(process.env));
+  const paths = pathsOf(process.env);
+  await deliver(job.ev, paths);
+  // The session's end runs its own hook, which updates the same session file
+  // and could write back a copy it read just before ours landed: a moment
+  // later, put the message back if it is gone (this process keeps no one waiting).
+  const message = job.ev.last_assistant_message;
+  if (message) {
+    await new Promise((r) => setTimeout(r, RECHECK_MS));
+    restoreSessionMessage(paths.fleetSessions, job.ev.session_id, message);
+  }
 }
 
 process.on('uncaughtException', quit);

@@ -72,6 +72,22 @@ export function recordSessionStop(sessionsDir: string, sessionId: string, lastMe
   return writeAtomic(file, record);
 }
 
+/**
+ * Puts `lastMessage` back when another writer replaced the file with a copy
+ * read before it was there (two hooks of one session updating it at once).
+ * Returns true when it had to.
+ */
+export function restoreSessionMessage(sessionsDir: string, sessionId: string, lastMessage: string): boolean {
+  const file = sessionFilePath(sessionsDir, sessionId);
+  if (!file) return false;
+  try {
+    if (JSON.parse(readFileSync(file, 'utf8'))?.lastMessage?.text === lastMessage) return false;
+  } catch {
+    return false; // gone or unreadable: nothing of ours to restore
+  }
+  return recordSessionStop(sessionsDir, sessionId, lastMessage);
+}
+
 function writeAtomic(file: string, record: SessionRecord): boolean {
   // Not ending in .json: the observer loads (and deletes when unreadable) every *.json here.
   const tmp = `${file}.${process.pid}.tmp`;
