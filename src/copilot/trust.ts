@@ -7,7 +7,7 @@
 // created goes with its last entry.
 import { mkdirSync, unlinkSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import JSON5 from 'json5';
+import { parseJson5 } from '../json5.js';
 import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
 import type { UserPaths } from '../paths.js';
 
@@ -37,7 +37,7 @@ function readConfig(file: string): ConfigDoc {
     doc = JSON.parse(text.slice(header.length));
   } catch {
     try {
-      doc = JSON5.parse(text); // comments elsewhere: their keys and values are kept, those comments are not
+      doc = parseJson5(text); // comments elsewhere: their keys and values are kept, those comments are not
     } catch {
       throw new CopilotConfigError(`${file} is not valid JSON: fleet-git leaves it alone (fix it, then run this again)`);
     }

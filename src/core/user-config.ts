@@ -8,7 +8,7 @@
 // file, the line and what is wrong (UserConfigError), never a stack.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import JSON5 from 'json5';
+import { parseJson5 } from '../json5.js';
 import { readTextIfExists } from '../fs/atomic.js';
 import { userPaths, type Env } from '../paths.js';
 import { RULES_FILE, checkCloneGlob, rulesStale, writeRules } from './clone-rules.js';
@@ -86,7 +86,7 @@ function describe(v: unknown): string {
 export function parseUserConfig(text: string, file: string): { config: UserConfig; from: Record<ConfigKey, 'default' | 'file'> } {
   let doc: unknown;
   try {
-    doc = JSON5.parse(text);
+    doc = parseJson5(text);
   } catch (e) {
     const err = e as SyntaxError & { lineNumber?: number; columnNumber?: number };
     const what = String(err.message ?? e).replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '');
