@@ -25,7 +25,7 @@ export const COMMANDS: Record<string, Load> = {
 };
 
 /** The Cli for one command line: only the command its first word names, or every command when it names none. */
-export async function makeCli(argv: string[] = []): Promise<Cli<Context>> {
+async function makeCli(argv: string[] = []): Promise<Cli<Context>> {
   const cli = new Cli<Context>({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: '0.1.0', enableColors: !!process.stdout.isTTY && !process.env.NO_COLOR });
   const named = Object.hasOwn(COMMANDS, argv[0] ?? '') ? [COMMANDS[argv[0]]] : Object.values(COMMANDS);
   for (const c of await Promise.all(named.map((load) => load()))) cli.register(c);

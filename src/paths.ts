@@ -1,9 +1,21 @@
 // Where fleet-git and its neighbours keep per-user files. Every path is derived
 // from an explicit environment and home folder, never from the process, so a
 // test (or a command run in-process) can point all of them at a temporary folder.
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 export type Env = Readonly<Record<string, string | undefined>>;
+
+/** `~` or `~/x` to a path under home; anything else unchanged. */
+export function expandHome(p: string, home: string): string {
+  if (p === '~') return home;
+  if (p.startsWith('~/')) return join(home, p.slice(2));
+  return p;
+}
+
+/** Whether `path` is `root` or below it (both absolute and normalized). */
+export function isUnder(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
 
 export interface UserPaths {
   home: string;

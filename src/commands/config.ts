@@ -1,6 +1,6 @@
 import { Option } from 'clipanion';
 import { isCloneIncluded, physicalHome } from '../core/clone-rules.js';
-import { CONFIG_KEYS, compileRules, configValue, loadUserConfig } from '../core/user-config.js';
+import { CONFIG_KEYS, compileRules, configValue, expandHome, loadUserConfig } from '../core/user-config.js';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EXIT, FleetCommand } from './base.js';
@@ -35,7 +35,7 @@ export class ConfigCommand extends FleetCommand {
     }
     const loaded = loadUserConfig(env, home);
     if (this.test !== undefined) {
-      let p = resolve(this.context.cwd, this.test.startsWith('~/') ? `${physicalHome(home)}/${this.test.slice(2)}` : this.test);
+      let p = resolve(this.context.cwd, expandHome(this.test, physicalHome(home)));
       try { p = realpathSync(p); } catch { /* a clone that does not exist yet */ }
       const yes = isCloneIncluded(loaded.config, p, home);
       if (this.json) this.out(JSON.stringify({ path: p, included: yes }));

@@ -7,7 +7,7 @@ import type { Row } from '../core/bulk.js';
 import { loadUserConfig } from '../core/user-config.js';
 
 /** Asks a yes/no question on the terminal; anything but y or yes is no. */
-export function confirm(stdin: NodeJS.ReadableStream, stderr: NodeJS.WritableStream, question: string): Promise<boolean> {
+function confirm(stdin: NodeJS.ReadableStream, stderr: NodeJS.WritableStream, question: string): Promise<boolean> {
   stderr.write(question);
   return new Promise((resolveAnswer) => {
     let buf = '';

@@ -103,7 +103,7 @@ export class ScanCommand extends FleetCommand {
   }
 
   private async printTable(s: SurveyJson): Promise<void> {
-    const { jsonGroup } = await loadBulk();
+    const { jsonGroup, GROUPS } = await loadBulk();
     const env = this.context.env;
     const colour = !env.NO_COLOR;
     const paint = (code: string, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
@@ -127,7 +127,7 @@ export class ScanCommand extends FleetCommand {
       }
       return `  ${paint('2', `copilot: ${c.trusted ? 'trusted' : 'untrusted'}, ${HOOK_LEVELS[c.hooks]}`)}`;
     };
-    for (const g of ['healthy', 'problems', 'not-enabled', 'not-usable'] as Group[]) {
+    for (const g of GROUPS) {
       const rows = s.repos.filter((r) => jsonGroup(r) === g);
       if (rows.length === 0) continue;
       lines.push(paint(`1;${tint[g]}`, `${TITLES[g]} (${rows.length})`));

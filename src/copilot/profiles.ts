@@ -36,7 +36,7 @@ function str(v: unknown): string | null {
 }
 
 /** Parses the text of models.json; throws ProfilesError naming the file and what is wrong. */
-export function parseProfiles(text: string, file: string): ModelProfile[] {
+function parseProfiles(text: string, file: string): ModelProfile[] {
   let doc: unknown;
   try {
     doc = JSON.parse(text);

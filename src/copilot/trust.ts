@@ -9,9 +9,9 @@ import { mkdirSync, unlinkSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { parseJson5 } from '../json5.js';
 import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
-import type { UserPaths } from '../paths.js';
+import { isUnder, type UserPaths } from '../paths.js';
 
-export const TRUST_RECORD = 'trusted-folders';
+const TRUST_RECORD = 'trusted-folders';
 /** Records that fleet-git created the trustedFolders key: the config file, then `key` or `file` (it created the whole file). */
 const CREATED_KEY_MARK = 'created-trusted-folders-key';
 
@@ -236,8 +236,7 @@ export class TrustEdit {
  * each linked worktree outside it (trust covers the folders below a listed one).
  */
 export function trustRoots(s: { path: string; worktrees: readonly { path: string }[] }): string[] {
-  const inside = (p: string) => p === s.path || p.startsWith(s.path.endsWith(sep) ? s.path : s.path + sep);
-  return [s.path, ...s.worktrees.map((w) => w.path).filter((p) => !inside(p))];
+  return [s.path, ...s.worktrees.map((w) => w.path).filter((p) => !isUnder(p, s.path))];
 }
 
 /**

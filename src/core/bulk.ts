@@ -3,14 +3,15 @@
 // action to each with per-repository failure isolation. Shared by `scan`,
 // `remove` and `enable --under`.
 import { existsSync, statSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Repo } from '../git/repo.js';
+import { isUnder } from '../paths.js';
 import { REPLACED_FILE } from './actions.js';
 import type { RunContext } from './context.js';
 import { CREATED_FILE } from './created.js';
 import { HOOK_FILE_PATH } from './exclude.js';
 import { HOOK_NAME, PREV_SUFFIX, isOurGitHook } from './git-hook.js';
-import { describeError, discover, hasGitDir, type DiscoverOptions, type FoundWithGitDir, type FoundWorktree } from './discover.js';
+import { byPath, describeError, discover, hasGitDir, type DiscoverOptions, type FoundWithGitDir, type FoundWorktree } from './discover.js';
 import { assessRepo, isHealthy, stateJson, type Judged, type RepoState } from './state.js';
 import { readTextIfExists } from '../fs/atomic.js';
 import { copilotJson, copilotView, type CopilotView } from './user-hooks.js';
@@ -58,9 +59,6 @@ export function groupOf(s: Judged): Group {
   return 'not-enabled';
 }
 
-function isUnder(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
-}
 
 /** A short reason for an error, with the path it concerns when the error names one. */
 export function reasonOf(err: unknown): string {
@@ -125,9 +123,6 @@ export function assessUnit(u: Unit, ctx: RunContext): Row {
   }
 }
 
-export function byPath(a: { path: string }, b: { path: string }): number {
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-}
 
 /**
  * Finds every repository and oddity under `roots` and reads each repository's

@@ -19,6 +19,7 @@
 import { realpathSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import { expandHome } from '../paths.js';
 import { shQuote } from './templates.js';
 import type { UserConfig } from './user-config.js';
 
@@ -44,7 +45,7 @@ export function checkCloneGlob(g: string): string | null {
 type Token = { lit: string } | { star: true } | { any: true } | { cls: string };
 
 function tokens(glob: string, home: string): Token[] {
-  let g = glob === '~' ? home : glob.startsWith('~/') ? join(home, glob.slice(2)) : glob;
+  let g = expandHome(glob, home);
   if (g.length > 1) g = g.replace(/\/+$/, '');
   const out: Token[] = [];
   for (let i = 0; i < g.length; i++) {

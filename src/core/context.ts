@@ -1,6 +1,6 @@
 // What one run of fleet-git needs to know once, whatever the number of
 // repositories: the user's paths, the bytes it would write, the git config reader.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readIfExists, writeAtomic } from '../fs/atomic.js';
 import { ConfigReader } from '../git/config.js';
@@ -51,9 +51,5 @@ export function ensureUserFiles(ctx: RunContext, nodePath = process.execPath): s
   if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, 0o644)) changed.push(`recorded node at ${nodePath}`);
   if (writeAtomic(ctx.user.canonicalHookFile, ctx.hookFile, 0o644)) changed.push(`wrote ${ctx.user.canonicalHookFile}`);
   return changed;
-}
-
-export function userFilesInPlace(ctx: RunContext): boolean {
-  return existsSync(ctx.user.hookClient) && readIfExists(ctx.user.canonicalHookFile)?.toString('utf8') === ctx.hookFile;
 }
 

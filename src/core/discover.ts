@@ -9,7 +9,7 @@ import { existsSync, promises as fsp, readdirSync, readFileSync, statSync, type 
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Listed } from '../git/repo.js';
 import { loadPicomatch } from '../glob.js';
-import { within } from '../fs/atomic.js';
+import { isCode, within } from '../fs/atomic.js';
 
 const DIRENTS = { withFileTypes: true } as const;
 /** dev and ino exactly, for telling a folder reached twice (following links). */
@@ -97,10 +97,6 @@ export function describeError(err: unknown): string {
   if (code && words[code]) return `${words[code]} (${code})`;
   if (code) return `${e.message ?? 'error'} (${code})`.replace(/^[A-Z]+: /, '');
   return String((e as Error)?.message ?? err);
-}
-
-function errCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException)?.code;
 }
 
 /** A matcher for ignore globs: true when a folder (relative path with `/`, or its name) matches any. */
@@ -196,8 +192,7 @@ function classifyGitFile(path: string): Found {
   try {
     entries = readdirSync(gitDir, DIRENTS);
   } catch (err) {
-    const code = errCode(err);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'stale', path, reason: `gitdir ${gitDir} does not exist` };
+    if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) return { kind: 'stale', path, reason: `gitdir ${gitDir} does not exist` };
     return { kind: 'broken', path, reason: `cannot read gitdir ${gitDir}: ${describeError(err)}` };
   }
   const l = listingOf(entries);
@@ -269,7 +264,8 @@ export function inspectFolder(folder: string): Found | null {
 
 interface Task { path: string; rel: string; depth: number; enclosing?: string }
 
-function byPath(a: { path: string }, b: { path: string }): number {
+/** Sorts by path, byte order. */
+export function byPath(a: { path: string }, b: { path: string }): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
@@ -353,7 +349,7 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
     if (childDepth > maxDepth) return;
     for (const e of entries) {
       const name = e.name;
-      if (name === '.git' || name === 'node_modules') continue;
+      if (name === '.git' || (ALWAYS_SKIPPED as readonly string[]).includes(name)) continue;
       const isDir = e.isDirectory();
       if (!isDir && !(follow && e.isSymbolicLink())) continue;
       const rel = t.rel ? `${t.rel}/${name}` : name;
@@ -365,7 +361,7 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
           st = statSync(child.path);
         } catch (err) {
           // A dangling link is no folder; a loop of links (ELOOP) or a denied target is worth telling.
-          if (errCode(err) !== 'ENOENT') unreadable.set(child.path, { path: child.path, reason: describeError(err) });
+          if (!isCode(err, 'ENOENT')) unreadable.set(child.path, { path: child.path, reason: describeError(err) });
           continue;
         }
         if (!st.isDirectory()) continue;

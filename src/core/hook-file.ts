@@ -6,8 +6,6 @@ import { readTemplate, render, shQuote } from './templates.js';
 export { HOOK_FILE_PATH } from './exclude.js';
 export { FLEET_MARK, HOOK_MARK } from './hook-mark.js';
 
-export const COPILOT_EVENTS = ['sessionStart', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd', 'notification', 'errorOccurred'] as const;
-export type CopilotEvent = (typeof COPILOT_EVENTS)[number];
 
 export interface ClientLocation {
   /**

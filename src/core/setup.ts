@@ -8,7 +8,7 @@
 // used and what fleet-git created in it; a user's own post-checkout stays in
 // their template folder as post-checkout.fleet-git-prev (the convention enable
 // uses), run first by fleet-git's hook and renamed back by undo.
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { readIfExists, readTextIfExists, writeAtomic } from '../fs/atomic.js';
 import { ConfigReader, type ConfigValue } from '../git/config.js';
@@ -138,7 +138,6 @@ function installTemplateHook(dir: string, script: string, created: string[], out
     out.changes.push(`kept your template's ${HOOK_NAME} hook, which new clones run first (it is now ${prev})`);
   }
   if (writeAtomic(path, script, 0o755)) out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}`);
-  chmodSync(path, 0o755);
 }
 
 /** Sets up (or repairs) fleet-git for new clones. */

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson5 } from '../json5.js';
 import { readTextIfExists } from '../fs/atomic.js';
-import { userPaths, type Env } from '../paths.js';
+import { expandHome, userPaths, type Env } from '../paths.js';
 import { RULES_FILE, checkCloneGlob, rulesStale, writeRules } from './clone-rules.js';
 
 export const CONFIG_FILE_NAME = 'config.json5';
@@ -61,12 +61,7 @@ export function configFile(env: Env, home: string): string {
   return join(userPaths(env, home).configDir, CONFIG_FILE_NAME);
 }
 
-/** `~` or `~/x` to a path under home; anything else unchanged. */
-export function expandHome(p: string, home: string): string {
-  if (p === '~') return home;
-  if (p.startsWith('~/')) return join(home, p.slice(2));
-  return p;
-}
+export { expandHome };
 
 /** The line where `key` first appears as a property name in the text (1-based), else null. */
 function lineOf(text: string, key: string): number | null {

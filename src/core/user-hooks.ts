@@ -89,7 +89,7 @@ export function copilotView(ctx: RunContext): CopilotView {
   return { configFile: copilotConfigFile(ctx.user), trusted: new FolderIndex(trustedFolders(ctx.user)), userLevel };
 }
 
-export function hookLevel(s: RepoState, userLevel: boolean): HookLevel {
+function hookLevel(s: RepoState, userLevel: boolean): HookLevel {
   const repoLevel = s.main?.enabled === true || s.worktrees.some((w) => w.enabled);
   return repoLevel ? (userLevel ? 'both' : 'repo') : userLevel ? 'user' : 'none';
 }

@@ -12,7 +12,7 @@
 // expected (another Node version, --throw-deprecation), through `net`.
 import type { Socket } from 'node:net';
 
-export const SEND_TIMEOUT_MS = 300;
+const SEND_TIMEOUT_MS = 300;
 
 export type Transport = 'auto' | 'net';
 
