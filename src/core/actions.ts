@@ -103,7 +103,7 @@ function enableGitHook(s: RepoState, ctx: RunContext, out: Outcome): void {
     out.info.push(`worktree auto-provisioning is not active here: ${s.hooks.reason}; the hook file and exclude entry are in place`);
     return;
   }
-  const did = installGitHook(s.repo, s.hooks.dir, ctx.gitHook);
+  const did = installGitHook(s.repo, s.hooks.dir, ctx.gitHook, s.gitHook ?? undefined); // read by the state already
   if (did) out.changes.push(did);
 }
 

@@ -3,7 +3,7 @@
 // (and chaining to) a hook that was there before.
 import { existsSync, lstatSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import { readTextIfExists, readTextIfPresent, writeAtomic } from '../fs/atomic.js';
 import type { ConfigReader, ConfigValue } from '../git/config.js';
 import type { Repo } from '../git/repo.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
@@ -90,7 +90,7 @@ export interface GitHookInfo {
   current: boolean;
   /** fleet-git's hook renamed away by another tool (lefthook keeps foreign hooks as `.old`). */
   displacedCopy: string | null;
-  /** A hook fleet-git keeps to run first and to restore on disable. */
+  /** Beside a hook: the one fleet-git keeps to run first and to restore on disable. */
   prev: string | null;
   /** Ours, but the inert copy from setup's template: on its own it does not make a repository enabled. */
   template: boolean;
@@ -100,16 +100,20 @@ export function isOurGitHook(text: string | null): boolean {
   return text !== null && text.includes(GIT_HOOK_MARK);
 }
 
+/**
+ * What stands in a hooks folder: one stat for each of the hook and its `.old`
+ * when neither is there (the common case of a scan over thousands).
+ */
 export function readGitHook(dir: string, expected: string): GitHookInfo {
   const path = join(dir, HOOK_NAME);
-  const text = readTextIfExists(path);
+  const text = readTextIfPresent(path);
   const old = `${path}.old`;
   const prev = `${path}${PREV_SUFFIX}`;
   return {
     kind: text === null ? 'absent' : isOurGitHook(text) ? 'ours' : 'foreign',
     current: text !== null && (text === expected || withoutDecide(text) === expected) && isExecutable(path),
-    displacedCopy: isOurGitHook(readTextIfExists(old)) ? old : null,
-    prev: existsSync(prev) ? prev : null,
+    displacedCopy: isOurGitHook(readTextIfPresent(old)) ? old : null,
+    prev: text !== null && existsSync(prev) ? prev : null,
     template: text !== null && text.includes(TEMPLATE_HOOK_MARK),
   };
 }
@@ -126,10 +130,9 @@ function isExecutable(path: string): boolean {
  * Puts fleet-git's hook in `dir`, keeping a foreign hook there as the one to run
  * first. Returns what it did, or null when nothing needed doing.
  */
-export function installGitHook(repo: Repo, dir: string, script: string): string | null {
+export function installGitHook(repo: Repo, dir: string, script: string, info: GitHookInfo = readGitHook(dir, script)): string | null {
   const path = join(dir, HOOK_NAME);
   const prev = `${path}${PREV_SUFFIX}`;
-  const info = readGitHook(dir, script);
   const done: string[] = [];
   if (info.kind === 'ours' && info.current) return dropDisplacedCopy(info, done);
   if (!existsSync(dir)) {

@@ -2,12 +2,12 @@
 // remove all share. Read from files only (no git process in the common case).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { isPresent, readSmallTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
+import { readSmallTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
 import { isTrackedInIndex, listWorktrees, type Listed, type Repo, type Worktree } from '../git/repo.js';
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
 import { HOOK_FILE_PATH, classifyHookFile, type HookFileInfo } from './hook-file.js';
-import { HOOK_NAME, hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
+import { hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
 
 export type ProblemCode =
   | 'hook-file-missing'
@@ -65,21 +65,6 @@ function trackedIn(wt: Worktree): boolean {
 }
 
 
-const NO_GIT_HOOK: GitHookInfo = Object.freeze({ kind: 'absent', current: false, displacedCopy: null, prev: null, template: false });
-
-/**
- * readGitHook, without its failing reads when there is no hook and no copy of
- * fleet-git's renamed away (the common case). The hook fleet-git chains to
- * (PREV_SUFFIX) matters only beside a hook, and installGitHook reads it itself.
- */
-function gitHookIn(dir: string, expected: string): GitHookInfo {
-  const path = within(dir, HOOK_NAME);
-  if (!isPresent(path) && !isPresent(`${path}.old`)) return NO_GIT_HOOK;
-  return readGitHook(dir, expected);
-}
-
-
-
 function worktreeState(wt: Worktree, ctx: RunContext, listed?: Listed): WorktreeState {
   const path = within(wt.root, HOOK_FILE_PATH);
   const hookFile = classifyHookFile(listed?.dotGithub === false ? null : readTextIfPresent(path), ctx.hookFile);
@@ -122,7 +107,7 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   const linked = all.filter((w) => w.kind !== 'main');
   const exclude = hasExcludeBlock(readSmallTextIfExists(within(repo.commonDir, 'info/exclude')));
   const ownDir = within(repo.commonDir, 'hooks');
-  const own = gitHookIn(ownDir, ctx.gitHook);
+  const own = readGitHook(ownDir, ctx.gitHook);
   // Where git runs hooks from (core.hooksPath) matters only to an enabled repository and to
   // the actions: read when first asked for, so that a scan of thousands reads no config file
   // for the repositories that have nothing of fleet-git.
@@ -132,7 +117,7 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   const gitHookOf = (): GitHookInfo | null => {
     if (gitHookMemo === undefined) {
       const h = hooksOf();
-      gitHookMemo = h.writable ? (h.dir === ownDir ? own : gitHookIn(h.dir, ctx.gitHook)) : null;
+      gitHookMemo = h.writable ? own : null; // fleet-git writes only to the repository's own hooks folder
     }
     return gitHookMemo;
   };
