@@ -63,6 +63,22 @@ describe('enable --trust and disable', () => {
     assert.ok(!existsSync(config), 'fleet-git made the file, and takes it away with its last entry');
   });
 
+  test('several repositories named at once: config.json written once by enable and once by disable', async () => {
+    const sb = sandbox();
+    const repos = ['p1', 'p2', 'p3'].map((n) => sb.repo(n));
+    const home = sb.env.COPILOT_HOME;
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'config.json'), '{}\n');
+    const en = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'enable', '--trust', ...repos));
+    assert.equal(en.result.status, 0, en.result.stderr);
+    assert.equal(en.count, 1);
+    assert.deepEqual(JSON.parse(readFileSync(join(home, 'config.json'), 'utf8')).trustedFolders, repos);
+    const dis = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'disable', ...repos));
+    assert.equal(dis.result.status, 0, dis.result.stderr);
+    assert.equal(dis.count, 1);
+    assert.equal((dis.result.stdout.match(/from trustedFolders/g) ?? []).length, 3);
+  });
+
   test('a folder the user trusted (itself or a parent) is not added, and disable leaves it', () => {
     const sb = sandbox();
     const repo = sb.repo('proj');

@@ -4,8 +4,8 @@ import { runContext } from '../core/context.js';
 import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand } from './base.js';
-import { printOutcome, resolveRepos } from './report.js';
-import { trustRoots, untrustFolders } from '../copilot/trust.js';
+import { printOutcome, resolveRepos, saveTrust } from './report.js';
+import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import { removeUserHooks } from '../core/user-hooks.js';
 
 export class DisableCommand extends FleetCommand {
@@ -30,13 +30,17 @@ export class DisableCommand extends FleetCommand {
       if (!this.repos.length) return note ? EXIT.partial : EXIT.ok;
     }
     const repos = resolveRepos(this.repos, this.context.cwd).map(locateRepo);
+    // Copilot's config.json: one edit, written once after all the repositories.
+    const edit = new TrustEdit(ctx.user);
     let code: number = EXIT.ok;
     for (const repo of repos) {
       const state = assessRepo(repo, ctx);
       const outcome = disableRepo(state);
-      outcome.changes.push(...untrustFolders(ctx.user, trustRoots(state)));
+      for (const root of trustRoots(state)) {
+        if (edit.remove(root)) outcome.changes.push(`removed ${root} from trustedFolders in ${edit.file} (fleet-git had added it)`);
+      }
       if (printOutcome(this, outcome, 'disabled')) code = EXIT.partial;
     }
-    return code;
+    return saveTrust(this, edit) ? code : EXIT.partial;
   }
 }

@@ -1,14 +1,13 @@
 import { Option } from 'clipanion';
 import { enableRepo } from '../core/actions.js';
-import { ensureUserFiles, runContext } from '../core/context.js';
+import { ensureUserFiles, runContext, type RunContext } from '../core/context.js';
 import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { printBulkResult, printOutcome, resolveRepos } from './report.js';
-import { TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
+import { loadBulk, printBulkResult, printOutcome, progressLine, resolveRepos, rootsOf, saveTrust } from './report.js';
+import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import { loadUserConfig } from '../core/user-config.js';
 import { installUserHooks } from '../core/user-hooks.js';
-import { loadBulk, progressLine, rootsOf } from './scan.js';
 
 export class EnableCommand extends FleetCommand {
   static paths = [['enable']];
@@ -38,37 +37,39 @@ export class EnableCommand extends FleetCommand {
   repos = Option.Rest({ name: 'repo' });
 
   async run(): Promise<number> {
+    const ctx = runContext(this.context.env, this.context.home);
     if (this.user) {
-      const ctx = runContext(this.context.env, this.context.home);
       for (const line of ensureUserFiles(ctx)) this.out(line);
       this.out(installUserHooks(ctx) ?? `the user-level hook file is already installed, nothing changed`);
       if (!this.repos.length && this.under === undefined) return EXIT.ok;
     }
-    // --trust, or the config file's trust: true (an invalid config file: its one line, exit 2).
-    const trust = this.trust || loadUserConfig(this.context.env, this.context.home).config.trust;
-    if (this.under !== undefined) return this.runUnder(this.under, trust);
+    // The config file, read once, when its trust or scan.ignore counts (an invalid file: its one line, exit 2).
+    const config = !this.trust || this.under !== undefined ? loadUserConfig(this.context.env, this.context.home).config : null;
+    const trust = this.trust || config!.trust;
+    if (this.under !== undefined) return this.runUnder(this.under, trust, ctx, config!.scan.ignore);
     if (this.include.length || this.exclude.length) throw new InputError('--include and --exclude go with --under ROOT');
-    const ctx = runContext(this.context.env, this.context.home);
     const repos = resolveRepos(this.repos, this.context.cwd).map(locateRepo);
-    for (const line of ensureUserFiles(ctx)) this.out(line);
+    if (!this.user) for (const line of ensureUserFiles(ctx)) this.out(line);
+    // Copilot's config.json: one edit, written once after all the repositories.
+    const edit = trust ? new TrustEdit(ctx.user) : null;
     let code: number = EXIT.ok;
     for (const repo of repos) {
       const state = assessRepo(repo, ctx);
       const outcome = enableRepo(state, ctx, { force: this.force });
-      if (trust) outcome.changes.push(...trustFolders(ctx.user, trustRoots(state)));
+      for (const root of edit ? trustRoots(state) : []) {
+        if (edit!.add(root)) outcome.changes.push(`Copilot now trusts ${root} (added to trustedFolders in ${edit!.file})`);
+      }
       if (printOutcome(this, outcome, 'enabled')) code = EXIT.partial;
     }
-    return code;
+    return saveTrust(this, edit) ? code : EXIT.partial;
   }
 
   /** Bulk enable: every repository under a folder, each on its own (a failure in one is reported and the rest go on), the per-user files put in place once. */
-  private async runUnder(under: string, trust: boolean): Promise<number> {
+  private async runUnder(under: string, trust: boolean, ctx: RunContext, configIgnore: string[]): Promise<number> {
     if (this.repos.length) throw new InputError(`enable takes either repositories or --under ROOT, not both (${this.repos.join(' ')})`);
     const [root] = await rootsOf([under], this.context.cwd);
-    const configIgnore = loadUserConfig(this.context.env, this.context.home).config.scan.ignore;
     const bulk = await loadBulk();
     const { ignoreMatcher } = await import('../core/discover.js');
-    const ctx = runContext(this.context.env, this.context.home);
     const progress = progressLine(this.context);
     let s;
     try {
@@ -91,7 +92,7 @@ export class EnableCommand extends FleetCommand {
     edit?.load();
     const out = new bulk.LineBuffer(this.context.stdout);
     const err = new bulk.LineBuffer(this.context.stderr);
-    for (const line of ensureUserFiles(ctx)) out.push(line);
+    if (!this.user) for (const line of ensureUserFiles(ctx)) out.push(line);
     let trusted = 0;
     const { applyAll, countsLine } = await import('../core/bulk-apply.js');
     const { counts } = await applyAll(wanted, ctx, { do: 'enable', force: this.force }, {

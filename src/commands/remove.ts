@@ -1,7 +1,6 @@
 import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { isTty, loadBulk, progressLine, rootsOf } from './scan.js';
-import { printBulkResult } from './report.js';
+import { isTty, loadBulk, printBulkResult, progressLine, rootsOf } from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import type { Row } from '../core/bulk.js';
 import { loadUserConfig } from '../core/user-config.js';
@@ -67,8 +66,12 @@ export class RemoveCommand extends FleetCommand {
     const listed = (r: Row) => (r.state ? trustRoots(r.state).filter((root) => edit.listed(root)) : []);
     const ours = (r: Row) => r.state !== null && (bulk.hasFleetState(r.state) || listed(r).length > 0);
     // A repository whose state cannot be read is a target too: it fails with its reason.
-    const targets = s.rows.filter((r) => ours(r) || r.unreadable);
-    const untouched = s.rows.filter((r) => r.state && !ours(r)).length;
+    const targets: Row[] = [];
+    let untouched = 0;
+    for (const r of s.rows) {
+      if (ours(r) || r.unreadable) targets.push(r);
+      else if (r.state) untouched++;
+    }
     const out = new bulk.LineBuffer(this.context.stdout);
     const err = new bulk.LineBuffer(this.context.stderr);
     const found = `${targets.length} of ${targets.length + untouched} repositor${targets.length + untouched === 1 ? 'y' : 'ies'} under ${s.roots.join(', ')} ha${targets.length === 1 ? 's' : 've'} fleet-git or upstream fleet files`;

@@ -1,13 +1,30 @@
-// Printing shared by the commands: outcomes of actions, repository arguments.
+// What the commands share: printing outcomes, repository and root arguments,
+// the terminal checks and the progress line of a walk.
 import { resolve } from 'node:path';
 import type { Outcome } from '../core/actions.js';
 import type { LineBuffer } from '../core/bulk.js';
 import type { BulkResult } from '../core/bulk-apply.js';
-import type { FleetCommand } from './base.js';
+import { InputError, type Context, type FleetCommand } from './base.js';
+import type { TrustEdit } from '../copilot/trust.js';
 
 /** The repositories named on the command line, or the current folder's. */
 export function resolveRepos(args: string[], cwd: string): string[] {
   return args.length ? args.map((a) => resolve(cwd, a)) : [cwd];
+}
+
+/**
+ * Writes the run's trustedFolders edit; when config.json cannot be written, says
+ * so in one line (the trust lines printed above did not happen) and returns false.
+ */
+export function saveTrust(cmd: FleetCommand, edit: TrustEdit | null): boolean {
+  if (!edit) return true;
+  try {
+    edit.save();
+    return true;
+  } catch (e) {
+    cmd.err(`fleet-git: could not write ${edit.file} (${e instanceof Error ? e.message : String(e)}): the trustedFolders changes above were not made`);
+    return false;
+  }
 }
 
 /** Prints one repository's outcome; returns true when something was left undone. */
@@ -31,4 +48,39 @@ export function printBulkResult(out: LineBuffer, err: LineBuffer, r: BulkResult,
   for (const c of o.changes) out.push(`  ${c}`);
   for (const n of o.info) out.push(`  note: ${n}`);
   for (const n of o.notes) err.push(`${o.path}: ${n}`);
+}
+
+// The bulk and discovery modules are loaded when a bulk command runs, not at start-up.
+export const loadBulk = () => import('../core/bulk.js');
+
+/** The roots as absolute paths (the current folder when none); a missing one is a usage error (exit 2). */
+export async function rootsOf(args: string[], cwd: string): Promise<string[]> {
+  const { checkRoots, RootError } = await loadBulk();
+  try {
+    return checkRoots(args, cwd);
+  } catch (e) {
+    if (e instanceof RootError) throw new InputError(e.message);
+    throw e;
+  }
+}
+
+export function isTty(stream: unknown): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
+/** A progress line on stderr, only on a terminal and only once a walk has taken a moment. */
+export function progressLine(context: Context): { onProgress?: (n: number) => void; done(): void } {
+  if (!isTty(context.stderr)) return { done() {} };
+  const start = Date.now();
+  let shown = false;
+  return {
+    onProgress(n: number) {
+      if (Date.now() - start < 300) return;
+      shown = true;
+      context.stderr.write(`\rfleet-git: looking for repositories: ${n} folders read\x1b[K`);
+    },
+    done() {
+      if (shown) context.stderr.write('\r\x1b[K');
+    },
+  };
 }

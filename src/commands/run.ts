@@ -7,6 +7,7 @@ import { CopilotConfigError } from '../copilot/trust.js';
 import { runContext } from '../core/context.js';
 import { chooseProfile, findCopilot, prepareRepo, runCopilot, RunError } from '../core/run.js';
 import { EXIT, FleetCommand } from './base.js';
+import { isTty } from './report.js';
 
 export class RunCommand extends FleetCommand {
   static paths = [['run']];
@@ -46,7 +47,7 @@ export class RunCommand extends FleetCommand {
     const passthrough = this.rest;
     const bin = findCopilot(this.context.env);
     const stdin = this.context.stdin as NodeJS.ReadStream;
-    const onTty = !!stdin.isTTY;
+    const onTty = isTty(stdin);
     const profile = await chooseProfile(ctx.user.fleetModels, this.model, onTty ? (list) => this.pick(list) : null);
     for (const line of prepareRepo(ctx, cwd)) this.err(`fleet-git: ${line}`);
     const adapter = new CopilotAdapter(this.context.env);

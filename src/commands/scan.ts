@@ -1,42 +1,8 @@
 import { Option } from 'clipanion';
 import type { Group, RowJson, SurveyJson } from '../core/bulk.js';
 import type { HookLevel } from '../core/user-hooks.js';
-import { EXIT, FleetCommand, InputError, type Context } from './base.js';
-
-// The bulk and discovery modules are loaded when a bulk command runs, not at start-up.
-export const loadBulk = () => import('../core/bulk.js');
-
-/** The roots as absolute paths (the current folder when none); a missing one is a usage error (exit 2). */
-export async function rootsOf(args: string[], cwd: string): Promise<string[]> {
-  const { checkRoots, RootError } = await loadBulk();
-  try {
-    return checkRoots(args, cwd);
-  } catch (e) {
-    if (e instanceof RootError) throw new InputError(e.message);
-    throw e;
-  }
-}
-
-export function isTty(stream: unknown): boolean {
-  return (stream as { isTTY?: boolean }).isTTY === true;
-}
-
-/** A progress line on stderr, only on a terminal and only once a walk has taken a moment. */
-export function progressLine(context: Context): { onProgress?: (n: number) => void; done(): void } {
-  if (!isTty(context.stderr)) return { done() {} };
-  const start = Date.now();
-  let shown = false;
-  return {
-    onProgress(n: number) {
-      if (Date.now() - start < 300) return;
-      shown = true;
-      context.stderr.write(`\rfleet-git: looking for repositories: ${n} folders read\x1b[K`);
-    },
-    done() {
-      if (shown) context.stderr.write('\r\x1b[K');
-    },
-  };
-}
+import { EXIT, FleetCommand, InputError } from './base.js';
+import { isTty, loadBulk, progressLine, rootsOf } from './report.js';
 
 function parseDepth(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;

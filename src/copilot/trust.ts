@@ -251,14 +251,6 @@ export function trustFolders(paths: UserPaths, roots: string[]): string[] {
   return added.map((r) => `Copilot now trusts ${r} (added to trustedFolders in ${edit.file})`);
 }
 
-/** Takes the folders out of trustedFolders where fleet-git put them, in one write. Returns what changed. */
-export function untrustFolders(paths: UserPaths, roots: string[]): string[] {
-  const edit = new TrustEdit(paths);
-  const removed = roots.filter((r) => edit.remove(r));
-  edit.save();
-  return removed.map((r) => `removed ${r} from trustedFolders in ${edit.file} (fleet-git had added it)`);
-}
-
 /** The status line on trust, and what it means. */
 export function trustLine(v: { configFile: string; trusted: FolderIndex; userLevel: boolean }, root: string): string {
   const by = v.trusted.by(root);

@@ -59,8 +59,7 @@ export function removeUserHooks(ctx: RunContext): { change: string | null; note:
 }
 
 /** The status line on the user level. */
-export function userLevelLine(ctx: RunContext): string {
-  const s = userHookState(ctx);
+export function userLevelLine(ctx: RunContext, s: HookFileInfo = userHookState(ctx)): string {
   const file = userHookFile(ctx.user);
   if (s.kind === 'ours') return `user-level hooks: installed (${file}${s.current ? '' : ', from another fleet-git version: run fleet-git enable --user'}); they report every folder, so the repository's own hook file stays quiet`;
   if (s.kind === 'absent') return 'user-level hooks: not installed (fleet-git enable --user reports every folder); this repository reports through its own hook file';
@@ -78,15 +77,17 @@ export interface CopilotView {
   trusted: FolderIndex;
   /** The user-level fleet hook file is fleet-git's (installed, maybe from another version). */
   userLevel: boolean;
+  /** That file as read (null: it could not be read). */
+  userHook: HookFileInfo | null;
 }
 
 /** Reads Copilot's config.json and the user-level hook file, once. Never throws: what cannot be read counts as absent. */
 export function copilotView(ctx: RunContext): CopilotView {
-  let userLevel = false;
+  let userHook: HookFileInfo | null = null;
   try {
-    userLevel = userHookState(ctx).kind === 'ours';
+    userHook = userHookState(ctx);
   } catch { /* unreadable: Copilot cannot read it either */ }
-  return { configFile: copilotConfigFile(ctx.user), trusted: new FolderIndex(trustedFolders(ctx.user)), userLevel };
+  return { configFile: copilotConfigFile(ctx.user), trusted: new FolderIndex(trustedFolders(ctx.user)), userLevel: userHook?.kind === 'ours', userHook };
 }
 
 function hookLevel(s: RepoState, userLevel: boolean): HookLevel {
