@@ -7,7 +7,7 @@
 //
 // Builds nothing itself. Uses a temporary HOME, so the real observer never sees these events.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -24,7 +24,11 @@ const dir = mkdtempSync(join(tmpdir(), 'fleet-git-bench-'));
 const home = join(dir, 'home');
 const sock = join(home, '.config', 'claude-code-fleet', 'fleet.sock');
 mkdirSync(join(home, '.config', 'claude-code-fleet'), { recursive: true });
-const env = { PATH: process.env.PATH, HOME: home, COPILOT_HOME: join(home, '.copilot'), LANG: 'C.UTF-8' };
+// A repository-level run (COPILOT_HOOK_DIR), with a user-level fleet.json that is not fleet-git's:
+// the client's dearest path, which stats, reads and parses that file, then reports.
+mkdirSync(join(home, '.copilot', 'hooks'), { recursive: true });
+writeFileSync(join(home, '.copilot', 'hooks', 'fleet.json'), '{"version":1,"hooks":{"postToolUse":[{"type":"command","bash":"my-own-logger"}]}}\n');
+const env = { PATH: process.env.PATH, HOME: home, COPILOT_HOME: join(home, '.copilot'), COPILOT_HOOK_DIR: join(dir, 'repo', '.github', 'hooks'), LANG: 'C.UTF-8' };
 
 // The observer runs in its own process (framing like the real one), so the
 // timed runs below can be synchronous without starving it. It counts the lines it parsed.

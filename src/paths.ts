@@ -34,15 +34,21 @@ export interface UserPaths {
   copilotHome: string;
 }
 
-export function userPaths(env: Env, home: string): UserPaths {
-  const dataDir = join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'fleet-git');
+/** The hook client's file name, in the data folder (and in dist/, where the build puts it). */
+export const CLIENT_FILE = 'hook-client.cjs';
+
+/**
+ * Every per-user path. `dataDir`, when given (the Copilot adapter names the
+ * hook client's folder), replaces the data folder and what lives in it.
+ */
+export function userPaths(env: Env, home: string, dataDir = join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'fleet-git')): UserPaths {
   const configDir = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'fleet-git');
   // The observer uses os.homedir() and no variable: its folder is always under home.
   const fleetDir = join(home, '.config', 'claude-code-fleet');
   return {
     home,
     dataDir,
-    hookClient: join(dataDir, 'hook-client.cjs'),
+    hookClient: join(dataDir, CLIENT_FILE),
     canonicalHookFile: join(dataDir, 'fleet.json'),
     configDir,
     fleetDir,

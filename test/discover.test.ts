@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { discover, inspectFolder, parseGitFile, type Found } from '../src/core/discover.js';
+import { discover, inspectFolder, type Found } from '../src/core/discover.js';
+import { parseGitFile } from '../src/git/repo.js';
 import { sandbox } from './helpers.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
 

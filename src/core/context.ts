@@ -24,9 +24,7 @@ export interface RunContext {
 }
 
 export function runContext(env: Env, home: string, dataDir?: string): RunContext {
-  const base = userPaths(env, home);
-  // A caller that names the hook client's folder (the Copilot adapter) gets files that point there.
-  const user = dataDir ? { ...base, dataDir, hookClient: join(dataDir, CLIENT_FILE), canonicalHookFile: join(dataDir, 'fleet.json') } : base;
+  const user = userPaths(env, home, dataDir);
   refreshRulesIfStale(env, home); // setup's clone rules follow the config file (a stat when nothing changed)
   return {
     env,

@@ -6,8 +6,9 @@
 // skips the user's ignore globs, and reads only the few files that tell what a
 // `.git` entry is: the `.git` file itself, and one listing of the git dir.
 import { existsSync, promises as fsp, readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type { Listed } from '../git/repo.js';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { parseCommonDir, parseGitFile, type Listed } from '../git/repo.js';
+import { isTrue, parseConfigValues } from '../git/config.js';
 import { loadPicomatch } from '../glob.js';
 import { isCode, within } from '../fs/atomic.js';
 
@@ -107,14 +108,6 @@ export function ignoreMatcher(globs: readonly string[] | undefined): ((rel: stri
   return (rel, name) => m(rel) || m(name);
 }
 
-/** The git dir named by a `.git` file's contents, resolved against the folder holding the file; null when unparsable. */
-export function parseGitFile(content: string, folder: string): string | null {
-  const first = content.split(/\r?\n/, 1)[0] ?? '';
-  const m = /^gitdir:\s*(.*?)\s*$/.exec(first);
-  if (!m || !m[1]) return null;
-  return isAbsolute(m[1]) ? resolve(m[1]) : resolve(folder, m[1]);
-}
-
 interface GitDirListing { head: boolean; objects: boolean; refs: boolean; commondir: boolean; worktrees: boolean }
 
 function listingOf(entries: Dirent[]): GitDirListing {
@@ -142,8 +135,7 @@ function missingParts(l: GitDirListing): string[] {
 }
 
 function readCommonDir(gitDir: string): string {
-  const raw = (readFileSync(join(gitDir, 'commondir'), 'utf8')).trim();
-  return isAbsolute(raw) ? resolve(raw) : resolve(gitDir, raw);
+  return parseCommonDir(readFileSync(join(gitDir, 'commondir'), 'utf8'), gitDir);
 }
 
 const MODULES = `${sep}.git${sep}modules${sep}`;
@@ -243,8 +235,8 @@ function isBareListing(entries: Dirent[]): boolean {
 function bareReason(path: string): string {
   // A git dir with `core.bare = false` is the separate git dir of a worktree elsewhere.
   try {
-    const config = readFileSync(join(path, 'config'), 'utf8');
-    if (/^\s*bare\s*=\s*false\s*$/im.test(config)) return 'git directory without a worktree here (core.bare = false: the git dir of a worktree elsewhere)';
+    const bare = parseConfigValues(readFileSync(join(path, 'config'), 'utf8'), 'core', 'bare').at(-1);
+    if (bare !== undefined && !isTrue(bare)) return 'git directory without a worktree here (core.bare = false: the git dir of a worktree elsewhere)';
   } catch { /* no config: still bare-looking */ }
   return 'bare repository (no worktree)';
 }

@@ -2,6 +2,7 @@
 // reader of it, shared by enable, disable, status, scan and the Copilot adapter.
 import { FLEET_MARK, hasFleetGitCommand, hookCommands } from './hook-mark.js';
 import { readTemplate, render, shQuote } from './templates.js';
+import { CLIENT_FILE } from '../paths.js';
 
 export { HOOK_FILE_PATH } from './exclude.js';
 export { FLEET_MARK, HOOK_MARK } from './hook-mark.js';
@@ -17,7 +18,7 @@ export interface ClientLocation {
   dataDir: string;
 }
 
-export const CLIENT_FILE = 'hook-client.cjs';
+export { CLIENT_FILE };
 export const NODE_FILE = 'node';
 
 /** The shell command Copilot runs for one event. */

@@ -103,10 +103,12 @@ function globalHooksPath(config: ConfigReader): ConfigValue | null {
 /** The data-folder files the template hook relies on. */
 function writeDataFiles(env: Env, home: string, out: SetupOutcome): void {
   const u = userPaths(env, home);
+  // The rules first: runContext would otherwise refresh stale ones itself, and this line would not be said.
+  const compiled = compileRules(env, home);
   const ctx = runContext(env, home);
   for (const c of ensureUserFiles(ctx)) out.changes.push(c);
   if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, 0o644)) out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
-  if (compileRules(env, home)) out.changes.push(`compiled the include/exclude rules of ${configFile(env, home)} into ${join(u.dataDir, RULES_FILE)}`);
+  if (compiled) out.changes.push(`compiled the include/exclude rules of ${configFile(env, home)} into ${join(u.dataDir, RULES_FILE)}`);
 }
 
 function copyGitTemplate(dir: string, env: Env, home: string): string {

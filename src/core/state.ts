@@ -1,6 +1,7 @@
 // A repository's fleet state: the one notion that status, scan, enable and
 // remove all share. Read from files only (no git process in the common case).
 import { spawnSync } from 'node:child_process';
+import { gitEnv } from '../git/global-config.js';
 import { existsSync } from 'node:fs';
 import { readSmallTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
 import { isTrackedInIndex, listWorktrees, type Listed, type Repo, type Worktree } from '../git/repo.js';
@@ -53,12 +54,12 @@ export interface RepoState {
   gitHook: GitHookInfo | null;
 }
 
-function trackedIn(wt: Worktree): boolean {
+function trackedIn(wt: Worktree, ctx: RunContext): boolean {
   const fromIndex = isTrackedInIndex(wt.gitDir, HOOK_FILE_PATH);
   if (fromIndex !== null) return fromIndex;
   const r = spawnSync('git', ['ls-files', '--error-unmatch', '--', HOOK_FILE_PATH], {
     cwd: wt.root,
-    env: { ...process.env, GIT_DIR: undefined, GIT_WORK_TREE: undefined, GIT_INDEX_FILE: undefined },
+    env: gitEnv(ctx.env, ctx.user.home),
     stdio: 'ignore',
   });
   return r.status === 0;
@@ -70,7 +71,7 @@ function worktreeState(wt: Worktree, ctx: RunContext, listed?: Listed): Worktree
   const hookFile = classifyHookFile(listed?.dotGithub === false ? null : readTextIfPresent(path), ctx.hookFile);
   // Whether git tracks the path is read from the index only when it can matter:
   // a file is there, or an action or the "missing" check asks (see `tracked` below).
-  const tracked = hookFile.kind !== 'absent' && trackedIn(wt);
+  const tracked = hookFile.kind !== 'absent' && trackedIn(wt, ctx);
   const problems: Problem[] = [];
   const where = wt.root;
   if (tracked) {
@@ -94,7 +95,7 @@ function worktreeState(wt: Worktree, ctx: RunContext, listed?: Listed): Worktree
     problems,
     hookFile,
     get tracked() {
-      return hookFile.kind !== 'absent' ? tracked : (trackedAbsent ??= trackedIn(wt));
+      return hookFile.kind !== 'absent' ? tracked : (trackedAbsent ??= trackedIn(wt, ctx));
     },
     worktree: wt,
   };

@@ -5,8 +5,13 @@ import { PACKAGE_ROOT } from '../package-root.js';
 
 const TEMPLATES = join(PACKAGE_ROOT, 'templates');
 
+const read = new Map<string, string>();
+
+/** A template's text, read once per run. */
 export function readTemplate(name: string): string {
-  return readFileSync(join(TEMPLATES, name), 'utf8');
+  let text = read.get(name);
+  if (text === undefined) read.set(name, (text = readFileSync(join(TEMPLATES, name), 'utf8')));
+  return text;
 }
 
 /** Quotes a value for POSIX sh so that no character in it is ever interpreted. */

@@ -58,15 +58,22 @@ export function writeSessionStart(sessionsDir: string, ev: FleetEvent, now = Dat
  */
 export function recordSessionStop(sessionsDir: string, sessionId: string, lastMessage: string | null, now = Date.now()): boolean {
   const file = sessionFilePath(sessionsDir, sessionId);
-  if (!file) return false;
-  let record: SessionRecord;
+  const record = file && readRecord(file);
+  if (!file || !record) return false;
+  return writeStop(file, record, lastMessage, now);
+}
+
+/** A session file's record; null when it is missing or not an object. */
+function readRecord(file: string): SessionRecord | null {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8'));
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return false;
-    record = parsed;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : null;
   } catch {
-    return false;
+    return null;
   }
+}
+
+function writeStop(file: string, record: SessionRecord, lastMessage: string | null, now: number): boolean {
   record.stoppedAt = now;
   if (lastMessage) record.lastMessage = { text: lastMessage, time: now };
   return writeAtomic(file, record);
@@ -79,13 +86,9 @@ export function recordSessionStop(sessionsDir: string, sessionId: string, lastMe
  */
 export function restoreSessionMessage(sessionsDir: string, sessionId: string, lastMessage: string): boolean {
   const file = sessionFilePath(sessionsDir, sessionId);
-  if (!file) return false;
-  try {
-    if (JSON.parse(readFileSync(file, 'utf8'))?.lastMessage?.text === lastMessage) return false;
-  } catch {
-    return false; // gone or unreadable: nothing of ours to restore
-  }
-  return recordSessionStop(sessionsDir, sessionId, lastMessage);
+  const record = file && readRecord(file); // gone or unreadable: nothing of ours to restore
+  if (!file || !record || record.lastMessage?.text === lastMessage) return false;
+  return writeStop(file, record, lastMessage, Date.now());
 }
 
 function writeAtomic(file: string, record: SessionRecord): boolean {

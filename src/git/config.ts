@@ -79,49 +79,53 @@ export function globalConfigFiles(env: Env, home = env.HOME || homedir()): { sco
   return files;
 }
 
-/** A cache of file texts, so a run over many repositories reads the global files once. */
+/** A cache of parsed files, so a run over many repositories reads and parses the global ones once. */
 export class ConfigReader {
-  private texts = new Map<string, string | null>();
+  private parsed = new Map<string, ConfigEntry[] | null>();
   private globals: { scope: ConfigScope; file: string }[] | undefined;
   readonly home: string;
   constructor(private readonly env: Env) {
     this.home = env.HOME || homedir();
   }
 
-  text(file: string, cache: boolean): string | null {
-    if (!cache) return readTextIfExists(file);
-    if (!this.texts.has(file)) this.texts.set(file, readTextIfExists(file));
-    return this.texts.get(file) ?? null;
+  /** A file's entries (null: no such file); kept for the run when `cache`. */
+  private entries(file: string, cache: boolean): ConfigEntry[] | null {
+    if (cache && this.parsed.has(file)) return this.parsed.get(file) ?? null;
+    const text = readTextIfExists(file);
+    const entries = text === null ? null : configEntries(text);
+    if (cache) this.parsed.set(file, entries);
+    return entries;
   }
 
   /** The effective value of `section.key` for a repository (or outside one when commonDir is null). */
   get(section: string, key: string, commonDir: string | null, gitDir: string | null = commonDir): ConfigValue | null {
-    const files: { scope: ConfigScope; file: string; text?: string | null }[] = (this.globals ??= globalConfigFiles(this.env, this.home)).slice();
+    const files: { scope: ConfigScope; file: string; entries?: ConfigEntry[] | null }[] = (this.globals ??= globalConfigFiles(this.env, this.home)).slice();
     if (commonDir) {
       // The repository's own file is read once per call (not cached: it differs per repository).
-      const local = this.text(join(commonDir, 'config'), false);
-      files.push({ scope: 'local', file: join(commonDir, 'config'), text: local });
-      if (gitDir && local && isTrue(parseConfigValues(local, 'extensions', 'worktreeConfig').at(-1))) {
-        files.push({ scope: 'worktree', file: join(gitDir, 'config.worktree'), text: this.text(join(gitDir, 'config.worktree'), false) });
+      const local = this.entries(join(commonDir, 'config'), false);
+      files.push({ scope: 'local', file: join(commonDir, 'config'), entries: local });
+      const worktreeConfig = local?.filter((e) => e.section === 'extensions' && e.key === 'worktreeconfig').at(-1)?.value;
+      if (gitDir && isTrue(worktreeConfig)) {
+        files.push({ scope: 'worktree', file: join(gitDir, 'config.worktree'), entries: this.entries(join(gitDir, 'config.worktree'), false) });
       }
     }
     let found: ConfigValue | null = null;
     const want = section.toLowerCase();
     const wantKey = key.toLowerCase();
-    const walk = (text: string, file: string, scope: ConfigScope, depth: number): void => {
-      for (const e of configEntries(text)) {
+    const walk = (entries: ConfigEntry[], file: string, scope: ConfigScope, depth: number): void => {
+      for (const e of entries) {
         if (e.section === want && e.key === wantKey) found = { value: e.value, scope, file };
         else if (e.key === 'path' && depth < MAX_INCLUDE_DEPTH && (e.section === 'include' || (e.section.startsWith('includeif ') && this.includes(e.section.slice(10), file, gitDir)))) {
           // The included file's values stand where the include is, in the including file's scope.
           const included = includePath(e.value, file, this.home);
-          const t = included === null ? null : this.text(included, true);
-          if (included !== null && t !== null) walk(t, included, scope, depth + 1);
+          const inc = included === null ? null : this.entries(included, true);
+          if (included !== null && inc !== null) walk(inc, included, scope, depth + 1);
         }
       }
     };
     for (const f of files) {
-      const text = f.text !== undefined ? f.text : this.text(f.file, true);
-      if (text !== null) walk(text, f.file, f.scope, 0);
+      const entries = f.entries !== undefined ? f.entries : this.entries(f.file, true);
+      if (entries !== null) walk(entries, f.file, f.scope, 0);
     }
     return found;
   }

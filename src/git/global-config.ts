@@ -14,7 +14,8 @@ export function globalConfigFile(env: Env, home: string): string {
   return !existsSync(dot) && existsSync(xdg) ? xdg : dot;
 }
 
-function gitEnv(env: Env, home: string): NodeJS.ProcessEnv {
+/** The environment a git process of fleet-git's runs in: the run's, without what would point git elsewhere. */
+export function gitEnv(env: Env, home: string): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = { ...env, HOME: env.HOME || home };
   for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_CONFIG', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT']) delete e[k];
   return e;

@@ -40,19 +40,29 @@ function isGitDir(dir: string): boolean {
   return exists(join(dir, 'HEAD')) && (exists(join(dir, 'commondir')) || (exists(join(dir, 'objects')) && exists(join(dir, 'refs'))));
 }
 
+/** The git dir named by a `.git` file's contents, resolved against the folder holding the file; null when unparsable. */
+export function parseGitFile(content: string, folder: string): string | null {
+  const first = content.split(/\r?\n/, 1)[0] ?? '';
+  const m = /^gitdir:\s*(.*?)\s*$/.exec(first);
+  if (!m || !m[1]) return null;
+  return isAbsolute(m[1]) ? resolve(m[1]) : resolve(folder, m[1]);
+}
+
 /** The git dir a `.git` file names, resolved against the folder holding it. */
 export function readGitFile(dotGit: string): string | null {
-  const m = /^gitdir: (.+?)\r?\n?$/.exec(readFileSync(dotGit, 'utf8'));
-  if (!m) return null;
-  return resolve(dirname(dotGit), m[1]);
+  return parseGitFile(readFileSync(dotGit, 'utf8'), dirname(dotGit));
+}
+
+/** The common dir a `commondir` file's contents name (as git: trailing line ends dropped), resolved against the git dir. */
+export function parseCommonDir(content: string, gitDir: string): string {
+  const v = content.replace(/[\r\n]+$/, '');
+  return isAbsolute(v) ? resolve(v) : resolve(gitDir, v);
 }
 
 /** The common dir of a git dir: itself, or what its `commondir` file names. */
 export function commonDirOf(gitDir: string): string {
   const c = readTextIfExists(join(gitDir, 'commondir'));
-  if (c === null) return gitDir;
-  const v = c.replace(/\r?\n$/, '');
-  return isAbsolute(v) ? v : resolve(gitDir, v);
+  return c === null ? gitDir : parseCommonDir(c, gitDir);
 }
 
 /** Reads the repository whose worktree root is `root` (a folder holding `.git`). */
