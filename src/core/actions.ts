@@ -48,7 +48,7 @@ function writeHookFile(w: WorktreeState, ctx: RunContext, undo: Undo[]): void {
     }
   }
   const before = readTextIfExists(file);
-  writeAtomic(file, ctx.hookFile);
+  writeAtomic(file, ctx.hookFile, undefined, before);
   undo.push(() => (before === null ? unlinkSync(file) : writeAtomic(file, before)));
 }
 
@@ -93,7 +93,7 @@ function enableExclude(s: RepoState, out: Outcome, undo: Undo[]): void {
     recordCreated(common, 'info/exclude');
     undo.push(() => forgetCreated(common, ['info/exclude']));
   }
-  writeAtomic(file, addExcludeBlock(before));
+  writeAtomic(file, addExcludeBlock(before), undefined, before);
   undo.push(() => (before === null ? unlinkSync(file) : writeAtomic(file, before)));
   out.changes.push(`excluded /${HOOK_FILE_PATH} in ${file}`);
 }
@@ -138,7 +138,8 @@ function disableWorktree(w: WorktreeState, opts: DisableOptions, out: Outcome): 
     renameSync(backup, file);
     out.changes.push(`put back the hook file that fleet-git enable --force had replaced in ${w.path}`);
   }
-  const gone = removeCreatedDirs(w.worktree.gitDir, w.path, readCreated(w.worktree.gitDir).filter((e) => e.startsWith('.github')));
+  // The folders enable makes for the hook file; removeCreatedDirs leaves those it did not record.
+  const gone = removeCreatedDirs(w.worktree.gitDir, w.path, ['.github/hooks', '.github']);
   if (gone.length) out.changes.push(`removed the empty folder${gone.length > 1 ? 's' : ''} ${gone.join(', ')} it had created in ${w.path}`);
 }
 
@@ -146,15 +147,16 @@ function disableExclude(s: RepoState, out: Outcome): void {
   const common = s.repo.commonDir;
   const file = join(common, 'info', 'exclude');
   const before = readTextIfExists(file);
+  const createdFile = readCreated(common).includes('info/exclude');
   if (before !== null) {
     const after = removeExcludeBlock(before);
     if (after !== before) {
-      if (after === '' && readCreated(common).includes('info/exclude')) unlinkSync(file);
-      else writeAtomic(file, after);
+      if (after === '' && createdFile) unlinkSync(file);
+      else writeAtomic(file, after, undefined, before);
       out.changes.push(`removed the fleet-git block from ${file}`);
     }
   }
-  if (readCreated(common).includes('info/exclude') && !existsSync(file)) forgetCreated(common, ['info/exclude']);
+  if (createdFile && !existsSync(file)) forgetCreated(common, ['info/exclude']);
   if (removeCreatedDirs(common, common, ['info']).length) out.changes.push(`removed the folder ${dirname(file)} it had created`);
 }
 

@@ -202,7 +202,7 @@ export function hasFleetState(s: RepoState): boolean {
   const common = s.repo.commonDir;
   if (existsSync(join(common, CREATED_FILE)) || existsSync(join(common, 'hooks', `${HOOK_NAME}${PREV_SUFFIX}`))) return true;
   return allWorktrees(s).some((w) =>
-    (w.hookFile.kind === 'upstream' && !w.tracked) || existsSync(join(w.worktree.gitDir, REPLACED_FILE)) || existsSync(join(w.worktree.gitDir, CREATED_FILE)));
+    (w.hookFile.kind === 'upstream' && !w.tracked) || existsSync(join(w.worktree.gitDir, REPLACED_FILE)) || (w.worktree.gitDir !== common && existsSync(join(w.worktree.gitDir, CREATED_FILE))));
 }
 
 /** What `disableRepo(s, { upstream: true })` would do, in words, without doing it. */

@@ -70,9 +70,10 @@ export function readTextIfExists(path: string): string | null {
  * replaces; a new file gets `mode` (default 0644, less the umask).
  * Returns false, without touching the file, when it already holds exactly `data`.
  */
-export function writeAtomic(path: string, data: string | Buffer, mode?: number): boolean {
+export function writeAtomic(path: string, data: string | Buffer, mode?: number, current?: string | null): boolean {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  const old = readIfExists(path);
+  // `current`: the file's text as the caller has just read it (null: no file), so as not to read it again.
+  const old = current === undefined ? readIfExists(path) : current === null ? null : Buffer.from(current, 'utf8');
   if (old !== null && old.equals(bytes) && (mode === undefined || (statSync(path).mode & 0o7777) === mode)) return false;
   let keepMode: number | undefined = mode;
   if (old !== null && mode === undefined) keepMode = statSync(path).mode & 0o7777;
