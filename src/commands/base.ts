@@ -1,8 +1,7 @@
 // What every command shares: the context it runs in (so tests run commands
 // in-process with their own cwd, env and streams), one-line errors, exit codes.
 import { Command, type BaseContext } from 'clipanion';
-import { UserConfigError } from '../core/user-config.js';
-import { NotARepoError } from '../git/repo.js';
+import { UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
 
 export type Context = BaseContext & { cwd: string; env: Env; home: string };
@@ -10,8 +9,8 @@ export type Context = BaseContext & { cwd: string; env: Env; home: string };
 /** Exit codes, as the README documents them. */
 export const EXIT = { ok: 0, partial: 1, usage: 2 } as const;
 
-/** A mistake in what the user asked for: one line, exit code 2. */
-export class InputError extends Error {}
+/** A mistake in what the user asked for on the command line: one line, exit code 2. */
+export class InputError extends UsageError {}
 
 export abstract class FleetCommand extends Command<Context> {
   abstract run(): Promise<number>;
@@ -20,7 +19,7 @@ export abstract class FleetCommand extends Command<Context> {
     try {
       return await this.run();
     } catch (e) {
-      if (e instanceof NotARepoError || e instanceof InputError || e instanceof UserConfigError) {
+      if (e instanceof UsageError) {
         this.context.stderr.write(`fleet-git: ${e.message}\n`);
         return EXIT.usage;
       }

@@ -1,5 +1,5 @@
 import { Option } from 'clipanion';
-import { copilotProfiles, ProfilesError, readProfiles } from '../copilot/profiles.js';
+import { copilotProfiles, readProfiles } from '../copilot/profiles.js';
 import { userPaths } from '../paths.js';
 import { EXIT, FleetCommand } from './base.js';
 
@@ -17,13 +17,7 @@ export class ModelListCommand extends FleetCommand {
 
   async run(): Promise<number> {
     const file = userPaths(this.context.env, this.context.home).fleetModels;
-    let all;
-    try {
-      all = readProfiles(file);
-    } catch (e) {
-      if (e instanceof ProfilesError) { this.err(`fleet-git: ${e.message}`); return EXIT.usage; }
-      throw e;
-    }
+    const all = readProfiles(file); // a ProfilesError: one line, exit 2
     const mine = copilotProfiles(all);
     const rows = mine.map((p) => ({ name: p.name, model: p.model, token: p.apiKey !== null, proxy: p.proxy !== null }));
     if (this.json) {

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Outcome } from '../core/actions.js';
 import type { LineBuffer } from '../core/bulk.js';
 import type { BulkResult } from '../core/bulk-apply.js';
-import { InputError, type Context, type FleetCommand } from './base.js';
+import type { Context, FleetCommand } from './base.js';
 import type { TrustEdit } from '../copilot/trust.js';
 
 /** The repositories named on the command line, or the current folder's. */
@@ -55,13 +55,7 @@ export const loadBulk = () => import('../core/bulk.js');
 
 /** The roots as absolute paths (the current folder when none); a missing one is a usage error (exit 2). */
 export async function rootsOf(args: string[], cwd: string): Promise<string[]> {
-  const { checkRoots, RootError } = await loadBulk();
-  try {
-    return checkRoots(args, cwd);
-  } catch (e) {
-    if (e instanceof RootError) throw new InputError(e.message);
-    throw e;
-  }
+  return (await loadBulk()).checkRoots(args, cwd); // a RootError is a UsageError: one line, exit 2
 }
 
 export function isTty(stream: unknown): boolean {

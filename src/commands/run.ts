@@ -2,10 +2,10 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Option } from 'clipanion';
 import { CopilotAdapter } from '../copilot/adapter.js';
-import { ProfilesError, type ModelProfile } from '../copilot/profiles.js';
+import type { ModelProfile } from '../copilot/profiles.js';
 import { CopilotConfigError } from '../copilot/trust.js';
 import { runContext } from '../core/context.js';
-import { chooseProfile, findCopilot, prepareRepo, runCopilot, RunError } from '../core/run.js';
+import { chooseProfile, findCopilot, prepareRepo, runCopilot } from '../core/run.js';
 import { EXIT, FleetCommand } from './base.js';
 import { isTty } from './report.js';
 
@@ -33,7 +33,8 @@ export class RunCommand extends FleetCommand {
     try {
       return await this.start();
     } catch (e) {
-      if (e instanceof RunError || e instanceof ProfilesError || e instanceof CopilotConfigError) {
+      // Copilot's config.json that fleet-git cannot edit: a usage error here (run cannot do its job), a failure (1) in enable.
+      if (e instanceof CopilotConfigError) {
         this.err(`fleet-git: ${e.message}`);
         return EXIT.usage;
       }

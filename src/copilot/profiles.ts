@@ -3,6 +3,7 @@
 // environment fleet's Copilot adapter launches `copilot` with. An API key is a
 // secret: nothing here ever puts one in a message.
 import { readFileSync } from 'node:fs';
+import { UsageError } from '../errors.js';
 
 /** One entry of models.json as the observer's adapters take it: only the name is sure. */
 export interface ProfileEntry {
@@ -29,7 +30,7 @@ export interface ModelProfile extends ProfileEntry {
 }
 
 /** models.json cannot be used: the message is one line, with no secret in it. */
-export class ProfilesError extends Error {}
+export class ProfilesError extends UsageError {}
 
 function str(v: unknown): string | null {
   return typeof v === 'string' && v !== '' ? v : null;

@@ -6,6 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Repo } from '../git/repo.js';
 import { isUnder } from '../paths.js';
+import { UsageError } from '../errors.js';
 import { REPLACED_FILE } from './actions.js';
 import type { RunContext } from './context.js';
 import { CREATED_FILE } from './created.js';
@@ -244,7 +245,7 @@ export function checkRoots(args: string[], cwd: string): string[] {
   return roots;
 }
 
-export class RootError extends Error {}
+export class RootError extends UsageError {}
 
 /** Lines written in large chunks: thousands of repositories make thousands of lines. */
 export class LineBuffer {

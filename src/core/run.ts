@@ -2,6 +2,7 @@
 // repository made ready first (enabled and trusted). The session owns the
 // terminal (stdio inherited); fleet-git passes signals on and returns its exit
 // code. Nothing here prints an API key.
+import { UsageError } from '../errors.js';
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
@@ -17,7 +18,7 @@ import { assessRepo } from './state.js';
 export const INSTALL_HINT = 'npm install -g @github/copilot';
 
 /** A reason `run` cannot start: one line, exit code 2. */
-export class RunError extends Error {}
+export class RunError extends UsageError {}
 
 /** The executable `name` on PATH, or null. */
 export function findOnPath(name: string, env: Env): string | null {

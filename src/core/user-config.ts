@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson5 } from '../json5.js';
+import { UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic.js';
 import { expandHome, userPaths, type Env } from '../paths.js';
 import { RULES_FILE, checkCloneGlob, rulesStale, writeRules } from './clone-rules.js';
@@ -51,7 +52,7 @@ function defaultFrom(): Record<ConfigKey, 'default' | 'file'> {
 }
 
 /** An invalid config file: its message is the one line to print. Exit code 2. */
-export class UserConfigError extends Error {
+export class UserConfigError extends UsageError {
   constructor(readonly file: string, readonly line: number | null, readonly what: string) {
     super(`${file}${line ? `:${line}` : ''}: ${what}`);
   }

@@ -4,6 +4,7 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isCode, isPresent, readTextIfExists, within } from '../fs/atomic.js';
+import { UsageError } from '../errors.js';
 
 export interface Repo {
   /** The worktree this location belongs to. */
@@ -28,7 +29,7 @@ export interface Listed {
 export interface Worktree { root: string; gitDir: string; main: boolean }
 
 /** Why a path is not a repository fleet-git can work in. Exit code 2. */
-export class NotARepoError extends Error {
+export class NotARepoError extends UsageError {
   constructor(readonly path: string, readonly reason: string) {
     super(`${path}: ${reason}`);
   }
