@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median } from './lib/stats.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 21);
 const root = join(import.meta.dirname, '..');
@@ -54,7 +55,6 @@ for (let i = 0; i < RUNS; i++) {
 }
 if (!existsSync(join(dir, 'in-0', '.github/hooks/fleet.json')) || existsSync(join(dir, 'out-0', '.github'))) throw new Error('the benchmark did not provision as expected');
 rmSync(dir, { recursive: true, force: true });
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const base = median(times[0]);
 console.log(`git clone (medians of ${RUNS} interleaved runs):`);
 variants.forEach(([name], k) => {

@@ -10,6 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median } from './lib/stats.mjs';
 
 const root = join(import.meta.dirname, '..');
 const client = join(root, 'dist', 'hook-client.cjs');
@@ -50,7 +51,6 @@ function time(args) {
   if (r.status !== 0 || r.stdout.length) throw new Error(`bench: ${args.join(' ')} exited ${r.status} with stdout ${r.stdout} and stderr ${r.stderr}`);
   return ms;
 }
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 for (let i = 0; i < 5; i++) { time(['-e', '0']); time([client, 'postToolUse']); } // warm up
 const base = [];

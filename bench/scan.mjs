@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from './lib/stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = join(HERE, '..');
@@ -111,7 +112,6 @@ function peakRssMiB(c) {
   const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
   return m ? Number(m[1]) / 1024 : null;
 }
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 
 // Two rounds: find and scan side by side, then the bulk commands, which change
 // some 20,000 files and folders each (their disk writes must not land in the

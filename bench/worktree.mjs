@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median } from './lib/stats.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 31);
 const root = join(import.meta.dirname, '..');
@@ -36,7 +37,6 @@ function time(repo, i) {
   git(repo, 'worktree', 'add', '-q', `${repo}-wt${i}`, '-b', `b${i}`);
   return Number(process.hrtime.bigint() - t) / 1e6;
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const a = [], b = [];
 for (let i = 0; i < RUNS; i++) {
   if (i % 2) { b.push(time(enabled, i)); a.push(time(plain, i)); } else { a.push(time(plain, i)); b.push(time(enabled, i)); }

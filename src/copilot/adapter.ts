@@ -12,6 +12,7 @@ import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { normalizePayload, summarizeToolUse, type FleetEvent } from './normalize.js';
 import type { ProfileEntry } from './profiles.js';
+import type { Env } from '../paths.js';
 
 /** One entry of the observer's models.json, as the adapter contract takes it. */
 export type ModelProfile = ProfileEntry;
@@ -28,7 +29,6 @@ export interface FailureClass {
   reason: string;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
 
 // Failures worth retrying with another profile, from Copilot's stderr.
 const TRANSIENT: ReadonlyArray<[RegExp, string]> = [

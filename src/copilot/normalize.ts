@@ -246,11 +246,15 @@ function toolOutputOf(raw: Record<string, unknown>): string | null {
   return null;
 }
 
-function failureOf(raw: Record<string, unknown>): string | null {
+/** A payload's `error`: the string itself, or an object's `message`; null otherwise. */
+function errorText(raw: Record<string, unknown>): string | null {
   const e = raw.error;
-  if (typeof e === 'string') return clipString(e, TOOL_OUTPUT_MAX);
-  if (isObject(e) && typeof e.message === 'string') return clipString(e.message, TOOL_OUTPUT_MAX);
-  return toolOutputOf(raw);
+  return typeof e === 'string' ? e : isObject(e) && typeof e.message === 'string' ? e.message : null;
+}
+
+function failureOf(raw: Record<string, unknown>): string | null {
+  const e = errorText(raw);
+  return e !== null ? clipString(e, TOOL_OUTPUT_MAX) : toolOutputOf(raw);
 }
 
 const CONTEXT_LABELS: Record<string, string> = {
@@ -263,8 +267,7 @@ const CONTEXT_LABELS: Record<string, string> = {
 /** `Copilot error (model call): bad request test`: where it failed and why. */
 function errorMessage(raw: Record<string, unknown>): string {
   const context = str(pick(raw, 'errorContext', 'error_context'));
-  const e = raw.error;
-  let why = typeof e === 'string' ? e : isObject(e) && typeof e.message === 'string' ? e.message : '';
+  let why = errorText(raw) ?? '';
   // Provider errors arrive as a JSON document in `message`: show its own message.
   if (why.startsWith('{')) {
     try {
