@@ -14,7 +14,7 @@ import { buildWorkspace, type Workspace } from './workspace.js';
 const HOOK = '.github/hooks/fleet.json';
 const fleetGit = (args: string[], opts: PtyOptions & { answers?: Array<[string | RegExp, string]> }) => ptyRun([process.execPath, CLI, ...args], opts);
 
-/** The progress line and the sequence that clears it (see progressLine in src/commands/report.ts). */
+/** The progress line and the sequence that clears it (see withProgress in src/commands/report.ts). */
 const PROGRESS = /\rfleet-git: looking for repositories: \d+ folders read\x1b\[K/g;
 const CLEAR = '\r\x1b[K';
 const SGR = /\x1b\[[0-9;]*m/g;

@@ -4,7 +4,7 @@ import { ensureUserFiles, runContext, type RunContext } from '../core/context.js
 import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { loadBulk, printBulkResult, printOutcome, progressLine, resolveRepos, rootsOf, saveTrust } from './report.js';
+import { loadBulk, printBulkResult, printOutcome, resolveRepos, rootsOf, saveTrust, withProgress } from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import { loadUserConfig } from '../core/user-config.js';
 import { installUserHooks } from '../core/user-hooks.js';
@@ -70,13 +70,7 @@ export class EnableCommand extends FleetCommand {
     const [root] = await rootsOf([under], this.context.cwd);
     const bulk = await loadBulk();
     const { ignoreMatcher } = await import('../core/discover.js');
-    const progress = progressLine(this.context);
-    let s;
-    try {
-      s = await bulk.survey([root], ctx, { ignore: [...configIgnore, ...this.exclude], onProgress: progress.onProgress });
-    } finally {
-      progress.done();
-    }
+    const s = await withProgress(this.context, (onProgress) => bulk.survey([root], ctx, { ignore: [...configIgnore, ...this.exclude], onProgress }));
     const include = ignoreMatcher(this.include);
     const exclude = ignoreMatcher(this.exclude);
     const wanted = s.rows.filter((r) => {

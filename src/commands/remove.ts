@@ -1,6 +1,6 @@
 import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { isTty, loadBulk, printBulkResult, progressLine, rootsOf } from './report.js';
+import { isTty, loadBulk, printBulkResult, rootsOf, withProgress } from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import type { Row } from '../core/bulk.js';
 import { loadUserConfig } from '../core/user-config.js';
@@ -54,13 +54,7 @@ export class RemoveCommand extends FleetCommand {
     const ignore = loadUserConfig(this.context.env, this.context.home).config.scan.ignore; // an invalid file: one line, exit 2
     const [bulk, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
-    const progress = progressLine(this.context);
-    let s;
-    try {
-      s = await bulk.survey(roots, ctx, { ignore, onProgress: progress.onProgress });
-    } finally {
-      progress.done();
-    }
+    const s = await withProgress(this.context, (onProgress) => bulk.survey(roots, ctx, { ignore, onProgress }));
     // Copilot's trustedFolders entries that fleet-git added go too (one write at the end).
     const edit = new TrustEdit(ctx.user);
     const listed = (r: Row) => (r.state ? trustRoots(r.state).filter((root) => edit.listed(root)) : []);

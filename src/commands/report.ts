@@ -62,8 +62,18 @@ export function isTty(stream: unknown): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
 }
 
+/** Runs a walk with a progress line on stderr (see progressLine), cleared however the walk ends. */
+export async function withProgress<T>(context: Context, walk: (onProgress?: (n: number) => void) => Promise<T>): Promise<T> {
+  const progress = progressLine(context);
+  try {
+    return await walk(progress.onProgress);
+  } finally {
+    progress.done();
+  }
+}
+
 /** A progress line on stderr, only on a terminal and only once a walk has taken a moment. */
-export function progressLine(context: Context): { onProgress?: (n: number) => void; done(): void } {
+function progressLine(context: Context): { onProgress?: (n: number) => void; done(): void } {
   if (!isTty(context.stderr)) return { done() {} };
   const start = Date.now();
   let shown = false;

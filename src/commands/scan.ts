@@ -2,7 +2,7 @@ import { Option } from 'clipanion';
 import type { Group, RowJson, SurveyJson } from '../core/bulk.js';
 import type { HookLevel } from '../core/user-hooks.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { isTty, loadBulk, progressLine, rootsOf } from './report.js';
+import { isTty, loadBulk, rootsOf, withProgress } from './report.js';
 
 function parseDepth(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -55,14 +55,8 @@ export class ScanCommand extends FleetCommand {
     const roots = await rootsOf(this.roots.length ? this.roots : scanRoots(config, this.context.home), this.context.cwd);
     const [{ surveyAsJson }, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
-    const progress = progressLine(this.context);
-    const opts = { nested: this.nested, depth, ignore: [...config.scan.ignore, ...this.ignore], followSymlinks: this.followSymlinks, onProgress: progress.onProgress };
-    let s: SurveyJson;
-    try {
-      s = await surveyAsJson(roots, ctx, opts);
-    } finally {
-      progress.done();
-    }
+    const opts = { nested: this.nested, depth, ignore: [...config.scan.ignore, ...this.ignore], followSymlinks: this.followSymlinks };
+    const s = await withProgress(this.context, (onProgress) => surveyAsJson(roots, ctx, { ...opts, onProgress }));
     if (this.json || !isTty(this.context.stdout)) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
     else await this.printTable(s);
     return EXIT.ok;
