@@ -1,34 +1,9 @@
 import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { isTty, loadBulk, printBulkResult, rootsOf, withProgress } from './report.js';
+import { ask, isTty, loadBulk, printBulkResult, rootsOf, withProgress } from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import type { Row } from '../core/bulk.js';
 import { loadUserConfig } from '../core/user-config.js';
-
-/** Asks a yes/no question on the terminal; anything but y or yes is no. */
-function confirm(stdin: NodeJS.ReadableStream, stderr: NodeJS.WritableStream, question: string): Promise<boolean> {
-  stderr.write(question);
-  return new Promise((resolveAnswer) => {
-    let buf = '';
-    const finish = (answer: boolean) => {
-      stdin.off('data', onData);
-      stdin.off('end', onEnd);
-      stdin.pause();
-      resolveAnswer(answer);
-    };
-    const onData = (d: Buffer | string) => {
-      buf += d.toString();
-      if (buf.includes('\n')) finish(/^\s*y(es)?\s*$/i.test(buf.split('\n')[0]));
-    };
-    const onEnd = () => {
-      stderr.write('\n'); // Ctrl-D ends no line: what follows starts on one of its own
-      finish(/^\s*y(es)?\s*$/i.test(buf));
-    };
-    stdin.on('data', onData);
-    stdin.on('end', onEnd);
-    stdin.resume();
-  });
-}
 
 export class RemoveCommand extends FleetCommand {
   static paths = [['remove']];
@@ -85,7 +60,8 @@ export class RemoveCommand extends FleetCommand {
       if (!isTty(this.context.stdin) || !isTty(this.context.stderr)) {
         throw new InputError(`remove would change ${targets.length} repositories and asks first: add --yes to go ahead (--dry-run shows the plan)`);
       }
-      if (!(await confirm(this.context.stdin, this.context.stderr, `${found}. Remove it from all ${targets.length}? [y/N] `))) {
+      // Anything but y or yes is no.
+      if (!/^\s*y(es)?\s*$/i.test((await ask(this.context, `${found}. Remove it from all ${targets.length}? [y/N] `)) ?? '')) {
         this.err('fleet-git: nothing was changed');
         return EXIT.ok;
       }

@@ -1,6 +1,7 @@
 // What the commands share: printing outcomes, repository and root arguments,
 // the terminal checks and the progress line of a walk.
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import type { Outcome } from '../core/actions.js';
 import type { LineBuffer } from '../core/bulk.js';
 import type { BulkResult } from '../core/bulk-apply.js';
@@ -60,6 +61,23 @@ export async function rootsOf(args: string[], cwd: string): Promise<string[]> {
 
 export function isTty(stream: unknown): boolean {
   return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
+/**
+ * Asks one question on stderr and reads one line of the answer from stdin;
+ * null when the input ends first (Ctrl-D, which ends no line: what follows
+ * then starts on a line of its own).
+ */
+export async function ask(context: Context, question: string): Promise<string | null> {
+  const rl = createInterface({ input: context.stdin, output: context.stderr, terminal: false });
+  context.stderr.write(question);
+  const answer = await new Promise<string | null>((done) => {
+    rl.once('line', done);
+    rl.once('close', () => done(null));
+  });
+  rl.close();
+  if (answer === null) context.stderr.write('\n');
+  return answer;
 }
 
 /** Runs a walk with a progress line on stderr (see progressLine), cleared however the walk ends. */

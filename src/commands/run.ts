@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Option } from 'clipanion';
 import { CopilotAdapter } from '../copilot/adapter.js';
 import type { ModelProfile } from '../copilot/profiles.js';
@@ -7,7 +6,7 @@ import { CopilotConfigError } from '../copilot/trust.js';
 import { runContext } from '../core/context.js';
 import { chooseProfile, findCopilot, prepareRepo, runCopilot } from '../core/run.js';
 import { EXIT, FleetCommand } from './base.js';
-import { isTty } from './report.js';
+import { ask, isTty } from './report.js';
 
 export class RunCommand extends FleetCommand {
   static paths = [['run']];
@@ -62,15 +61,7 @@ export class RunCommand extends FleetCommand {
   private async pick(list: ModelProfile[]): Promise<ModelProfile | null> {
     this.err('Copilot model profiles:');
     list.forEach((p, i) => this.err(`  ${i + 1}. ${p.name}${p.model ? ` (${p.model})` : ''}`));
-    const rl = createInterface({ input: this.context.stdin, output: this.context.stderr, terminal: false });
-    this.context.stderr.write(`Pick one [1-${list.length}]: `);
-    const answer = await new Promise<string | null>((done) => {
-      rl.once('line', done);
-      rl.once('close', () => done(null));
-    });
-    rl.close();
-    if (answer === null) this.context.stderr.write('\n'); // Ctrl-D: what follows starts on a line of its own
-    const t = (answer ?? '').trim();
+    const t = ((await ask(this.context, `Pick one [1-${list.length}]: `)) ?? '').trim();
     const n = Number(t);
     return (Number.isInteger(n) && n >= 1 && n <= list.length ? list[n - 1] : list.find((p) => p.name === t)) ?? null;
   }
