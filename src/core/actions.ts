@@ -103,7 +103,7 @@ function enableGitHook(s: RepoState, ctx: RunContext, out: Outcome): void {
     out.info.push(`worktree auto-provisioning is not active here: ${s.hooks.reason}; the hook file and exclude entry are in place`);
     return;
   }
-  const did = installGitHook(s.repo, s.hooks.dir, ctx.gitHook, s.gitHook ?? undefined); // read by the state already
+  const did = installGitHook(s.repo, ctx.gitHook, s.gitHook ?? undefined); // read by the state already
   if (did) out.changes.push(did);
 }
 
@@ -165,7 +165,7 @@ export function disableRepo(s: RepoState, opts: DisableOptions = {}): Outcome {
   const out: Outcome = { path: s.path, changes: [], notes: [], info: [] };
   for (const w of [...(s.main ? [s.main] : []), ...s.worktrees]) disableWorktree(w, opts, out);
   disableExclude(s, out);
-  const did = uninstallGitHook(s.repo, join(s.repo.commonDir, 'hooks'));
+  const did = uninstallGitHook(s.repo);
   if (did) out.changes.push(did);
   return out;
 }

@@ -4,7 +4,7 @@
 import { existsSync, lstatSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { readTextIfExists, readTextIfPresent, writeAtomic } from '../fs/atomic.js';
-import type { ConfigReader, ConfigValue } from '../git/config.js';
+import type { ConfigReader } from '../git/config.js';
 import type { Repo } from '../git/repo.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
 import { EXCLUDE_BEGIN, EXCLUDE_END, HOOK_FILE_PATH } from './exclude.js';
@@ -21,7 +21,6 @@ export interface HooksDir {
   dir: string;
   /** Whether fleet-git installs its hook there. */
   writable: boolean;
-  hooksPath: ConfigValue | null;
   /** Why not, in words, when not writable. */
   reason?: string;
 }
@@ -29,17 +28,17 @@ export interface HooksDir {
 export function hooksDir(repo: Repo, config: ConfigReader): HooksDir {
   const own = join(repo.commonDir, 'hooks');
   const hp = config.get('core', 'hooksPath', repo.commonDir, repo.gitDir);
-  if (!hp) return { dir: own, writable: true, hooksPath: null };
+  if (!hp) return { dir: own, writable: true };
   const where = `core.hooksPath=${hp.value} (${hp.scope} config)`;
-  if (hp.value === '') return { dir: '', writable: false, hooksPath: hp, reason: `${where} turns every git hook off` };
+  if (hp.value === '') return { dir: '', writable: false, reason: `${where} turns every git hook off` };
   const value = hp.value.startsWith('~/') ? join(config.home, hp.value.slice(2)) : hp.value;
   const dir = isAbsolute(value) ? value : resolve(repo.root, value);
-  if (dir === own) return { dir, writable: true, hooksPath: hp };
+  if (dir === own) return { dir, writable: true };
   const husky = /(^|\/)\.husky(\/|$)/.test(hp.value);
   const reason = husky
     ? `${where} is husky's, which it regenerates: fleet-git does not write there, so new worktrees are not provisioned automatically`
     : `${where} points outside this repository's git dir: fleet-git does not write there, so new worktrees are not provisioned automatically`;
-  return { dir, writable: false, hooksPath: hp, reason };
+  return { dir, writable: false, reason };
 }
 
 /** The line that marks a post-checkout hook as a copy from fleet-git setup's template (templates/decide.sh). */
@@ -127,17 +126,20 @@ function isExecutable(path: string): boolean {
 }
 
 /**
- * Puts fleet-git's hook in `dir`, keeping a foreign hook there as the one to run
+ * Puts fleet-git's hook in the repository's own hooks folder (the only one it
+ * writes to, see hooksDir), keeping a foreign hook there as the one to run
  * first. Returns what it did, or null when nothing needed doing.
  */
-export function installGitHook(repo: Repo, dir: string, script: string, info: GitHookInfo = readGitHook(dir, script)): string | null {
+export function installGitHook(repo: Repo, script: string, info?: GitHookInfo): string | null {
+  const dir = join(repo.commonDir, 'hooks');
+  info ??= readGitHook(dir, script);
   const path = join(dir, HOOK_NAME);
   const prev = `${path}${PREV_SUFFIX}`;
   const done: string[] = [];
   if (info.kind === 'ours' && info.current) return dropDisplacedCopy(info, done);
   if (!existsSync(dir)) {
     mkdirSync(dir, { recursive: true });
-    if (dir === join(repo.commonDir, 'hooks')) recordCreated(repo.commonDir, 'hooks');
+    recordCreated(repo.commonDir, 'hooks');
   }
   if (info.kind === 'foreign') {
     const text = readTextIfExists(path);
@@ -161,11 +163,12 @@ function dropDisplacedCopy(info: GitHookInfo, done: string[]): string | null {
 }
 
 /**
- * Takes fleet-git's hook out of `dir` wherever it stands (also as another tool's
- * `.old` copy), putting the hook it replaced back in its place, byte for byte.
+ * Takes fleet-git's hook out of the repository's hooks folder wherever it stands
+ * (also as another tool's `.old` copy), putting the hook it replaced back in
+ * its place, byte for byte.
  */
-export function uninstallGitHook(repo: Repo, dir: string): string | null {
-  const path = join(dir, HOOK_NAME);
+export function uninstallGitHook(repo: Repo): string | null {
+  const path = join(repo.commonDir, 'hooks', HOOK_NAME);
   const prev = `${path}${PREV_SUFFIX}`;
   const done: string[] = [];
   for (const spot of [path, `${path}.old`]) {
@@ -182,6 +185,6 @@ export function uninstallGitHook(repo: Repo, dir: string): string | null {
     renameSync(prev, path);
     done.push(`restored the previous ${HOOK_NAME} hook`);
   }
-  if (dir === join(repo.commonDir, 'hooks') && removeCreatedDirs(repo.commonDir, repo.commonDir, ['hooks']).length) done.push('removed the hooks folder it had created');
+  if (removeCreatedDirs(repo.commonDir, repo.commonDir, ['hooks']).length) done.push('removed the hooks folder it had created');
   return done.length ? done.join('; ') : null;
 }
