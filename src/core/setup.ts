@@ -64,6 +64,10 @@ function recordPath(u: UserPaths): string {
   return join(u.dataDir, SETUP_RECORD);
 }
 
+function writeRecord(u: UserPaths, record: SetupRecord): void {
+  writeAtomic(recordPath(u), `${JSON.stringify(record, null, 2)}\n`);
+}
+
 function readRecord(u: UserPaths): SetupRecord | null {
   const t = readTextIfExists(recordPath(u));
   if (t === null) return null;
@@ -171,7 +175,7 @@ export function setup(env: Env, home: string): SetupOutcome {
     if (record.own && !existsSync(join(ownDir, 'info', 'exclude'))) out.changes.push(`restored ${copyGitTemplate(ownDir, env, home)} in ${ownDir}`);
     const created = [...record.created];
     installTemplateHook(record.templateDir, script, created, out);
-    if (created.length !== record.created.length) writeAtomic(recordPath(u), `${JSON.stringify({ ...record, created }, null, 2)}\n`);
+    if (created.length !== record.created.length) writeRecord(u, { ...record, created });
     return out;
   }
   if (record) {
@@ -187,21 +191,21 @@ export function setup(env: Env, home: string): SetupOutcome {
     out.changes.push(`made the template folder ${ownDir} (${what} and fleet-git's ${HOOK_NAME} hook)`);
     // The record first: if git config fails, undo still knows the bytes to restore.
     const rec: SetupRecord = { version: 1, templateDir: ownDir, own: true, globalFile, globalBefore: b64(before), globalAfter: null, created: [] };
-    writeAtomic(recordPath(u), `${JSON.stringify(rec, null, 2)}\n`);
+    writeRecord(u, rec);
     gitConfigGlobal(env, home, 'init.templateDir', ownDir);
     rec.globalAfter = b64(readIfExists(globalFile));
-    writeAtomic(recordPath(u), `${JSON.stringify(rec, null, 2)}\n`);
+    writeRecord(u, rec);
     out.changes.push(`set init.templateDir=${ownDir} in ${globalFile}`);
     return out;
   }
   // The user's own template folder: add the hook to it, keep the setting.
   const created: string[] = [];
   const rec: SetupRecord = { version: 1, templateDir: current, own: false, globalFile, globalBefore: null, globalAfter: null, created };
-  writeAtomic(recordPath(u), `${JSON.stringify(rec, null, 2)}\n`);
+  writeRecord(u, rec);
   try {
     installTemplateHook(current, script, created, out);
   } finally {
-    writeAtomic(recordPath(u), `${JSON.stringify(rec, null, 2)}\n`);
+    writeRecord(u, rec);
   }
   out.info.push(`kept your template folder ${current} (init.templateDir); fleet-git's hook was added to it`);
   return out;
