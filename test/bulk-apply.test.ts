@@ -8,11 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { applyAll, WORKER_FILE, type ApplyOptions, type BulkAction } from '../src/core/bulk-apply.js';
 import { survey } from '../src/core/bulk.js';
 import { ensureUserFiles, runContext, type RunContext } from '../src/core/context.js';
-import { sandbox, snapshot } from './helpers.js';
-import { buildWorkspace, type Workspace } from './workspace.js';
-
-/** git's own churn (index, logs) is not fleet-git's doing. */
-const churn = (rel: string) => /(^|\/)(index|logs|COMMIT_EDITMSG|ORIG_HEAD|FETCH_HEAD|packed-refs)$/.test(rel);
+import { sandbox } from './helpers.js';
+import { buildWorkspace, workspaceSnapshot, type Workspace } from './workspace.js';
 
 describe('bulk enable and remove in helper threads', () => {
   let ws: Workspace;
@@ -29,7 +26,7 @@ describe('bulk enable and remove in helper threads', () => {
     ensureUserFiles(ctx);
   });
   after(() => ws?.unlock());
-  const snap = () => ({ ...snapshot(ws.root, churn), ...Object.fromEntries(Object.entries(snapshot(ws.outside, churn)).map(([k, v]) => [`outside/${k}`, v])) });
+  const snap = () => workspaceSnapshot(ws);
 
   /** Runs the action over every repository found; the outcomes as text, in row order. */
   async function run(action: BulkAction, opts: ApplyOptions) {

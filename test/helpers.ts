@@ -87,3 +87,6 @@ export function snapshot(root: string, skip: (rel: string) => boolean = () => fa
 export function run(cmd: string, args: string[], opts: { cwd: string; env: Record<string, string>; input?: string }) {
   return spawnSync(cmd, args, { ...opts, encoding: 'utf8' });
 }
+
+/** git's own churn (index, logs, packed refs, the last fetch and commit message): not fleet-git's doing, left out of snapshots. */
+export const gitChurn = (rel: string) => /(^|\/)(index|logs|COMMIT_EDITMSG|ORIG_HEAD|FETCH_HEAD|packed-refs)$/.test(rel);

@@ -4,12 +4,10 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sandbox, snapshot, type Sandbox } from './helpers.js';
-import { buildWorkspace, type Workspace } from './workspace.js';
+import { sandbox, type Sandbox } from './helpers.js';
+import { buildWorkspace, workspaceSnapshot, type Workspace } from './workspace.js';
 
 const HOOK = '.github/hooks/fleet.json';
-/** git's own churn (index, logs, packed refs) is not fleet-git's doing. */
-const churn = (rel: string) => /(^|\/)(index|logs|COMMIT_EDITMSG|ORIG_HEAD|FETCH_HEAD|packed-refs)$/.test(rel);
 
 function setup(): { sb: Sandbox; ws: Workspace; snap: () => Record<string, string>; userHook: string } {
   const sb = sandbox('fleet-git-remove-');
@@ -18,7 +16,7 @@ function setup(): { sb: Sandbox; ws: Workspace; snap: () => Record<string, strin
   const userHook = join(ws.p.solo, '.git/hooks/post-checkout');
   writeFileSync(userHook, '#!/bin/sh\necho mine\n');
   chmodSync(userHook, 0o750);
-  const snap = () => ({ ...snapshot(ws.root, churn), ...Object.fromEntries(Object.entries(snapshot(ws.outside, churn)).map(([k, v]) => [`outside/${k}`, v])) });
+  const snap = () => workspaceSnapshot(ws);
   return { sb, ws, snap, userHook };
 }
 

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ROOT, type Sandbox } from './helpers.js';
+import { gitChurn, ROOT, snapshot, type Sandbox } from './helpers.js';
 
 export interface WorkspaceOptions {
   /**
@@ -166,4 +166,9 @@ export function buildWorkspace(sb: Sandbox, opts: WorkspaceOptions = {}): Worksp
   }
   const unlock = () => { try { chmodSync(p.locked, 0o755); } catch { /* gone already */ } };
   return { root, outside, p, lockedUnreadable, unlock };
+}
+
+/** Every file and folder of the workspace and of its outside folder (git's churn left out), to compare before and after. */
+export function workspaceSnapshot(ws: Workspace): Record<string, string> {
+  return { ...snapshot(ws.root, gitChurn), ...Object.fromEntries(Object.entries(snapshot(ws.outside, gitChurn)).map(([k, v]) => [`outside/${k}`, v])) };
 }

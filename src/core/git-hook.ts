@@ -117,7 +117,8 @@ export function readGitHook(dir: string, expected: string): GitHookInfo {
   };
 }
 
-function isExecutable(path: string): boolean {
+/** Whether a hook file is there and executable (by anyone). */
+export function isExecutable(path: string): boolean {
   try {
     return (lstatSync(path).mode & 0o111) !== 0;
   } catch {

@@ -8,7 +8,7 @@
 // used and what fleet-git created in it; a user's own post-checkout stays in
 // their template folder as post-checkout.fleet-git-prev (the convention enable
 // uses), run first by fleet-git's hook and renamed back by undo.
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { readIfExists, readTextIfExists, writeAtomic } from '../fs/atomic.js';
 import { ConfigReader, type ConfigValue } from '../git/config.js';
@@ -17,7 +17,7 @@ import { PACKAGE_ROOT } from '../package-root.js';
 import { userPaths, type Env, type UserPaths } from '../paths.js';
 import { RULES_FILE, rulesStale } from './clone-rules.js';
 import { ensureUserFiles, runContext } from './context.js';
-import { HOOK_NAME, PREV_SUFFIX, TEMPLATE_HOOK_MARK, isOurGitHook, renderGitHook } from './git-hook.js';
+import { HOOK_NAME, PREV_SUFFIX, TEMPLATE_HOOK_MARK, isExecutable, isOurGitHook, renderGitHook } from './git-hook.js';
 import { shQuote } from './templates.js';
 import { compileRules, configFile, expandHome, loadUserConfig } from './user-config.js';
 
@@ -304,8 +304,7 @@ export function setupState(env: Env, home: string): SetupState {
   if (current === null || resolve(current) !== resolve(dir)) return { state: 'broken', templateDir: dir, message: `broken: init.templateDir is ${current ?? 'unset'}, not ${dir} (fleet-git setup --undo, then fleet-git setup)` };
   const hook = join(dir, 'hooks', HOOK_NAME);
   const text = readTextIfExists(hook);
-  let exec = false;
-  try { exec = (lstatSync(hook).mode & 0o111) !== 0; } catch { /* none */ }
+  const exec = isExecutable(hook);
   if (!text?.includes(TEMPLATE_HOOK_MARK) || !exec) return { state: 'broken', templateDir: dir, message: `broken: fleet-git's hook is missing from ${join(dir, 'hooks')} (run fleet-git setup)` };
   if (text !== renderTemplateHook(env, home) || !existsSync(join(u.dataDir, RULES_FILE))) return { state: 'broken', templateDir: dir, message: `outdated: the template hook in ${join(dir, 'hooks')} is not the current one (run fleet-git setup)` };
   if (rulesStale(u.dataDir, configFile(env, home))) return { state: 'on', templateDir: dir, message: `in effect (template ${dir}); the config file changed since its rules were compiled (any fleet-git command compiles them)` };
