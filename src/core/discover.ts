@@ -140,13 +140,16 @@ function readCommonDir(gitDir: string): string {
 
 const MODULES = `${sep}.git${sep}modules${sep}`;
 
-/** Classifies a `.git` folder at `path/.git`; `dotGithub`: whether `path` holds `.github` (undefined: not known). */
-function classifyGitFolder(path: string, dotGithub: boolean | undefined): Found {
+/**
+ * Classifies a `.git` folder at `path/.git`; `dotGithub`: whether `path` holds
+ * `.github` (undefined: not known); `head`: `.git/HEAD` is known to exist.
+ */
+function classifyGitFolder(path: string, dotGithub: boolean | undefined, head = false): Found {
   const gitDir = within(path, '.git');
   // What git itself looks for, one existence check each (cheaper than listing
   // the folder; like git's own check of objects/ and refs/, it does not ask what
   // kind of file each is); the folder is listed only to tell what is wrong with it.
-  if (existsSync(within(gitDir, 'HEAD')) && existsSync(within(gitDir, 'objects')) && existsSync(within(gitDir, 'refs')) && !existsSync(within(gitDir, 'commondir'))) {
+  if ((head || existsSync(within(gitDir, 'HEAD'))) && existsSync(within(gitDir, 'objects')) && existsSync(within(gitDir, 'refs')) && !existsSync(within(gitDir, 'commondir'))) {
     const worktrees = existsSync(within(gitDir, 'worktrees'));
     return { kind: 'repo', path, gitDir, commonDir: gitDir, listed: dotGithub === undefined ? { worktrees } : { worktrees, dotGithub } };
   }
@@ -300,13 +303,21 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
       }
     }
     if (!nested) {
-      // A repository's root is told by its .git alone, with one stat: the folder
-      // itself (often the largest of a repository) is not listed. Anything odd
+      // A repository's root is told by its .git alone: the folder itself (often
+      // the largest of a repository) is not listed. The common case, a .git
+      // folder, by the existence of .git/HEAD, the first thing classifying it
+      // asks anyway (an existence check allocates a fifth of what a stat does);
+      // a .git file or a .git folder without HEAD by a stat of .git. Anything odd
       // (no .git, one that cannot be followed or read) goes the long way below.
-      let dotGit: Stats | undefined;
-      try { dotGit = statSync(within(t.path, '.git'), NO_ENTRY_OK); } catch { /* the listing below tells */ }
-      if (dotGit?.isDirectory() || dotGit?.isFile()) {
-        const f = dotGit.isDirectory() ? classifyGitFolder(t.path, undefined) : classifyGitFile(t.path);
+      let f: Found | undefined;
+      if (existsSync(within(t.path, '.git/HEAD'))) f = classifyGitFolder(t.path, undefined, true);
+      else {
+        let dotGit: Stats | undefined;
+        try { dotGit = statSync(within(t.path, '.git'), NO_ENTRY_OK); } catch { /* the listing below tells */ }
+        if (dotGit?.isDirectory()) f = classifyGitFolder(t.path, undefined);
+        else if (dotGit?.isFile()) f = classifyGitFile(t.path);
+      }
+      if (f) {
         if (t.enclosing) f.enclosing = t.enclosing;
         found.set(t.path, f);
         return;
