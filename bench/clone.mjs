@@ -33,10 +33,10 @@ git(plainEnv, src, 'init', '-q');
 git(plainEnv, src, 'add', '-A');
 git(plainEnv, src, 'commit', '-q', '-m', 'init');
 
-execFileSync(process.execPath, [join(root, 'dist/cli.js'), 'setup'], { cwd: dir, env: setupEnv, stdio: 'pipe' });
+execFileSync(process.execPath, [join(root, 'dist/cli.cjs'), 'setup'], { cwd: dir, env: setupEnv, stdio: 'pipe' });
 mkdirSync(join(setupEnv.XDG_CONFIG_HOME, 'fleet-git'), { recursive: true });
 writeFileSync(join(setupEnv.XDG_CONFIG_HOME, 'fleet-git', 'config.json5'), `{ include: ['${dir}/in-*', '~/code'], exclude: ['*/forks'] }\n`);
-execFileSync(process.execPath, [join(root, 'dist/cli.js'), 'config'], { cwd: dir, env: setupEnv, stdio: 'pipe' }); // compiles the rules
+execFileSync(process.execPath, [join(root, 'dist/cli.cjs'), 'config'], { cwd: dir, env: setupEnv, stdio: 'pipe' }); // compiles the rules
 
 function time(env, dest) {
   const t = process.hrtime.bigint();

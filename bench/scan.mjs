@@ -21,7 +21,7 @@ import { median } from './lib/stats.mjs';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = join(HERE, '..');
 const MAKE = join(REPO, '..', 'shared', 'bench', 'make-workspace.sh');
-const CLI = join(REPO, 'dist', 'cli.js');
+const CLI = join(REPO, 'dist', 'cli.cjs');
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : dflt; };

@@ -30,7 +30,7 @@ function makeRepo(name) {
 }
 const plain = makeRepo('plain');
 const enabled = makeRepo('enabled');
-execFileSync(process.execPath, [join(root, 'dist/cli.js'), 'enable'], { cwd: enabled, env, stdio: 'pipe' });
+execFileSync(process.execPath, [join(root, 'dist/cli.cjs'), 'enable'], { cwd: enabled, env, stdio: 'pipe' });
 
 function time(repo, i) {
   const t = process.hrtime.bigint();

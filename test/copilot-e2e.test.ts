@@ -2,7 +2,7 @@
 // `copilot -p` runs fully offline against a scripted OpenAI-compatible server
 // on loopback, in a temporary repository enabled with the real `fleet-git
 // enable`, and the test observer checks what reached the fleet socket.
-// Needs `npm run build` (dist/cli.js and dist/cli-main.cjs, dist/hook-client.cjs).
+// Needs `npm run build` (dist/cli.cjs and dist/cli-main.cjs, dist/hook-client.cjs).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

@@ -10,7 +10,7 @@ import { after } from 'node:test';
 export const ROOT = join(import.meta.dirname, '..');
 export const SHARED = join(ROOT, '..', 'shared');
 export const FIXTURES = join(SHARED, 'fixtures', 'copilot-1.0.102');
-export const CLI = join(ROOT, 'dist', 'cli.js');
+export const CLI = join(ROOT, 'dist', 'cli.cjs');
 
 export interface Sandbox {
   dir: string;

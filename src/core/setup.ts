@@ -37,7 +37,7 @@ export const DEFAULT_EXCLUDE = `# git ls-files --others --exclude-from=.git/info
 # *~
 `;
 
-export const BUILT_CLI = join(PACKAGE_ROOT, 'dist', 'cli.js');
+export const BUILT_CLI = join(PACKAGE_ROOT, 'dist', 'cli.cjs');
 
 interface SetupRecord {
   version: 1;
