@@ -16,6 +16,28 @@ const status = (s: ReturnType<typeof sandbox>, cwd: string, ...args: string[]) =
 const ignoreGitChurn = (rel: string) => /(^|\/)\.git\/(index|logs|COMMIT_EDITMSG|ORIG_HEAD|packed-refs)$/.test(rel) || /\.git\/worktrees\/[^/]+\/(index|logs)$/.test(rel);
 
 describe('enable', () => {
+  it('appends the exclude block to a file that ends with a newline, in place; puts it first otherwise; disable gives back every byte', () => {
+    const s = sandbox();
+    for (const [name, text] of [['ends-with-newline', '# mine\n*.log\n'], ['no-final-newline', '# mine\n*.log']] as const) {
+      const repo = s.repo(name);
+      const file = join(repo, '.git/info/exclude');
+      writeFileSync(file, text);
+      const ino = statSync(file).ino;
+      assert.equal(s.cli(repo, 'enable').status, 0);
+      const after = readFileSync(file, 'utf8');
+      if (text.endsWith('\n')) {
+        assert.ok(after.startsWith(text) && after.length > text.length, 'the block follows the user text');
+        assert.equal(statSync(file).ino, ino, 'the same file, appended to');
+      } else {
+        assert.ok(after.endsWith(text) && after.length > text.length, 'the block comes before the user text');
+      }
+      assert.equal(s.git(repo, 'check-ignore', HOOK), HOOK);
+      assert.equal(s.git(repo, 'status', '--porcelain'), '');
+      assert.equal(s.cli(repo, 'disable').status, 0);
+      assert.equal(readFileSync(file, 'utf8'), text);
+    }
+  });
+
   it('writes the hook file, the exclude block and the git hook, and reports healthy', () => {
     const s = sandbox();
     const repo = s.repo('plain');
@@ -73,7 +95,7 @@ describe('enable', () => {
     assert.deepEqual(codes, ['exclude-missing', 'hook-file-missing']);
     assert.equal(s.cli(repo, 'enable').status, 0);
     assert.deepEqual(status(s, repo).problems, []);
-    assert.match(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), /# emptied by hand\n$/);
+    assert.match(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), /^# emptied by hand\n# >>> fleet-git/);
     rmSync(join(repo, '.git/hooks/post-checkout'));
     assert.deepEqual(status(s, repo).problems.map((p: any) => p.code), ['git-hook-missing']);
     assert.equal(s.cli(repo, 'enable').status, 0);

@@ -3,7 +3,7 @@
 // halfway leaves the repository as it was.
 import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import { readTextIfExists, writeAtomic, writeGrowing } from '../fs/atomic.js';
 import type { RunContext } from './context.js';
 import { forgetCreated, readCreated, recordCreated, removeCreatedDirs } from './created.js';
 import { addExcludeBlock, removeExcludeBlock } from './exclude.js';
@@ -93,7 +93,7 @@ function enableExclude(s: RepoState, out: Outcome, undo: Undo[]): void {
     recordCreated(common, 'info/exclude');
     undo.push(() => forgetCreated(common, ['info/exclude']));
   }
-  writeAtomic(file, addExcludeBlock(before), undefined, before);
+  writeGrowing(file, addExcludeBlock(before), before);
   undo.push(() => (before === null ? unlinkSync(file) : writeAtomic(file, before)));
   out.changes.push(`excluded /${HOOK_FILE_PATH} in ${file}`);
 }

@@ -1,6 +1,6 @@
 // Writing files so that a failure halfway leaves the old file, or none, in place:
 // a temporary file in the same folder, then a rename over the target.
-import { chmodSync, closeSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -96,6 +96,40 @@ export function writeAtomic(path: string, data: string | Buffer, mode?: number, 
     throw e;
   }
   return true;
+}
+
+/**
+ * Writes `data` to a file that holds `current`, as the caller has just read it
+ * (null: no file). When `data` only adds to the end of `current`, and the file
+ * is still that size, the addition is appended in one write: no new file (on
+ * some disks creating one costs a third of a millisecond), and no byte that was
+ * there is written again; a failed write is cut back off. Otherwise writeAtomic.
+ */
+export function writeGrowing(path: string, data: string, current: string | null): boolean {
+  if (current !== null && data.length > current.length && data.startsWith(current)) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+    } catch (e) {
+      if (!isCode(e, 'ENOENT')) throw e;
+      return writeAtomic(path, data, undefined, null); // gone since it was read: written whole
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size === Buffer.byteLength(current)) {
+        try {
+          writeSync(fd, data.slice(current.length));
+        } catch (e) {
+          ftruncateSync(fd, size);
+          throw e;
+        }
+        return true;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return writeAtomic(path, data, undefined, current);
 }
 
 let umaskValue: number | undefined;
