@@ -115,13 +115,16 @@ export async function discoverUnits(roots: string[], opts: DiscoverOptions = {})
 
 /** Reads one repository's state into its row; a file that cannot be read makes it a broken row, with the reason. */
 export function assessUnit(u: Unit, ctx: RunContext): Row {
-  const extra = { ...(u.enclosing ? { enclosing: u.enclosing } : {}), ...(u.outside ? { outside: u.outside } : {}) };
+  let row: Row;
   try {
     const state = assessRepo(u.repo, ctx);
-    return { path: state.path, kind: u.kind, group: groupOf(state), state, ...extra };
+    row = { path: state.path, kind: u.kind, group: groupOf(state), state };
   } catch (err) {
-    return { path: u.repo.root, kind: 'broken', group: 'not-usable', state: null, reason: `cannot be read: ${reasonOf(err)}`, unreadable: true, ...extra };
+    row = { path: u.repo.root, kind: 'broken', group: 'not-usable', state: null, reason: `cannot be read: ${reasonOf(err)}`, unreadable: true };
   }
+  if (u.enclosing) row.enclosing = u.enclosing;
+  if (u.outside) row.outside = true;
+  return row;
 }
 
 
@@ -174,9 +177,12 @@ export function jsonGroup(r: RowJson): Group {
  * (`copilot`: trusted, and which hook level reports it), as status --json does.
  */
 export function rowJson(r: Row, copilot: CopilotView): RowJson {
-  const extra = { ...(r.enclosing ? { enclosing: r.enclosing } : {}), ...(r.outside ? { outside: true } : {}) };
-  if (r.state) return { ...stateJson(r.state), kind: r.kind, ...extra, copilot: copilotJson(copilot, r.state) };
-  return { path: r.path, kind: r.kind, enabled: false, problems: [], worktrees: [], reason: r.reason ?? 'not usable', ...extra };
+  // Built key by key, in the order printed (thousands of rows: no spreading).
+  const j: RowJson = r.state ? { ...stateJson(r.state), kind: r.kind } : { path: r.path, kind: r.kind, enabled: false, problems: [], worktrees: [], reason: r.reason ?? 'not usable' };
+  if (r.enclosing) j.enclosing = r.enclosing;
+  if (r.outside) j.outside = true;
+  if (r.state) j.copilot = copilotJson(copilot, r.state);
+  return j;
 }
 
 /** A row as `scan --json` prints it. */

@@ -3,7 +3,7 @@
 // (and chaining to) a hook that was there before.
 import { existsSync, lstatSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { readTextIfExists, readTextIfPresent, writeAtomic } from '../fs/atomic.js';
+import { readTextIfExists, readTextIfPresent, within, writeAtomic } from '../fs/atomic.js';
 import type { ConfigReader } from '../git/config.js';
 import type { Repo } from '../git/repo.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
@@ -104,7 +104,7 @@ export function isOurGitHook(text: string | null): boolean {
  * when neither is there (the common case of a scan over thousands).
  */
 export function readGitHook(dir: string, expected: string): GitHookInfo {
-  const path = join(dir, HOOK_NAME);
+  const path = within(dir, HOOK_NAME);
   const text = readTextIfPresent(path);
   const old = `${path}.old`;
   const prev = `${path}${PREV_SUFFIX}`;

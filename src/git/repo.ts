@@ -118,7 +118,8 @@ export function locateRepo(start: string): Repo {
  */
 export function listWorktrees(repo: Repo): Worktree[] {
   const out: Worktree[] = [];
-  if (basename(repo.commonDir) === '.git') out.push({ root: dirname(repo.commonDir), gitDir: repo.commonDir, main: true });
+  const common = repo.commonDir;
+  if (common.endsWith('/.git')) out.push({ root: common.length > 5 ? common.slice(0, -5) : '/', gitDir: common, main: true });
   else if (!repo.linked && repo.root !== repo.gitDir) out.push({ root: repo.root, gitDir: repo.gitDir, main: true });
   // Most repositories have no linked worktree: one stat instead of a failing readdir.
   const dir = within(repo.commonDir, 'worktrees');
