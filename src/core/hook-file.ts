@@ -49,12 +49,15 @@ export interface HookFileInfo {
   /** For ours: equal to what enable would write now. */
   current: boolean;
   /** For ours: the hook client paths its commands run (to tell a stale file). */
-  clients: string[];
+  readonly clients: readonly string[];
 }
+
+/** No file: the one answer a scan gives thousands of times. */
+const ABSENT: HookFileInfo = Object.freeze({ kind: 'absent', current: false, clients: Object.freeze([]) });
 
 /** Tells whose a hook file is, from its text (null: no file). */
 export function classifyHookFile(text: string | null, expected: string): HookFileInfo {
-  if (text === null) return { kind: 'absent', current: false, clients: [] };
+  if (text === null) return ABSENT;
   const commands = hookCommands(text) ?? [];
   if (hasFleetGitCommand(commands)) {
     const dirs = commands.map((c) => /^d='((?:[^']|'\\'')*)';/.exec(c)?.[1]?.replace(/'\\''/g, "'"));

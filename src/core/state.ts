@@ -66,39 +66,79 @@ function trackedIn(wt: Worktree, ctx: RunContext): boolean {
 }
 
 
+/**
+ * A worktree's state. A class, not an object literal with a getter: a scan
+ * makes thousands, and a literal's getter is a new closure each time.
+ */
+class WorktreeRead implements WorktreeState {
+  readonly path: string;
+  readonly kind: 'main' | 'worktree';
+  readonly enabled: boolean;
+  readonly problems: Problem[] = [];
+  private trackedKnown: boolean | undefined;
+
+  constructor(readonly worktree: Worktree, readonly hookFile: HookFileInfo, private readonly ctx: RunContext) {
+    this.path = worktree.root;
+    this.kind = worktree.main ? 'main' : 'worktree';
+    this.enabled = hookFile.kind === 'ours';
+    // Whether git tracks the path is read from the index only when it can matter:
+    // a file is there, or an action or the "missing" check asks (see `tracked`).
+    if (hookFile.kind !== 'absent') this.trackedKnown = trackedIn(worktree, ctx);
+  }
+
+  get tracked(): boolean {
+    return (this.trackedKnown ??= trackedIn(this.worktree, this.ctx));
+  }
+}
+
 function worktreeState(wt: Worktree, ctx: RunContext, listed?: Listed): WorktreeState {
-  const path = within(wt.root, HOOK_FILE_PATH);
-  const hookFile = classifyHookFile(listed?.dotGithub === false ? null : readTextIfPresent(path), ctx.hookFile);
-  // Whether git tracks the path is read from the index only when it can matter:
-  // a file is there, or an action or the "missing" check asks (see `tracked` below).
-  const tracked = hookFile.kind !== 'absent' && trackedIn(wt, ctx);
-  const problems: Problem[] = [];
+  const hookFile = classifyHookFile(listed?.dotGithub === false ? null : readTextIfPresent(within(wt.root, HOOK_FILE_PATH)), ctx.hookFile);
+  const w = new WorktreeRead(wt, hookFile, ctx);
   const where = wt.root;
-  if (tracked) {
-    problems.push({ code: 'hook-file-tracked', message: `${HOOK_FILE_PATH} is tracked by git in ${where}: fleet-git leaves a tracked file alone (untrack it to let fleet-git manage it)` });
+  if (hookFile.kind === 'absent') return w;
+  if (w.tracked) {
+    w.problems.push({ code: 'hook-file-tracked', message: `${HOOK_FILE_PATH} is tracked by git in ${where}: fleet-git leaves a tracked file alone (untrack it to let fleet-git manage it)` });
   } else if (hookFile.kind === 'ours') {
     if (!hookFile.clients.every((c) => existsSync(c))) {
-      problems.push({ code: 'hook-file-stale', message: `${HOOK_FILE_PATH} in ${where} runs a hook client that no longer exists (${hookFile.clients.join(', ')}): run fleet-git enable` });
+      w.problems.push({ code: 'hook-file-stale', message: `${HOOK_FILE_PATH} in ${where} runs a hook client that no longer exists (${hookFile.clients.join(', ')}): run fleet-git enable` });
     } else if (!hookFile.current) {
-      problems.push({ code: 'hook-file-outdated', message: `${HOOK_FILE_PATH} in ${where} was written by another fleet-git version: run fleet-git enable` });
+      w.problems.push({ code: 'hook-file-outdated', message: `${HOOK_FILE_PATH} in ${where} was written by another fleet-git version: run fleet-git enable` });
     }
   } else if (hookFile.kind === 'upstream') {
-    problems.push({ code: 'hook-file-upstream', message: `${HOOK_FILE_PATH} in ${where} was written by the upstream 'fleet hooks install', whose Copilot events never reach the observer: fleet-git enable --force replaces it` });
-  } else if (hookFile.kind === 'foreign') {
-    problems.push({ code: 'hook-file-foreign', message: `${HOOK_FILE_PATH} in ${where} was not written by fleet-git: it is left alone (fleet-git enable --force replaces it, keeping a copy to restore)` });
+    w.problems.push({ code: 'hook-file-upstream', message: `${HOOK_FILE_PATH} in ${where} was written by the upstream 'fleet hooks install', whose Copilot events never reach the observer: fleet-git enable --force replaces it` });
+  } else {
+    w.problems.push({ code: 'hook-file-foreign', message: `${HOOK_FILE_PATH} in ${where} was not written by fleet-git: it is left alone (fleet-git enable --force replaces it, keeping a copy to restore)` });
   }
-  let trackedAbsent: boolean | undefined;
-  return {
-    path: wt.root,
-    kind: wt.main ? 'main' : 'worktree',
-    enabled: hookFile.kind === 'ours',
-    problems,
-    hookFile,
-    get tracked() {
-      return hookFile.kind !== 'absent' ? tracked : (trackedAbsent ??= trackedIn(wt, ctx));
-    },
-    worktree: wt,
-  };
+  return w;
+}
+
+/**
+ * A repository's state. Where git runs hooks from (core.hooksPath) matters only
+ * to an enabled repository and to the actions: read when first asked for, so
+ * that a scan of thousands reads no config file for the repositories that have
+ * nothing of fleet-git. (A class for the same reason as WorktreeRead.)
+ */
+class RepoRead implements RepoState {
+  readonly kind = 'repo';
+  path: string;
+  enabled = false;
+  readonly problems: Problem[] = [];
+  private hooksKnown: HooksDir | undefined;
+  private gitHookKnown: GitHookInfo | null | undefined;
+
+  constructor(readonly repo: Repo, readonly main: WorktreeState | null, readonly worktrees: WorktreeState[], readonly exclude: boolean, private readonly own: GitHookInfo, private readonly config: RunContext['config']) {
+    this.path = main?.path ?? repo.root;
+  }
+
+  get hooks(): HooksDir {
+    return (this.hooksKnown ??= hooksDir(this.repo, this.config));
+  }
+
+  get gitHook(): GitHookInfo | null {
+    // fleet-git writes only to the repository's own hooks folder.
+    if (this.gitHookKnown === undefined) this.gitHookKnown = this.hooks.writable ? this.own : null;
+    return this.gitHookKnown;
+  }
 }
 
 /** Reads and judges one repository and all its worktrees. */
@@ -107,30 +147,17 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
   const exclude = hasExcludeBlock(readSmallTextIfExists(within(repo.commonDir, 'info/exclude')));
-  const ownDir = within(repo.commonDir, 'hooks');
-  const own = readGitHook(ownDir, ctx.gitHook);
-  // Where git runs hooks from (core.hooksPath) matters only to an enabled repository and to
-  // the actions: read when first asked for, so that a scan of thousands reads no config file
-  // for the repositories that have nothing of fleet-git.
-  let hooksMemo: HooksDir | undefined;
-  let gitHookMemo: GitHookInfo | null | undefined;
-  const hooksOf = (): HooksDir => (hooksMemo ??= hooksDir(repo, ctx.config));
-  const gitHookOf = (): GitHookInfo | null => {
-    if (gitHookMemo === undefined) {
-      const h = hooksOf();
-      gitHookMemo = h.writable ? own : null; // fleet-git writes only to the repository's own hooks folder
-    }
-    return gitHookMemo;
-  };
-  const enabled = exclude || (own.kind === 'ours' && !own.template) || own.displacedCopy !== null || all.some((w) => w.enabled);
-  const problems: Problem[] = [];
-  if (enabled) {
+  const own = readGitHook(within(repo.commonDir, 'hooks'), ctx.gitHook);
+  const s = new RepoRead(repo, main, linked, exclude, own, ctx.config);
+  s.enabled = exclude || (own.kind === 'ours' && !own.template) || own.displacedCopy !== null || all.some((w) => w.enabled);
+  const problems = s.problems;
+  if (s.enabled) {
     for (const w of all) {
       if (w.hookFile.kind === 'absent' && !w.tracked) w.problems.push({ code: 'hook-file-missing', message: `${HOOK_FILE_PATH} is missing in ${w.path}: run fleet-git enable` });
     }
     if (!exclude) problems.push({ code: 'exclude-missing', message: `info/exclude has no fleet-git block, so ${HOOK_FILE_PATH} could be committed: run fleet-git enable` });
-    const hooks = hooksOf();
-    const gitHook = gitHookOf();
+    const hooks = s.hooks;
+    const gitHook = s.gitHook;
     if (!hooks.writable) {
       problems.push({ code: 'hooks-path', message: `worktree auto-provisioning is not active: ${hooks.reason}` });
     } else if (gitHook) {
@@ -139,12 +166,8 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
       else if (gitHook.kind === 'absent') problems.push({ code: 'git-hook-missing', message: `the post-checkout hook is missing in ${hooks.dir}, so new worktrees get no hook file: run fleet-git enable` });
     }
   }
-  if (main) problems.push(...main.problems);
-  return {
-    path: main?.path ?? repo.root, kind: 'repo', enabled, problems, worktrees: linked, main, repo, exclude,
-    get hooks() { return hooksOf(); },
-    get gitHook() { return gitHookOf(); },
-  };
+  if (main) for (const p of main.problems) problems.push(p);
+  return s;
 }
 
 /** The fields of a repository's state that decide whether it is healthy: a RepoState and its JSON (stateJson) both have them. */
