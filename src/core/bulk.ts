@@ -14,7 +14,7 @@ import { HOOK_FILE_PATH } from './exclude.js';
 import { HOOK_NAME, PREV_SUFFIX, isOurGitHook } from './git-hook.js';
 import { byPath, describeError, discover, hasGitDir, type DiscoverOptions, type FoundWithGitDir, type FoundWorktree } from './discover.js';
 import { assessRepo, isHealthy, stateJson, type Judged, type RepoState } from './state.js';
-import { readTextIfExists } from '../fs/atomic.js';
+import { NO_ENTRY_OK, readTextIfExists } from '../fs/atomic.js';
 import { copilotJson, copilotView, type CopilotView } from './user-hooks.js';
 
 /** What a row is: a repository fleet-git can work in, or something listed with a reason. */
@@ -77,11 +77,11 @@ export interface Unit { repo: Repo; kind: RowKind; enclosing?: string; outside?:
 function unitFor(list: FoundWithGitDir[], roots: string[]): Unit {
   const primary = list.find((f): f is Exclude<FoundWithGitDir, FoundWorktree> => f.kind !== 'worktree');
   if (primary) {
-    return {
-      repo: { root: primary.path, gitDir: primary.gitDir, commonDir: primary.commonDir, linked: primary.gitDir !== primary.commonDir, ...(primary.kind === 'repo' && primary.listed ? { listed: primary.listed } : {}) },
-      kind: primary.kind,
-      ...(primary.enclosing ? { enclosing: primary.enclosing } : {}),
-    };
+    const repo: Repo = { root: primary.path, gitDir: primary.gitDir, commonDir: primary.commonDir, linked: primary.gitDir !== primary.commonDir };
+    if (primary.kind === 'repo' && primary.listed) repo.listed = primary.listed;
+    const unit: Unit = { repo, kind: primary.kind };
+    if (primary.enclosing) unit.enclosing = primary.enclosing;
+    return unit;
   }
   // Only linked worktrees of it were found: report the repository they belong to.
   const wt = list[0];
@@ -178,7 +178,8 @@ export function jsonGroup(r: RowJson): Group {
  */
 export function rowJson(r: Row, copilot: CopilotView): RowJson {
   // Built key by key, in the order printed (thousands of rows: no spreading).
-  const j: RowJson = r.state ? { ...stateJson(r.state), kind: r.kind } : { path: r.path, kind: r.kind, enabled: false, problems: [], worktrees: [], reason: r.reason ?? 'not usable' };
+  const j: RowJson = r.state ? stateJson(r.state) : { path: r.path, kind: r.kind, enabled: false, problems: [], worktrees: [], reason: r.reason ?? 'not usable' };
+  j.kind = r.kind;
   if (r.enclosing) j.enclosing = r.enclosing;
   if (r.outside) j.outside = true;
   if (r.state) j.copilot = copilotJson(copilot, r.state);
@@ -235,7 +236,7 @@ export function disablePlan(s: RepoState): string[] {
 export function gitLock(s: RepoState): string | null {
   const locks = [...allWorktrees(s).map((w) => join(w.worktree.gitDir, 'index.lock')), join(s.repo.commonDir, 'config.lock'), join(s.repo.commonDir, 'HEAD.lock')];
   for (const l of locks) {
-    if (statSync(l, { throwIfNoEntry: false })) return `a git process holds ${l} (if none is running, remove that file and try again)`;
+    if (statSync(l, NO_ENTRY_OK)) return `a git process holds ${l} (if none is running, remove that file and try again)`;
   }
   return null;
 }

@@ -10,12 +10,11 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { parseCommonDir, parseGitFile, type Listed } from '../git/repo.js';
 import { isTrue, parseConfigValues } from '../git/config.js';
 import { loadPicomatch } from '../glob.js';
-import { isCode, within } from '../fs/atomic.js';
+import { isCode, NO_ENTRY_OK, within } from '../fs/atomic.js';
 
 const DIRENTS = { withFileTypes: true } as const;
 /** dev and ino exactly, for telling a folder reached twice (following links). */
 const BIGINT = { bigint: true } as const;
-const NO_ENTRY_OK = { throwIfNoEntry: false } as const;
 
 export type FoundKind = 'repo' | 'worktree' | 'submodule' | 'separate' | 'bare' | 'stale' | 'broken';
 

@@ -12,10 +12,13 @@ export function within(dir: string, rel: string): string {
   return dir.endsWith('/') ? dir + rel : `${dir}/${rel}`;
 }
 
+/** statSync options: undefined for a path that does not exist, instead of an error. */
+export const NO_ENTRY_OK = { throwIfNoEntry: false } as const;
+
 /** Whether a path exists, without the cost of an ENOENT error; true for one that cannot be checked (the read that follows then tells). */
 export function isPresent(path: string): boolean {
   try {
-    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+    return statSync(path, NO_ENTRY_OK) !== undefined;
   } catch {
     return true;
   }
