@@ -212,6 +212,24 @@ describe('disable', () => {
     assert.ok(existsSync(join(repo, '.github/hooks/other.json')));
     assert.ok(!existsSync(join(repo, HOOK)));
   });
+
+  it('records the folders it makes in the exclude block, and keeps the record of one the user filled until it is empty', () => {
+    const s = sandbox();
+    const repo = s.repo('record');
+    const snap = () => snapshot(repo, ignoreGitChurn);
+    const before = snap();
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.ok(!existsSync(join(repo, '.git/fleet-git-created')), 'no record file: the block holds the record');
+    assert.match(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), /^# fleet-git made this folder: \.github\n# fleet-git made this folder: \.github\/hooks\n# <<< fleet-git\n$/m);
+    writeFileSync(join(repo, '.github/mine.yml'), 'x: 1\n');
+    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.ok(!existsSync(join(repo, '.github/hooks')), 'the empty folder it made is gone');
+    assert.equal(readFileSync(join(repo, '.github/mine.yml'), 'utf8'), 'x: 1\n', 'the folder the user filled stays');
+    assert.equal(readFileSync(join(repo, '.git/fleet-git-created'), 'utf8'), '.github\n', 'and stays recorded, now in the record file');
+    rmSync(join(repo, '.github/mine.yml'));
+    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.deepEqual(snap(), before, 'once empty, a second disable leaves the repository as it was');
+  });
 });
 
 describe('bad input', () => {

@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readTextIfExists, writeAtomic, writeGrowing } from '../fs/atomic.js';
 import type { RunContext } from './context.js';
-import { forgetCreated, readCreated, recordCreated, removeCreatedDirs } from './created.js';
-import { addExcludeBlock, removeExcludeBlock } from './exclude.js';
+import { forgetCreated, keepRecorded, readCreated, recordCreated, removeCreatedDirs } from './created.js';
+import { addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
 import { HOOK_FILE_PATH } from './hook-file.js';
 import { installGitHook, uninstallGitHook } from './git-hook.js';
 import type { RepoState, WorktreeState } from './state.js';
@@ -29,11 +29,20 @@ export interface DisableOptions { upstream?: boolean }
 
 type Undo = () => void;
 
+/** The folders of the hook file's path, outermost first. */
+const HOOK_DIRS = ['.github', '.github/hooks'];
+
+/** The folders writeHookFile would make in a worktree now. */
+function missingHookDirs(root: string): string[] {
+  return HOOK_DIRS.filter((rel) => !existsSync(join(root, rel)));
+}
+
+/** Writes the hook file, making and recording its folders (recordCreated skips those the exclude block records). */
 function writeHookFile(w: WorktreeState, ctx: RunContext, undo: Undo[]): void {
   const file = join(w.path, HOOK_FILE_PATH);
   const made: string[] = [];
   try {
-    for (const rel of ['.github', '.github/hooks']) {
+    for (const rel of HOOK_DIRS) {
       const dir = join(w.path, rel);
       if (!existsSync(dir)) {
         mkdirSync(dir);
@@ -78,7 +87,7 @@ function enableWorktree(w: WorktreeState, ctx: RunContext, opts: EnableOptions, 
   out.changes.push(`${kind === 'ours' ? 'updated' : 'wrote'} ${file}`);
 }
 
-function enableExclude(s: RepoState, out: Outcome, undo: Undo[]): void {
+function enableExclude(s: RepoState, out: Outcome, undo: Undo[], created: readonly string[]): void {
   if (s.exclude) return;
   const common = s.repo.commonDir;
   const info = join(common, 'info');
@@ -93,7 +102,7 @@ function enableExclude(s: RepoState, out: Outcome, undo: Undo[]): void {
     recordCreated(common, 'info/exclude');
     undo.push(() => forgetCreated(common, ['info/exclude']));
   }
-  writeGrowing(file, addExcludeBlock(before), before);
+  writeGrowing(file, addExcludeBlock(before, created), before);
   undo.push(() => (before === null ? unlinkSync(file) : writeAtomic(file, before)));
   out.changes.push(`excluded /${HOOK_FILE_PATH} in ${file}`);
 }
@@ -112,8 +121,13 @@ export function enableRepo(s: RepoState, ctx: RunContext, opts: EnableOptions = 
   const out: Outcome = { path: s.path, changes: [], notes: [], info: [] };
   const undo: Undo[] = [];
   try {
-    for (const w of [...(s.main ? [s.main] : []), ...s.worktrees]) enableWorktree(w, ctx, opts, out, undo);
-    enableExclude(s, out, undo);
+    // The exclude block first (the hook file is never there unexcluded). When the
+    // main worktree's git dir holds it, it records the folders that worktree's
+    // hook file is about to need (see created.ts).
+    const main = s.main;
+    const inBlock = !s.exclude && main && main.worktree.gitDir === s.repo.commonDir && main.hookFile.kind === 'absent' && !main.tracked ? missingHookDirs(main.path) : [];
+    enableExclude(s, out, undo, inBlock);
+    for (const w of [...(main ? [main] : []), ...s.worktrees]) enableWorktree(w, ctx, opts, out, undo);
     enableGitHook(s, ctx, out);
   } catch (e) {
     for (const u of undo.reverse()) {
@@ -151,6 +165,10 @@ function disableExclude(s: RepoState, out: Outcome): void {
   if (before !== null) {
     const after = removeExcludeBlock(before);
     if (after !== before) {
+      // Folders the block records that are still there (the user put something in
+      // them) stay recorded, in the record file, for a later disable.
+      const root = s.main && s.main.worktree.gitDir === common ? s.main.path : null;
+      if (root) keepRecorded(common, blockRecords(before).filter((e) => existsSync(join(root, e))));
       if (after === '' && createdFile) unlinkSync(file);
       else writeAtomic(file, after, undefined, before);
       out.changes.push(`removed the fleet-git block from ${file}`);

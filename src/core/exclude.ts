@@ -7,7 +7,15 @@
 export const HOOK_FILE_PATH = '.github/hooks/fleet.json';
 export const EXCLUDE_BEGIN = '# >>> fleet-git: keeps the Copilot hook file out of commits (fleet-git disable removes this block)';
 export const EXCLUDE_END = '# <<< fleet-git';
-export const EXCLUDE_BLOCK = `${EXCLUDE_BEGIN}\n/${HOOK_FILE_PATH}\n${EXCLUDE_END}\n`;
+/** A comment line in the block: a folder of the main worktree that enable made (see created.ts). */
+const CREATED_MARK = '# fleet-git made this folder: ';
+
+/** The block, recording the folders of the main worktree that the same enable makes. */
+export function excludeBlock(created: readonly string[] = []): string {
+  return `${EXCLUDE_BEGIN}\n/${HOOK_FILE_PATH}\n${created.map((c) => `${CREATED_MARK}${c}\n`).join('')}${EXCLUDE_END}\n`;
+}
+
+export const EXCLUDE_BLOCK = excludeBlock();
 
 /** Where the block stands in the text: [start, end) in characters, or null. */
 function findBlock(text: string): [number, number] | null {
@@ -32,11 +40,20 @@ export function hasExcludeBlock(text: string | null): boolean {
   return at !== null && text.slice(at[0], at[1]).includes(`\n/${HOOK_FILE_PATH}\n`);
 }
 
-/** The text with the block in it (unchanged when a complete block is there). */
-export function addExcludeBlock(text: string | null): string {
+/** The text with the block in it (unchanged when a complete block is there), recording `created` when it adds one. */
+export function addExcludeBlock(text: string | null, created: readonly string[] = []): string {
   if (hasExcludeBlock(text)) return text as string;
   const user = removeExcludeBlock(text ?? '');
-  return user === '' || user.endsWith('\n') ? user + EXCLUDE_BLOCK : EXCLUDE_BLOCK + user;
+  const block = excludeBlock(created);
+  return user === '' || user.endsWith('\n') ? user + block : block + user;
+}
+
+/** The folders the block records (none without a block). */
+export function blockRecords(text: string | null): string[] {
+  if (text === null || !text.includes(CREATED_MARK)) return [];
+  const at = findBlock(text);
+  if (at === null) return [];
+  return text.slice(at[0], at[1]).split('\n').filter((l) => l.startsWith(CREATED_MARK)).map((l) => l.slice(CREATED_MARK.length));
 }
 
 /** The text without the block (unchanged when there is none). */
