@@ -259,6 +259,18 @@ describe('hook client with no observer, or a broken one', () => {
   const paths = userPaths(sb.env, sb.home);
   const payload = fixtureText('postToolUse.json');
 
+  test("the hook command runs the client without NODE_EXTRA_CA_CERTS (node would load that CA bundle first, for a client that makes no TLS connection)", () => {
+    const repo = sb.repo('ca');
+    assert.equal(sb.cli(repo, 'enable').status, 0);
+    const command = JSON.parse(readFileSync(join(repo, '.github/hooks/fleet.json'), 'utf8')).hooks.postToolUse[0].bash as string;
+    // A bundle that does not exist makes node warn on stderr as it starts: the warning shows whether it looked.
+    const env = { ...sb.env, NODE_EXTRA_CA_CERTS: join(sb.dir, 'no-such-ca.pem') };
+    const direct = spawnSync(process.execPath, ['-e', '0'], { env, encoding: 'utf8' });
+    assert.match(direct.stderr, /Ignoring extra certs/);
+    const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', command], { env, input: payload, encoding: 'utf8' });
+    assert.deepEqual([r.status, r.stdout, r.stderr], [0, '', '']);
+  });
+
   test('no socket file: exits 0 at once, prints nothing', async () => {
     const r = await runClient(sb.env, ['postToolUse'], payload);
     assert.deepEqual([r.code, r.stdout], [0, '']);
