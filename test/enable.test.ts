@@ -16,7 +16,7 @@ const status = (s: ReturnType<typeof sandbox>, cwd: string, ...args: string[]) =
 const ignoreGitChurn = (rel: string) => /(^|\/)\.git\/(index|logs|COMMIT_EDITMSG|ORIG_HEAD|packed-refs)$/.test(rel) || /\.git\/worktrees\/[^/]+\/(index|logs)$/.test(rel);
 
 describe('enable', () => {
-  it('appends the exclude block to a file that ends with a newline, in place; puts it first otherwise; disable gives back every byte', () => {
+  it('appends the exclude block to a file that ends with a newline, in place; puts it first otherwise; disable gives back every byte (in place, too, for the appended one)', () => {
     const s = sandbox();
     for (const [name, text] of [['ends-with-newline', '# mine\n*.log\n'], ['no-final-newline', '# mine\n*.log']] as const) {
       const repo = s.repo(name);
@@ -35,6 +35,7 @@ describe('enable', () => {
       assert.equal(s.git(repo, 'status', '--porcelain'), '');
       assert.equal(s.cli(repo, 'disable').status, 0);
       assert.equal(readFileSync(file, 'utf8'), text);
+      if (text.endsWith('\n')) assert.equal(statSync(file).ino, ino, 'and cut back off in place');
     }
   });
 

@@ -2,7 +2,7 @@
 // reader checked against git itself, and telling whose a hook file is.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { writeGrowing } from '../src/fs/atomic.js';
+import { writeInPlace } from '../src/fs/atomic.js';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { EXCLUDE_BLOCK, addExcludeBlock, hasExcludeBlock, removeExcludeBlock } from '../src/core/exclude.js';
@@ -27,25 +27,35 @@ describe('the exclude block', () => {
     assert.equal(addExcludeBlock(''), EXCLUDE_BLOCK);
     assert.equal(addExcludeBlock(null), EXCLUDE_BLOCK);
   });
-  it('writeGrowing appends in place only to the file as it was read', () => {
+  it('writeInPlace appends or cuts off in place, only in the file as it was read', () => {
     const s = sandbox();
     const file = join(s.dir, 'f');
     writeFileSync(file, 'a\n');
     const ino = statSync(file).ino;
-    assert.equal(writeGrowing(file, 'a\nb\n', 'a\n'), true);
+    assert.equal(writeInPlace(file, 'a\nb\n', 'a\n'), true);
     assert.equal(readFileSync(file, 'utf8'), 'a\nb\n');
     assert.equal(statSync(file).ino, ino, 'appended to, not replaced');
     // Changed since it was read: written whole (what the caller decided), not appended to what is there now.
     writeFileSync(file, 'a\nb\nc\n');
-    assert.equal(writeGrowing(file, 'a\nb\nX\n', 'a\nb\n'), true);
+    assert.equal(writeInPlace(file, 'a\nb\nX\n', 'a\nb\n'), true);
     assert.equal(readFileSync(file, 'utf8'), 'a\nb\nX\n');
     // Gone since it was read: written whole.
     rmSync(file);
-    assert.equal(writeGrowing(file, 'a\nY\n', 'a\n'), true);
+    assert.equal(writeInPlace(file, 'a\nY\n', 'a\n'), true);
     assert.equal(readFileSync(file, 'utf8'), 'a\nY\n');
     // Not an addition at the end: written whole, as writeAtomic does.
-    assert.equal(writeGrowing(file, 'Z\n', 'a\nY\n'), true);
+    assert.equal(writeInPlace(file, 'Z\n', 'a\nY\n'), true);
     assert.equal(readFileSync(file, 'utf8'), 'Z\n');
+    // Its end cut off: truncated, the same file.
+    writeFileSync(file, 'keep\ncut\n');
+    const kept = statSync(file).ino;
+    assert.equal(writeInPlace(file, 'keep\n', 'keep\ncut\n'), true);
+    assert.equal(readFileSync(file, 'utf8'), 'keep\n');
+    assert.equal(statSync(file).ino, kept, 'truncated, not replaced');
+    // Changed since it was read: written whole, not truncated.
+    writeFileSync(file, 'keep\ncut\nmore\n');
+    assert.equal(writeInPlace(file, 'keep\n', 'keep\ncut\n'), true);
+    assert.equal(readFileSync(file, 'utf8'), 'keep\n');
   });
 });
 

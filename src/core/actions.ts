@@ -3,7 +3,7 @@
 // halfway leaves the repository as it was.
 import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readTextIfExists, writeAtomic, writeGrowing } from '../fs/atomic.js';
+import { readTextIfExists, writeAtomic, writeInPlace } from '../fs/atomic.js';
 import type { RunContext } from './context.js';
 import { forgetCreated, keepRecorded, readCreated, recordCreated, removeCreatedDirs } from './created.js';
 import { addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
@@ -102,7 +102,7 @@ function enableExclude(s: RepoState, out: Outcome, undo: Undo[], created: readon
     recordCreated(common, 'info/exclude');
     undo.push(() => forgetCreated(common, ['info/exclude']));
   }
-  writeGrowing(file, addExcludeBlock(before, created), before);
+  writeInPlace(file, addExcludeBlock(before, created), before);
   undo.push(() => (before === null ? unlinkSync(file) : writeAtomic(file, before)));
   out.changes.push(`excluded /${HOOK_FILE_PATH} in ${file}`);
 }
@@ -170,7 +170,7 @@ function disableExclude(s: RepoState, out: Outcome): void {
       const root = s.main && s.main.worktree.gitDir === common ? s.main.path : null;
       if (root) keepRecorded(common, blockRecords(before).filter((e) => existsSync(join(root, e))));
       if (after === '' && createdFile) unlinkSync(file);
-      else writeAtomic(file, after, undefined, before);
+      else writeInPlace(file, after, before);
       out.changes.push(`removed the fleet-git block from ${file}`);
     }
   }

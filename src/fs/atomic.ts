@@ -103,36 +103,42 @@ export function writeAtomic(path: string, data: string | Buffer, mode?: number, 
 
 /**
  * Writes `data` to a file that holds `current`, as the caller has just read it
- * (null: no file). When `data` only adds to the end of `current`, and the file
- * is still that size, the addition is appended in one write: no new file (on
- * some disks creating one costs a third of a millisecond), and no byte that was
- * there is written again; a failed write is cut back off. Otherwise writeAtomic.
+ * (null: no file). When `data` only adds to the end of `current`, or only cuts
+ * its end off, and the file is still `current`'s size, the file is changed in
+ * place with one append or one truncation: no new file (on some disks creating
+ * one costs a third of a millisecond), and no byte that stays is written again;
+ * a failed append is cut back off. Otherwise writeAtomic.
  */
-export function writeGrowing(path: string, data: string, current: string | null): boolean {
-  if (current !== null && data.length > current.length && data.startsWith(current)) {
-    let fd: number | undefined;
-    try {
-      fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
-    } catch (e) {
-      if (!isCode(e, 'ENOENT')) throw e;
-      return writeAtomic(path, data, undefined, null); // gone since it was read: written whole
-    }
-    try {
-      const size = fstatSync(fd).size;
-      if (size === Buffer.byteLength(current)) {
-        try {
-          writeSync(fd, data.slice(current.length));
-        } catch (e) {
-          ftruncateSync(fd, size);
-          throw e;
-        }
+export function writeInPlace(path: string, data: string, current: string | null): boolean {
+  const grows = current !== null && data.length > current.length && data.startsWith(current);
+  const shrinks = current !== null && data.length < current.length && current.startsWith(data);
+  if (!grows && !shrinks) return writeAtomic(path, data, undefined, current);
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+  } catch (e) {
+    if (!isCode(e, 'ENOENT')) throw e;
+    return writeAtomic(path, data, undefined, null); // gone since it was read: written whole
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === Buffer.byteLength(current!)) {
+      if (shrinks) {
+        ftruncateSync(fd, Buffer.byteLength(data));
         return true;
       }
-    } finally {
-      closeSync(fd);
+      try {
+        writeSync(fd, data.slice(current!.length));
+      } catch (e) {
+        ftruncateSync(fd, size);
+        throw e;
+      }
+      return true;
     }
+  } finally {
+    closeSync(fd);
   }
-  return writeAtomic(path, data, undefined, current);
+  return writeAtomic(path, data, undefined, current); // changed since it was read: written whole
 }
 
 let umaskValue: number | undefined;
