@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { discover, inspectFolder, type Found } from '../src/core/discover.js';
+import { discover, type Found } from '../src/core/discover.js';
 import { parseGitFile } from '../src/git/repo.js';
 import { sandbox } from './helpers.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
@@ -138,15 +138,6 @@ describe('discover', () => {
     assert.deepEqual(lines(ws, r.found), ['repo work/app']);
     const bare = await discover([ws.p.bare]);
     assert.deepEqual(lines(ws, bare.found), ['bare mirrors/tool.git']);
-  });
-
-  it('inspectFolder classifies one folder without walking', async () => {
-    const wt = inspectFolder(ws.p.appWorktree);
-    assert.equal(wt?.kind, 'worktree');
-    assert.deepEqual(wt, (await discover([ws.p.appWorktree])).found[0]);
-    assert.equal(inspectFolder(ws.p.submodule)?.kind, 'submodule');
-    assert.equal(inspectFolder(join(ws.root, 'work')), null);
-    assert.throws(() => inspectFolder(join(ws.root, 'nope')), { code: 'ENOENT' });
   });
 });
 

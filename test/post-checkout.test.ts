@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { EXCLUDE_BLOCK } from '../src/core/exclude.js';
+import { EXCLUDE_BLOCK, addExcludeBlock } from '../src/core/exclude.js';
 import { sandbox } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
@@ -17,6 +17,18 @@ it('puts the exclude block back exactly as enable writes it, before the user tex
   s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'pc-wt'), '-b', 'w');
   assert.equal(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), `${EXCLUDE_BLOCK}# mine\n*.log`);
   assert.equal(s.git(join(s.dir, 'pc-wt'), 'status', '--porcelain'), '');
+});
+
+it('appends the exclude block to a user text that ends with a newline, as enable does', () => {
+  const s = sandbox();
+  const repo = s.repo('pc-append');
+  s.cli(repo, 'enable');
+  writeFileSync(join(repo, '.git/info/exclude'), '# mine\n*.log\n');
+  s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'pc-append-wt'), '-b', 'w');
+  assert.equal(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), `# mine\n*.log\n${EXCLUDE_BLOCK}`);
+  assert.equal(addExcludeBlock('# mine\n*.log\n'), `# mine\n*.log\n${EXCLUDE_BLOCK}`, 'the bytes enable would write');
+  assert.equal(s.git(join(s.dir, 'pc-append-wt'), 'status', '--porcelain'), '');
+  assert.equal(readFileSync(join(s.dir, 'pc-append-wt', HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
 });
 
 it('creates info/exclude when git has none, and disable removes only what it created', () => {

@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, un
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sandbox, snapshot, type Sandbox } from './helpers.js';
+import { EXCLUDE_BLOCK } from '../src/core/exclude.js';
 
 const HOOK = '.github/hooks/fleet.json';
 const GIT_DEFAULT_EXCLUDE = readFileSync('/usr/share/git-core/templates/info/exclude', 'utf8');
@@ -60,7 +61,7 @@ describe('setup', () => {
     assert.equal(stderr, '');
     assertProvisioned(s, path);
     const exclude = readFileSync(join(path, '.git/info/exclude'), 'utf8');
-    assert.ok(exclude.endsWith(GIT_DEFAULT_EXCLUDE), 'the default exclude text stays below the fleet-git block');
+    assert.equal(exclude, `${GIT_DEFAULT_EXCLUDE}${EXCLUDE_BLOCK}`, "git's default exclude text is kept as it was, the block appended after it");
     assert.ok(existsSync(join(path, '.git/hooks/pre-commit.sample')), "git's sample hooks are still there");
     // The clone's hook is now the one `enable` writes: worktrees are provisioned.
     s.git(path, 'worktree', 'add', '-q', join(s.dir, 'c1-wt'), '-b', 'wt');

@@ -243,19 +243,6 @@ function bareReason(path: string): string {
   return 'bare repository (no worktree)';
 }
 
-/**
- * What the folder itself is, without walking: the Found for a folder holding
- * `.git` or a bare repository, or null. Throws when the folder cannot be read.
- */
-export function inspectFolder(folder: string): Found | null {
-  const path = resolve(folder);
-  const entries = readdirSync(path, DIRENTS);
-  const dotGit = entries.find((e) => e.name === '.git');
-  if (dotGit) return classifyDotGit(path, entries, dotGit);
-  if (isBareListing(entries)) return { kind: 'bare', path, reason: bareReason(path) };
-  return null;
-}
-
 interface Task { path: string; rel: string; depth: number; enclosing?: string }
 
 /** Sorts by path, byte order. */
