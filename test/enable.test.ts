@@ -154,6 +154,23 @@ describe('enable', () => {
     assert.deepEqual(snapshot(repo, ignoreGitChurn), before);
   });
 
+  it('a foreign hook and a different one already kept aside: stops, overwriting neither; the same one kept aside: goes ahead', () => {
+    const s = sandbox();
+    const repo = s.repo('two-prev');
+    const hook = join(repo, '.git/hooks/post-checkout');
+    writeFileSync(hook, '#!/bin/sh\necho now\n');
+    writeFileSync(`${hook}.fleet-git-prev`, '#!/bin/sh\necho before\n');
+    const r = s.cli(repo, 'enable');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr + r.stdout, /post-checkout is not fleet-git's and .*post-checkout\.fleet-git-prev already holds an earlier hook; move one of them away, then run fleet-git enable again/);
+    assert.equal(readFileSync(hook, 'utf8'), '#!/bin/sh\necho now\n');
+    assert.equal(readFileSync(`${hook}.fleet-git-prev`, 'utf8'), '#!/bin/sh\necho before\n');
+    writeFileSync(`${hook}.fleet-git-prev`, '#!/bin/sh\necho now\n');
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal(readFileSync(`${hook}.fleet-git-prev`, 'utf8'), '#!/bin/sh\necho now\n');
+    assert.match(readFileSync(hook, 'utf8'), /fleet-git post-checkout hook/);
+  });
+
   it('leaves a tracked hook file alone and says so', () => {
     const s = sandbox();
     const repo = s.repo('tracked');

@@ -159,6 +159,26 @@ describe('setup', () => {
     assertProvisioned(s, path);
   });
 
+  it("a template hook and a different one kept aside already: stops with one line, changing nothing; the same one: goes ahead", () => {
+    const s = sandbox();
+    const tpl = join(s.dir, 'tpl-two');
+    mkdirSync(join(tpl, 'hooks'), { recursive: true });
+    writeFileSync(join(tpl, 'hooks/post-checkout'), '#!/bin/sh\necho now\n');
+    writeFileSync(join(tpl, 'hooks/post-checkout.fleet-git-prev'), '#!/bin/sh\necho before\n');
+    s.git(s.dir, 'config', '--global', 'init.templateDir', tpl);
+    const before = snapshot(tpl);
+    const cfgBefore = readFileSync(s.env.GIT_CONFIG_GLOBAL);
+    const r = s.cli(s.dir, 'setup');
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /post-checkout is not fleet-git's and .*post-checkout\.fleet-git-prev already holds an earlier hook; move one of them away, then run fleet-git setup again/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.deepEqual(snapshot(tpl), before);
+    assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), cfgBefore);
+    writeFileSync(join(tpl, 'hooks/post-checkout.fleet-git-prev'), '#!/bin/sh\necho now\n');
+    assert.equal(s.cli(s.dir, 'setup').status, 0);
+    assert.equal(readFileSync(join(tpl, 'hooks/post-checkout.fleet-git-prev'), 'utf8'), '#!/bin/sh\necho now\n');
+  });
+
   it('--recurse-submodules, --no-checkout then checkout, --bare', () => {
     const s = sandbox();
     const lib = s.repo('lib');

@@ -135,7 +135,6 @@ export function installGitHook(repo: Repo, script: string, info?: GitHookInfo): 
   const dir = join(repo.commonDir, 'hooks');
   info ??= readGitHook(dir, script);
   const path = join(dir, HOOK_NAME);
-  const prev = `${path}${PREV_SUFFIX}`;
   const done: string[] = [];
   if (info.kind === 'ours' && info.current) return dropDisplacedCopy(info, done);
   if (!existsSync(dir)) {
@@ -143,16 +142,26 @@ export function installGitHook(repo: Repo, script: string, info?: GitHookInfo): 
     recordCreated(repo.commonDir, 'hooks');
   }
   if (info.kind === 'foreign') {
-    const text = readTextIfExists(path);
-    if (info.prev !== null && readTextIfExists(prev) !== text) {
-      throw new Error(`${path} is another tool's hook and ${prev} already holds an earlier one; move one of them away, then run fleet-git enable again`);
-    }
-    renameSync(path, prev);
+    keepPrevHook(path, 'enable');
     done.push(`kept the existing ${HOOK_NAME} hook, which now runs first`);
   }
   writeAtomic(path, script, 0o755); // mode 0755 whatever the umask
   done.push(info.kind === 'ours' ? `updated the ${HOOK_NAME} hook` : `installed the ${HOOK_NAME} hook`);
   return dropDisplacedCopy(info, done);
+}
+
+/**
+ * Moves someone else's hook at `path` aside to `path.fleet-git-prev`, which
+ * fleet-git's hook runs first and disable puts back. A copy with the same bytes
+ * there already is fine; a different one stops it (nothing is overwritten).
+ */
+export function keepPrevHook(path: string, command: 'enable' | 'setup'): string {
+  const prev = `${path}${PREV_SUFFIX}`;
+  if (existsSync(prev) && readTextIfExists(prev) !== readTextIfExists(path)) {
+    throw new Error(`${path} is not fleet-git's and ${prev} already holds an earlier hook; move one of them away, then run fleet-git ${command} again`);
+  }
+  renameSync(path, prev);
+  return prev;
 }
 
 function dropDisplacedCopy(info: GitHookInfo, done: string[]): string | null {

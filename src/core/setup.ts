@@ -17,7 +17,7 @@ import { PACKAGE_ROOT } from '../package-root.js';
 import { userPaths, type Env, type UserPaths } from '../paths.js';
 import { RULES_FILE, rulesStale } from './clone-rules.js';
 import { ensureUserFiles, runContext } from './context.js';
-import { HOOK_NAME, PREV_SUFFIX, TEMPLATE_HOOK_MARK, isExecutable, isOurGitHook, renderGitHook } from './git-hook.js';
+import { HOOK_NAME, PREV_SUFFIX, TEMPLATE_HOOK_MARK, isExecutable, isOurGitHook, keepPrevHook, renderGitHook } from './git-hook.js';
 import { shQuote } from './templates.js';
 import { compileRules, configFile, expandHome, loadUserConfig } from './user-config.js';
 
@@ -136,11 +136,9 @@ function installTemplateHook(dir: string, script: string, created: string[], out
     }
   }
   const path = join(hooks, HOOK_NAME);
-  const prev = `${path}${PREV_SUFFIX}`;
   const text = readTextIfExists(path);
   if (text !== null && !isOurGitHook(text)) {
-    if (existsSync(prev)) throw new Error(`${path} is not fleet-git's and ${prev} already holds an earlier hook; move one of them away, then run fleet-git setup again`);
-    renameSync(path, prev);
+    const prev = keepPrevHook(path, 'setup');
     out.changes.push(`kept your template's ${HOOK_NAME} hook, which new clones run first (it is now ${prev})`);
   }
   if (writeAtomic(path, script, 0o755)) out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}`);
