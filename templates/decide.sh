@@ -1,15 +1,9 @@
 # fleet-git template copy: installed in new clones by `fleet-git setup` (init.templateDir).
 	# It provisions only clones that the user config includes, decided without Node by the
 	# `case` patterns fleet-git compiled from it; elsewhere it stays inert and writes nothing.
-	# Once a repository is enabled (its info/exclude has fleet-git's block), it is the same
-	# as the hook `fleet-git enable` writes.
-	on=
-	if [ -f "$common/info/exclude" ]; then
-		while IFS= read -r line; do
-			[ "$line" = {{begin}} ] && { on=1; break; }
-		done <"$common/info/exclude"
-	fi
-	if [ -z "$on" ]; then
+	# Once a repository is enabled (its info/exclude has fleet-git's block: found, read
+	# just before), it is the same as the hook `fleet-git enable` writes.
+	if [ -z "$found" ]; then
 		r={{rules}}
 		[ -f "$r" ] || return 0
 		. "$r" || return 0

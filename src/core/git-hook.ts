@@ -70,7 +70,7 @@ export interface TemplateDecide {
 /** The hook script as fleet-git writes it now; with `template`, the copy that setup's template holds. */
 export function renderGitHook(canonicalHookFile: string, template?: TemplateDecide): string {
   const decide = template
-    ? render(readTemplate('decide.sh').trim(), { rules: shQuote(template.rules), config: shQuote(template.config), data: shQuote(template.dataDir), begin: shQuote(EXCLUDE_BEGIN) })
+    ? render(readTemplate('decide.sh').trim(), { rules: shQuote(template.rules), config: shQuote(template.config), data: shQuote(template.dataDir) })
     : ':';
   return render(readTemplate(HOOK_NAME), {
     canonical: shQuote(canonicalHookFile),
