@@ -5,9 +5,9 @@
 // in the same run as it adds the exclude block, comment lines in that block: one
 // file fewer to create per repository (on some disks each costs a third of a
 // millisecond, which adds up over thousands in enable --under).
-import { appendFileSync, rmdirSync, unlinkSync, readdirSync } from 'node:fs';
+import { appendFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import { readTextIfExists, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
 import { blockRecords } from './exclude.js';
 
 export const CREATED_FILE = 'fleet-git-created';
@@ -57,15 +57,7 @@ export function removeCreatedDirs(gitDir: string, base: string, entries: string[
   const removed: string[] = [];
   for (const e of [...entries].sort((a, b) => b.length - a.length)) {
     if (!recorded.includes(e)) continue;
-    const p = join(base, e);
-    try {
-      if (readdirSync(p).length === 0) {
-        rmdirSync(p);
-        removed.push(e);
-      }
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') removed.push(e);
-    }
+    if (removeIfEmpty(join(base, e)) !== 'kept') removed.push(e);
   }
   if (removed.length) forgetCreated(gitDir, removed);
   return removed;

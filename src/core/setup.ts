@@ -8,9 +8,9 @@
 // used and what fleet-git created in it; a user's own post-checkout stays in
 // their template folder as post-checkout.fleet-git-prev (the convention enable
 // uses), run first by fleet-git's hook and renamed back by undo.
-import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { readIfExists, readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import { readIfExists, readTextIfExists, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
 import { ConfigReader, type ConfigValue } from '../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../git/global-config.js';
 import { PACKAGE_ROOT } from '../package-root.js';
@@ -209,16 +209,6 @@ export function setup(env: Env, home: string): SetupOutcome {
   return out;
 }
 
-function removeIfEmpty(p: string): boolean {
-  try {
-    if (readdirSync(p).length) return false;
-    rmdirSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Puts the global git config and the template folder back as they were before setup. */
 export function undoSetup(env: Env, home: string): SetupOutcome {
   const out: SetupOutcome = { changes: [], info: [], notes: [] };
@@ -264,7 +254,7 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
       out.changes.push(`put your template's ${HOOK_NAME} hook back`);
     }
     for (const rel of [...record.created].reverse()) {
-      if (removeIfEmpty(rel === '.' ? record.templateDir : join(record.templateDir, rel))) out.changes.push(`removed the empty folder ${rel === '.' ? record.templateDir : join(record.templateDir, rel)} it had created`);
+      if (removeIfEmpty(rel === '.' ? record.templateDir : join(record.templateDir, rel)) === 'removed') out.changes.push(`removed the empty folder ${rel === '.' ? record.templateDir : join(record.templateDir, rel)} it had created`);
     }
   }
   for (const f of [RULES_FILE, CLI_FILE, CLONE_HOOK, SETUP_RECORD]) {

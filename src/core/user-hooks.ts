@@ -4,9 +4,9 @@
 // run the hook client twice; the client, run from a repository's file, does
 // nothing when this file is fleet-git's (userLevelReports in hook-client.ts),
 // so the user level wins and each event reaches the observer once.
-import { existsSync, mkdirSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import { readTextIfExists, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
 import { copilotConfigFile, FolderIndex, trustedFolders } from '../copilot/trust.js';
 import type { RunContext } from './context.js';
 import { classifyHookFile, type HookFileInfo } from './hook-file.js';
@@ -50,9 +50,7 @@ export function removeUserHooks(ctx: RunContext): { change: string | null; note:
   const mark = join(ctx.user.dataDir, CREATED_MARK);
   const dir = userHooksDir(ctx.user);
   if (readTextIfExists(mark) === `${dir}\n`) {
-    try {
-      if (readdirSync(dir).length === 0) rmdirSync(dir);
-    } catch { /* gone already, or not ours to remove */ }
+    removeIfEmpty(dir); // the folder fleet-git made for it, when nothing else is in it
     unlinkSync(mark);
   }
   return { change: `removed the user-level hook file ${file}`, note: null };

@@ -1,6 +1,6 @@
 // Writing files so that a failure halfway leaves the old file, or none, in place:
 // a temporary file in the same folder, then a rename over the target.
-import { chmodSync, closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -139,6 +139,17 @@ export function writeInPlace(path: string, data: string, current: string | null)
     closeSync(fd);
   }
   return writeAtomic(path, data, undefined, current); // changed since it was read: written whole
+}
+
+/** Removes a folder if it is empty: 'removed', 'gone' (there was none), or 'kept' (not empty, or it could not be read or removed). */
+export function removeIfEmpty(path: string): 'removed' | 'gone' | 'kept' {
+  try {
+    if (readdirSync(path).length > 0) return 'kept';
+    rmdirSync(path);
+    return 'removed';
+  } catch (e) {
+    return isCode(e, 'ENOENT') ? 'gone' : 'kept';
+  }
 }
 
 let umaskValue: number | undefined;
