@@ -2,7 +2,7 @@
 // process with an isolated HOME, against a real Unix socket server that frames
 // like the fleet observer.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -10,29 +10,12 @@ import { HOOK_MARK } from '../src/core/hook-mark.js';
 import { sendEvent } from '../src/fleet/socket.js';
 import { restoreSessionMessage } from '../src/fleet/sessions.js';
 import { userPaths } from '../src/paths.js';
-import { FIXTURES, ROOT, sandbox, snapshot } from './helpers.js';
+import { FIXTURES, sandbox, snapshot } from './helpers.js';
 import { observerSummary, TestObserver } from './observer-server.js';
+import { CLIENT, runClient } from './hook-run.js';
 
-const CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
 const SID = '3111f3f3-d287-4b60-bd4b-f11fcf55db9e';
 const fixtureText = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
-
-interface Ran { code: number | null; stdout: string; stderr: string; ms: number }
-
-/** Runs the client without blocking the event loop (the observer lives in this process). */
-function runClient(env: Record<string, string>, args: string[], input: string | Buffer, shell = false): Promise<Ran> {
-  const started = Date.now();
-  const child = shell
-    ? spawn('/bin/bash', ['--norc', '--noprofile', '-c', `"$0" "$1" "$2"; exit 0`, process.execPath, CLIENT, ...args], { env })
-    : spawn(process.execPath, [CLIENT, ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdin.on('error', () => {});
-  child.stdin.end(input);
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
-}
 
 before(() => {
   assert.ok(existsSync(CLIENT), `${CLIENT} is missing: run npm run build first`);

@@ -1,15 +1,14 @@
 // Copilot trust (trustedFolders in $COPILOT_HOME/config.json) and the
 // user-level hook file ($COPILOT_HOME/hooks/fleet.json), through the CLI.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { readTrustRecord, trustedBy } from '../src/copilot/trust.js';
 import { userPaths } from '../src/paths.js';
-import { ROOT, sandbox } from './helpers.js';
+import { sandbox } from './helpers.js';
+import { runClient } from './hook-run.js';
 
-const CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
 
 describe('enable --trust and disable', () => {
   test('adds the root keeping every other key, and disable removes only what fleet-git added', () => {
@@ -211,12 +210,9 @@ describe('enable --under ROOT --trust, and remove', () => {
   });
 });
 
-function runClient(env: Record<string, string>, hookDir: string | null, input: string): Promise<number | null> {
-  const e = { ...env };
-  if (hookDir) e.COPILOT_HOOK_DIR = hookDir;
-  const child = spawn(process.execPath, [CLIENT, 'postToolUse'], { env: e, stdio: ['pipe', 'ignore', 'ignore'] });
-  child.stdin.end(input);
-  return new Promise((r) => child.on('close', r));
+/** The client run on a postToolUse from one hook file's folder (COPILOT_HOOK_DIR), or with none. */
+function runFrom(env: Record<string, string>, hookDir: string | null, input: string) {
+  return runClient(hookDir ? { ...env, COPILOT_HOOK_DIR: hookDir } : env, ['postToolUse'], input);
 }
 
 describe('enable --user and disable --user', () => {
@@ -256,11 +252,11 @@ describe('enable --user and disable --user', () => {
       const repoDir = join(repo, '.github', 'hooks');
       const userDir = join(sb.env.COPILOT_HOME, 'hooks');
       // No user-level file: the repository level reports.
-      await runClient(sb.env, repoDir, payload('s1'));
+      await runFrom(sb.env, repoDir, payload('s1'));
       sb.cli(repo, 'enable', '--user');
-      await runClient(sb.env, repoDir, payload('s2'));
-      await runClient(sb.env, userDir, payload('s3'));
-      await runClient(sb.env, null, payload('s4'));
+      await runFrom(sb.env, repoDir, payload('s2'));
+      await runFrom(sb.env, userDir, payload('s3'));
+      await runFrom(sb.env, null, payload('s4'));
       await obs.waitFor((e) => e.session_id === 's4');
       await new Promise((r) => setTimeout(r, 100));
       assert.deepEqual(obs.events.map((e) => e.session_id), ['s1', 's3', 's4']);
