@@ -21,48 +21,30 @@ rmSync(join(root, 'dist'), { recursive: true, force: true });
 execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 const esbuild = await import('esbuild');
 const { WRITE_CACHE_ENV } = await import(join(root, 'dist/code-cache.js'));
-const common = { bundle: true, platform: 'node', minify: false, legalComments: 'none', logLevel: 'warning' };
-// Bundled CommonJS packages (clipanion) call require(): give an ES module one.
-const esmRequire = "import { createRequire as __fleetRequire } from 'node:module';\nconst require = __fleetRequire(import.meta.url);";
+/** Bundles src/<entry> into dist/<out>, as CommonJS for node 20 unless `more` says otherwise. */
+const bundle = (entry, out, more = {}) => esbuild.build({
+  entryPoints: [join(root, 'src', entry)], outfile: join(root, 'dist', out),
+  bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: false, legalComments: 'none', logLevel: 'warning', ...more,
+});
 // fast-glob (picomatch) is loaded only when a glob is given: left to node_modules.
 const external = ['fast-glob', 'picomatch'];
-await esbuild.build({
-  ...common,
-  // The command: the loader of the program (src/code-cache.ts).
-  entryPoints: [join(root, 'src/cli.ts')],
-  outfile: join(root, 'dist/cli.cjs'),
-  format: 'cjs',
-  target: 'node20',
-  define: { 'import.meta.dirname': '__dirname' },
-});
-await esbuild.build({
-  ...common,
-  // The program, as CommonJS: a script V8 can cache the compiled code of (src/code-cache.ts).
-  entryPoints: [join(root, 'src/main.ts')],
-  outfile: join(root, 'dist/cli-main.cjs'),
-  format: 'cjs',
-  target: 'node20',
+// The command: the loader of the program (src/code-cache.ts).
+await bundle('cli.ts', 'cli.cjs', { define: { 'import.meta.dirname': '__dirname' } });
+// The program, as CommonJS: a script V8 can cache the compiled code of (src/code-cache.ts).
+await bundle('main.ts', 'cli-main.cjs', {
   define: { 'import.meta.dirname': '__dirname', 'import.meta.url': '__fleetUrl' },
   banner: { js: "const __fleetUrl = require('node:url').pathToFileURL(__filename).href;" },
   external,
 });
-await esbuild.build({
-  ...common,
-  // The helper thread of bulk runs (src/core/bulk-apply.ts).
-  entryPoints: [join(root, 'src/core/bulk-worker.ts')],
-  outfile: join(root, 'dist/bulk-worker.js'),
+// The helper thread of bulk runs (src/core/bulk-apply.ts), an ES module: bundled
+// CommonJS packages (clipanion) call require(), so it gets one.
+await bundle('core/bulk-worker.ts', 'bulk-worker.js', {
   format: 'esm',
-  target: 'node20',
-  banner: { js: esmRequire },
+  banner: { js: "import { createRequire as __fleetRequire } from 'node:module';\nconst require = __fleetRequire(import.meta.url);" },
   external,
 });
-await esbuild.build({
-  ...common,
-  entryPoints: [join(root, 'src/copilot/hook-client.ts')],
-  outfile: join(root, 'dist/hook-client.cjs'),
-  format: 'cjs',
-  target: 'node18',
-});
+// The hook client: Node built-ins only, for whatever node Copilot's PATH has.
+await bundle('copilot/hook-client.ts', 'hook-client.cjs', { target: 'node18' });
 chmodSync(join(root, 'dist/cli.cjs'), 0o755);
 
 // The code cache: one run of `scan --json` over a made-up folder holding one
