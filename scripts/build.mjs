@@ -8,8 +8,12 @@
 // the self-contained hook client that `fleet-git enable` copies to a stable
 // per-user place. Last, one scan of a small made-up folder saves V8's code cache
 // of the program (dist/cli-main.cache, see src/code-cache.ts).
+//
+// All of it is built in a folder beside dist/ that then takes dist/'s place, so
+// that a test run or a command using dist/ meanwhile is not left without it for
+// the whole build, only for the moment of the swap.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -17,13 +21,15 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-rmSync(join(root, 'dist'), { recursive: true, force: true });
-execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+const dist = join(root, 'dist');
+const building = join(root, `.dist-build-${process.pid}`); // beside dist/: the package root is its parent either way
+process.on('exit', () => rmSync(building, { recursive: true, force: true }));
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', building], { stdio: 'inherit' });
 const esbuild = await import('esbuild');
-const { WRITE_CACHE_ENV } = await import(join(root, 'dist/code-cache.js'));
+const { WRITE_CACHE_ENV } = await import(join(building, 'code-cache.js'));
 /** Bundles src/<entry> into dist/<out>, as CommonJS for node 20 unless `more` says otherwise. */
 const bundle = (entry, out, more = {}) => esbuild.build({
-  entryPoints: [join(root, 'src', entry)], outfile: join(root, 'dist', out),
+  entryPoints: [join(root, 'src', entry)], outfile: join(building, out),
   bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: false, legalComments: 'none', logLevel: 'warning', ...more,
 });
 // fast-glob (picomatch) is loaded only when a glob is given: left to node_modules.
@@ -45,7 +51,9 @@ await bundle('core/bulk-worker.ts', 'bulk-worker.js', {
 });
 // The hook client: Node built-ins only, for whatever node Copilot's PATH has.
 await bundle('copilot/hook-client.ts', 'hook-client.cjs', { target: 'node18' });
-chmodSync(join(root, 'dist/cli.cjs'), 0o755);
+chmodSync(join(building, 'cli.cjs'), 0o755);
+rmSync(dist, { recursive: true, force: true });
+renameSync(building, dist);
 
 // The code cache: one run of `scan --json` over a made-up folder holding one
 // repository and one plain folder compiles what a scan runs, and saves it as
