@@ -30,32 +30,23 @@ describe('the exclude block', () => {
   it('writeInPlace appends or cuts off in place, only in the file as it was read', () => {
     const s = sandbox();
     const file = join(s.dir, 'f');
-    writeFileSync(file, 'a\n');
-    const ino = statSync(file).ino;
-    assert.equal(writeInPlace(file, 'a\nb\n', 'a\n'), true);
-    assert.equal(readFileSync(file, 'utf8'), 'a\nb\n');
-    assert.equal(statSync(file).ino, ino, 'appended to, not replaced');
-    // Changed since it was read: written whole (what the caller decided), not appended to what is there now.
-    writeFileSync(file, 'a\nb\nc\n');
-    assert.equal(writeInPlace(file, 'a\nb\nX\n', 'a\nb\n'), true);
-    assert.equal(readFileSync(file, 'utf8'), 'a\nb\nX\n');
-    // Gone since it was read: written whole.
-    rmSync(file);
-    assert.equal(writeInPlace(file, 'a\nY\n', 'a\n'), true);
-    assert.equal(readFileSync(file, 'utf8'), 'a\nY\n');
-    // Not an addition at the end: written whole, as writeAtomic does.
-    assert.equal(writeInPlace(file, 'Z\n', 'a\nY\n'), true);
-    assert.equal(readFileSync(file, 'utf8'), 'Z\n');
-    // Its end cut off: truncated, the same file.
-    writeFileSync(file, 'keep\ncut\n');
-    const kept = statSync(file).ino;
-    assert.equal(writeInPlace(file, 'keep\n', 'keep\ncut\n'), true);
-    assert.equal(readFileSync(file, 'utf8'), 'keep\n');
-    assert.equal(statSync(file).ino, kept, 'truncated, not replaced');
-    // Changed since it was read: written whole, not truncated.
-    writeFileSync(file, 'keep\ncut\nmore\n');
-    assert.equal(writeInPlace(file, 'keep\n', 'keep\ncut\n'), true);
-    assert.equal(readFileSync(file, 'utf8'), 'keep\n');
+    // [what the file holds (null: none), what the caller read, what it writes, whether the same file is kept]
+    const cases: [string | null, string, string, boolean, string][] = [
+      ['a\n', 'a\n', 'a\nb\n', true, 'appended to, not replaced'],
+      ['a\nb\nc\n', 'a\nb\n', 'a\nb\nX\n', false, 'changed since it was read: written whole, not appended to what is there now'],
+      [null, 'a\n', 'a\nY\n', false, 'gone since it was read: written whole'],
+      ['a\nY\n', 'a\nY\n', 'Z\n', false, 'not an addition or a cut at the end: written whole, as writeAtomic does'],
+      ['keep\ncut\n', 'keep\ncut\n', 'keep\n', true, 'its end cut off: truncated, not replaced'],
+      ['keep\ncut\nmore\n', 'keep\ncut\n', 'keep\n', false, 'changed since it was read: written whole, not truncated'],
+    ];
+    for (const [held, read, data, same, what] of cases) {
+      rmSync(file, { force: true });
+      if (held !== null) writeFileSync(file, held);
+      const ino = held === null ? null : statSync(file).ino;
+      assert.equal(writeInPlace(file, data, read), true, what);
+      assert.equal(readFileSync(file, 'utf8'), data, what);
+      if (same) assert.equal(statSync(file).ino, ino, what);
+    }
   });
 });
 
