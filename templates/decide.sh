@@ -15,8 +15,9 @@
 		esac
 		if [ -n "$stale" ]; then
 			# The config changed since it was compiled: fleet-git compiles it again, once.
-			n=$(command -v node 2>/dev/null) || IFS= read -r n <{{data}}/node || return 4
-			IFS= read -r c <{{data}}/cli || return 4
+			# (Each file holds one line, maybe without a final newline: read then fails but sets the variable.)
+			n=$(command -v node 2>/dev/null) || { IFS= read -r n || [ -n "$n" ]; } <{{data}}/node || return 4
+			{ IFS= read -r c || [ -n "$c" ]; } <{{data}}/cli || return 4
 			"$n" "$c" config --compile-rules || return 4
 			. "$r" || return 4
 		fi

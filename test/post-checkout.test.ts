@@ -1,6 +1,7 @@
 // The post-checkout hook (shell) and enable (TypeScript) write the same bytes:
 // the hook file, and the exclude block, also when git's info/ folder is missing.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
@@ -9,27 +10,24 @@ import { sandbox } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
 
-it('puts the exclude block back exactly as enable writes it, before the user text', () => {
-  const s = sandbox();
-  const repo = s.repo('pc');
-  s.cli(repo, 'enable');
-  writeFileSync(join(repo, '.git/info/exclude'), '# mine\n*.log');
-  s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'pc-wt'), '-b', 'w');
-  assert.equal(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), `${EXCLUDE_BLOCK}# mine\n*.log`);
-  assert.equal(s.git(join(s.dir, 'pc-wt'), 'status', '--porcelain'), '');
-});
-
-it('appends the exclude block to a user text that ends with a newline, as enable does', () => {
-  const s = sandbox();
-  const repo = s.repo('pc-append');
-  s.cli(repo, 'enable');
-  writeFileSync(join(repo, '.git/info/exclude'), '# mine\n*.log\n');
-  s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'pc-append-wt'), '-b', 'w');
-  assert.equal(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), `# mine\n*.log\n${EXCLUDE_BLOCK}`);
-  assert.equal(addExcludeBlock('# mine\n*.log\n'), `# mine\n*.log\n${EXCLUDE_BLOCK}`, 'the bytes enable would write');
-  assert.equal(s.git(join(s.dir, 'pc-append-wt'), 'status', '--porcelain'), '');
-  assert.equal(readFileSync(join(s.dir, 'pc-append-wt', HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
-});
+// A user text without a final newline gets the block first; one with it, the block after it.
+for (const [name, user, expected] of [
+  ['pc', '# mine\n*.log', `${EXCLUDE_BLOCK}# mine\n*.log`],
+  ['pc-append', '# mine\n*.log\n', `# mine\n*.log\n${EXCLUDE_BLOCK}`],
+] as const) {
+  it(`puts the exclude block back exactly as enable writes it: ${JSON.stringify(user)}`, () => {
+    const s = sandbox();
+    const repo = s.repo(name);
+    s.cli(repo, 'enable');
+    writeFileSync(join(repo, '.git/info/exclude'), user);
+    const wt = join(s.dir, `${name}-wt`);
+    s.git(repo, 'worktree', 'add', '-q', wt, '-b', 'w');
+    assert.equal(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), expected);
+    assert.equal(addExcludeBlock(user), expected, 'the bytes enable would write');
+    assert.equal(s.git(wt, 'status', '--porcelain'), '');
+    assert.equal(readFileSync(join(wt, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
+  });
+}
 
 it('creates info/exclude when git has none, and disable removes only what it created', () => {
   const s = sandbox();
@@ -56,4 +54,22 @@ it('rewrites an outdated hook file of its own but never a foreign one', () => {
   writeFileSync(join(repo, HOOK), '{"mine":true}\n');
   s.git(repo, 'checkout', '-q', '-b', 'b2');
   assert.equal(readFileSync(join(repo, HOOK), 'utf8'), '{"mine":true}\n');
+});
+
+it('provisions a worktree whose .git file names its git dir by a relative path', () => {
+  const s = sandbox();
+  const repo = s.repo('pc-rel');
+  s.cli(repo, 'enable');
+  const wt = join(s.dir, 'pc-rel-wt');
+  s.git(repo, 'worktree', 'add', '-q', wt, '-b', 'w');
+  // As `git worktree add --relative-paths` (git 2.48) writes it.
+  writeFileSync(join(wt, '.git'), 'gitdir: ../pc-rel/.git/worktrees/pc-rel-wt\n');
+  rmSync(join(wt, HOOK));
+  // Run as `git worktree add` runs it: in the new worktree, GIT_DIR unset, from the null commit.
+  const head = s.git(wt, 'rev-parse', 'HEAD');
+  const r = spawnSync(join(repo, '.git/hooks/post-checkout'), ['0'.repeat(40), head, '1'], { cwd: wt, env: s.env, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stderr, '');
+  assert.equal(readFileSync(join(wt, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
+  assert.equal(s.git(wt, 'status', '--porcelain'), '');
 });

@@ -1,7 +1,7 @@
 // fleet-git setup / setup --undo and the template hook, with real `git clone`s
 // from a local repository under a temporary HOME and GIT_CONFIG_GLOBAL.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -234,6 +234,23 @@ describe('setup', () => {
     // With Node back, the next fleet-git command compiles the rules and clones are provisioned.
     s.cli(s.dir, 'config');
     assertProvisioned(s, clone(s, src, 'back').path);
+  });
+
+  it('a changed config and no node on PATH: the hook runs the node fleet-git recorded (one line, no final newline) and provisions the clone', () => {
+    const s = sandbox();
+    const src = s.repo('src');
+    setup(s);
+    writeConfig(s, '{ exclude: [] }');
+    const recorded = readFileSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'node'), 'utf8');
+    assert.ok(!recorded.endsWith('\n') && recorded.length > 0, 'the record as fleet-git writes it');
+    const bin = join(s.dir, 'bin');
+    mkdirSync(bin);
+    for (const t of ['git', 'mkdir']) symlinkSync(execFileSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim(), join(bin, t));
+    const dest = join(s.dir, 'recorded-node');
+    const r = spawnSync('git', ['clone', '-q', src, dest], { env: { ...s.env, PATH: bin }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assertProvisioned(s, dest);
   });
 
   it('with a global core.hooksPath: says so, offers the alternative, changes no git config', () => {
