@@ -1,6 +1,7 @@
 import { Option } from 'clipanion';
 import { isCloneIncluded, physicalHome } from '../core/clone-rules.js';
-import { CONFIG_KEYS, compileRules, configValue, expandHome, loadUserConfig } from '../core/user-config.js';
+import { CONFIG_KEYS, compileRules, configValue, loadUserConfig } from '../core/user-config.js';
+import { expandHome } from '../paths.js';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EXIT, FleetCommand } from './base.js';

@@ -52,6 +52,7 @@ export class EnableCommand extends FleetCommand {
     if (!this.user) for (const line of ensureUserFiles(ctx)) this.out(line);
     // Copilot's config.json: one edit, written once after all the repositories.
     const edit = trust ? new TrustEdit(ctx.user) : null;
+    edit?.load(); // read before anything changes: one it cannot rewrite stops here, as with --under
     let code: number = EXIT.ok;
     for (const repo of repos) {
       const state = assessRepo(repo, ctx);

@@ -32,7 +32,7 @@ export class StatusCommand extends FleetCommand {
     if (this.json) this.out(JSON.stringify({ ...stateJson(state), copilot: copilotJson(copilot, state) }, null, 2));
     else {
       this.printText(state);
-      this.out(`  ${userLevelLine(ctx, copilot.userHook ?? undefined)}`);
+      this.out(`  ${userLevelLine(ctx, copilot.userHook)}`);
       this.out(`  ${trustLine(copilot, state.path)}`);
     }
     return EXIT.ok;

@@ -14,12 +14,12 @@ import { readIfExists, readTextIfExists, removeIfEmpty, writeAtomic } from '../f
 import { ConfigReader, type ConfigValue } from '../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../git/global-config.js';
 import { PACKAGE_ROOT } from '../package-root.js';
-import { userPaths, type Env, type UserPaths } from '../paths.js';
+import { expandHome, userPaths, type Env, type UserPaths } from '../paths.js';
 import { RULES_FILE, rulesStale } from './clone-rules.js';
 import { ensureUserFiles, runContext } from './context.js';
 import { HOOK_NAME, PREV_SUFFIX, TEMPLATE_HOOK_MARK, isExecutable, isOurGitHook, keepPrevHook, renderGitHook } from './git-hook.js';
 import { shQuote } from './templates.js';
-import { compileRules, configFile, expandHome, loadUserConfig } from './user-config.js';
+import { compileRules, configFile, loadUserConfig } from './user-config.js';
 
 export const SETUP_RECORD = 'setup.json';
 export const OWN_TEMPLATE = 'template';

@@ -62,7 +62,6 @@ export function configFile(env: Env, home: string): string {
   return join(userPaths(env, home).configDir, CONFIG_FILE_NAME);
 }
 
-export { expandHome };
 
 /** The line where `key` first appears as a property name in the text (1-based), else null. */
 function lineOf(text: string, key: string): number | null {
