@@ -9,7 +9,7 @@ import { forgetCreated, keepRecorded, readCreated, recordCreated, removeCreatedD
 import { addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
 import { HOOK_FILE_PATH } from './hook-file.js';
 import { installGitHook, uninstallGitHook } from './git-hook.js';
-import type { RepoState, WorktreeState } from './state.js';
+import { allWorktrees, type RepoState, type WorktreeState } from './state.js';
 
 /** Where enable --force keeps a hook file it replaced, to put it back on disable. */
 export const REPLACED_FILE = 'fleet-git-replaced-fleet.json';
@@ -108,11 +108,12 @@ function enableExclude(s: RepoState, out: Outcome, undo: Undo[], created: readon
 }
 
 function enableGitHook(s: RepoState, ctx: RunContext, out: Outcome): void {
-  if (!s.hooks.writable) {
+  const info = s.gitHook; // what stands in the hooks folder, as the state read it; null when fleet-git does not write there
+  if (!info) {
     out.info.push(`worktree auto-provisioning is not active here: ${s.hooks.reason}; the hook file and exclude entry are in place`);
     return;
   }
-  const did = installGitHook(s.repo, ctx.gitHook, s.gitHook ?? undefined); // read by the state already
+  const did = installGitHook(s.repo, ctx.gitHook, info);
   if (did) out.changes.push(did);
 }
 
@@ -127,7 +128,7 @@ export function enableRepo(s: RepoState, ctx: RunContext, opts: EnableOptions = 
     const main = s.main;
     const inBlock = !s.exclude && main && main.worktree.gitDir === s.repo.commonDir && main.hookFile.kind === 'absent' && !main.tracked ? missingHookDirs(main.path) : [];
     enableExclude(s, out, undo, inBlock);
-    for (const w of [...(main ? [main] : []), ...s.worktrees]) enableWorktree(w, ctx, opts, out, undo);
+    for (const w of allWorktrees(s)) enableWorktree(w, ctx, opts, out, undo);
     enableGitHook(s, ctx, out);
   } catch (e) {
     for (const u of undo.reverse()) {
@@ -181,7 +182,7 @@ function disableExclude(s: RepoState, out: Outcome): void {
 /** Undoes exactly what enable did, in every worktree. */
 export function disableRepo(s: RepoState, opts: DisableOptions = {}): Outcome {
   const out: Outcome = { path: s.path, changes: [], notes: [], info: [] };
-  for (const w of [...(s.main ? [s.main] : []), ...s.worktrees]) disableWorktree(w, opts, out);
+  for (const w of allWorktrees(s)) disableWorktree(w, opts, out);
   disableExclude(s, out);
   const did = uninstallGitHook(s.repo);
   if (did) out.changes.push(did);

@@ -128,7 +128,8 @@ function runHelper(file: string, ctx: RunContext, action: BulkAction, share: [nu
     let left = share.length;
     let worker: Worker;
     try {
-      const job: HelperJob = { ctx: { env: ctx.env, user: ctx.user, hookFile: ctx.hookFile, gitHook: ctx.gitHook }, action, share };
+      const { config: _ownReader, ...rest } = ctx; // a helper makes its own config reader
+      const job: HelperJob = { ctx: rest, action, share };
       worker = new Worker(file, { workerData: job });
     } catch {
       return done(true);

@@ -13,7 +13,7 @@ import { CREATED_FILE } from './created.js';
 import { HOOK_FILE_PATH } from './exclude.js';
 import { HOOK_NAME, PREV_SUFFIX, isOurGitHook } from './git-hook.js';
 import { byPath, describeError, discover, hasGitDir, type DiscoverOptions, type FoundWithGitDir, type FoundWorktree } from './discover.js';
-import { assessRepo, isHealthy, stateJson, type Judged, type RepoState } from './state.js';
+import { allWorktrees, assessRepo, isHealthy, stateJson, type Judged, type RepoState } from './state.js';
 import { NO_ENTRY_OK, readTextIfExists } from '../fs/atomic.js';
 import { copilotJson, copilotView, type CopilotView } from './user-hooks.js';
 
@@ -196,9 +196,6 @@ export function surveyJson(roots: string[], repos: RowJson[]): SurveyJson {
   return { roots, repos, counts: countRows(repos) };
 }
 
-function allWorktrees(s: RepoState) {
-  return [...(s.main ? [s.main] : []), ...s.worktrees];
-}
 
 /**
  * Whether the repository holds anything of fleet-git or of the upstream

@@ -6,6 +6,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { readTextIfExists, readTextIfPresent, within, writeAtomic } from '../fs/atomic.js';
 import type { ConfigReader } from '../git/config.js';
 import type { Repo } from '../git/repo.js';
+import { expandHome } from '../paths.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
 import { EXCLUDE_BEGIN, EXCLUDE_END, HOOK_FILE_PATH } from './exclude.js';
 import { HOOK_MARK } from './hook-file.js';
@@ -31,7 +32,7 @@ export function hooksDir(repo: Repo, config: ConfigReader): HooksDir {
   if (!hp) return { dir: own, writable: true };
   const where = `core.hooksPath=${hp.value} (${hp.scope} config)`;
   if (hp.value === '') return { dir: '', writable: false, reason: `${where} turns every git hook off` };
-  const value = hp.value.startsWith('~/') ? join(config.home, hp.value.slice(2)) : hp.value;
+  const value = expandHome(hp.value, config.home);
   const dir = isAbsolute(value) ? value : resolve(repo.root, value);
   if (dir === own) return { dir, writable: true };
   const husky = /(^|\/)\.husky(\/|$)/.test(hp.value);
@@ -89,8 +90,6 @@ export interface GitHookInfo {
   current: boolean;
   /** fleet-git's hook renamed away by another tool (lefthook keeps foreign hooks as `.old`). */
   displacedCopy: string | null;
-  /** Beside a hook: the one fleet-git keeps to run first and to restore on disable. */
-  prev: string | null;
   /** Ours, but the inert copy from setup's template: on its own it does not make a repository enabled. */
   template: boolean;
 }
@@ -107,12 +106,10 @@ export function readGitHook(dir: string, expected: string): GitHookInfo {
   const path = within(dir, HOOK_NAME);
   const text = readTextIfPresent(path);
   const old = `${path}.old`;
-  const prev = `${path}${PREV_SUFFIX}`;
   return {
     kind: text === null ? 'absent' : isOurGitHook(text) ? 'ours' : 'foreign',
     current: text !== null && (text === expected || withoutDecide(text) === expected) && isExecutable(path),
     displacedCopy: isOurGitHook(readTextIfPresent(old)) ? old : null,
-    prev: text !== null && existsSync(prev) ? prev : null,
     template: text !== null && text.includes(TEMPLATE_HOOK_MARK),
   };
 }
@@ -131,9 +128,8 @@ export function isExecutable(path: string): boolean {
  * writes to, see hooksDir), keeping a foreign hook there as the one to run
  * first. Returns what it did, or null when nothing needed doing.
  */
-export function installGitHook(repo: Repo, script: string, info?: GitHookInfo): string | null {
+export function installGitHook(repo: Repo, script: string, info: GitHookInfo): string | null {
   const dir = join(repo.commonDir, 'hooks');
-  info ??= readGitHook(dir, script);
   const path = join(dir, HOOK_NAME);
   const done: string[] = [];
   if (info.kind === 'ours' && info.current) return dropDisplacedCopy(info, done);

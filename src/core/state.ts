@@ -81,11 +81,12 @@ class WorktreeRead implements WorktreeState {
     this.path = worktree.root;
     this.kind = worktree.main ? 'main' : 'worktree';
     this.enabled = hookFile.kind === 'ours';
-    // Whether git tracks the path is read from the index only when it can matter:
-    // a file is there, or an action or the "missing" check asks (see `tracked`).
-    if (hookFile.kind !== 'absent') this.trackedKnown = trackedIn(worktree, ctx);
   }
 
+  /**
+   * Whether git tracks the path, read from the index only when it can matter: a
+   * file is there (worktreeState asks at once), or an action or the "missing" check asks.
+   */
   get tracked(): boolean {
     return (this.trackedKnown ??= trackedIn(this.worktree, this.ctx));
   }
@@ -124,7 +125,6 @@ class RepoRead implements RepoState {
   enabled = false;
   readonly problems: Problem[] = [];
   private hooksKnown: HooksDir | undefined;
-  private gitHookKnown: GitHookInfo | null | undefined;
 
   constructor(readonly repo: Repo, readonly main: WorktreeState | null, readonly worktrees: WorktreeState[], readonly exclude: boolean, private readonly own: GitHookInfo, private readonly config: RunContext['config']) {
     this.path = main?.path ?? repo.root;
@@ -135,10 +135,13 @@ class RepoRead implements RepoState {
   }
 
   get gitHook(): GitHookInfo | null {
-    // fleet-git writes only to the repository's own hooks folder.
-    if (this.gitHookKnown === undefined) this.gitHookKnown = this.hooks.writable ? this.own : null;
-    return this.gitHookKnown;
+    return this.hooks.writable ? this.own : null; // fleet-git writes only to the repository's own hooks folder
   }
+}
+
+/** The main worktree (when there is one), then the linked ones. */
+export function allWorktrees(s: RepoState): WorktreeState[] {
+  return s.main ? [s.main, ...s.worktrees] : s.worktrees;
 }
 
 /** Reads and judges one repository and all its worktrees. */

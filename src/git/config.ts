@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { readTextIfExists } from '../fs/atomic.js';
 import { loadPicomatch } from '../glob.js';
-import type { Env } from '../paths.js';
+import { expandHome, type Env } from '../paths.js';
 
 export type ConfigScope = 'system' | 'global' | 'local' | 'worktree';
 export interface ConfigValue { value: string; scope: ConfigScope; file: string }
@@ -160,8 +160,8 @@ const MAX_INCLUDE_DEPTH = 10;
 /** Where an include's path points: relative to the including file's folder, ~/ from home; null for a relative path in a file without a folder. */
 function includePath(value: string, from: string, home: string): string | null {
   if (value === '') return null;
-  if (value.startsWith('~/')) return join(home, value.slice(2));
-  return isAbsolute(value) ? value : resolve(dirname(from), value);
+  const v = expandHome(value, home);
+  return isAbsolute(v) ? v : resolve(dirname(from), v);
 }
 
 export function isTrue(v: string | undefined): boolean {

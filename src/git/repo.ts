@@ -35,10 +35,9 @@ export class NotARepoError extends UsageError {
   }
 }
 
-const exists = isPresent;
 
 function isGitDir(dir: string): boolean {
-  return exists(join(dir, 'HEAD')) && (exists(join(dir, 'commondir')) || (exists(join(dir, 'objects')) && exists(join(dir, 'refs'))));
+  return isPresent(join(dir, 'HEAD')) && (isPresent(join(dir, 'commondir')) || (isPresent(join(dir, 'objects')) && isPresent(join(dir, 'refs'))));
 }
 
 /** The git dir named by a `.git` file's contents, resolved against the folder holding the file; null when unparsable. */
@@ -79,7 +78,7 @@ export function openRepo(root: string): Repo {
   if (st.isFile()) {
     const target = readGitFile(dotGit);
     if (target === null) throw new NotARepoError(root, `its .git file does not name a git dir (expected "gitdir: <path>")`);
-    if (!exists(target)) throw new NotARepoError(root, `its .git file points to ${target}, which does not exist (a stale worktree or submodule?)`);
+    if (!isPresent(target)) throw new NotARepoError(root, `its .git file points to ${target}, which does not exist (a stale worktree or submodule?)`);
     gitDir = target;
   } else if (st.isSymbolicLink()) {
     gitDir = realpathSync(dotGit);
@@ -128,9 +127,9 @@ export function listWorktrees(repo: Repo): Worktree[] {
     const gitDir = join(dir, name);
     const target = readTextIfExists(join(gitDir, 'gitdir'));
     if (target === null) continue;
-    const dotGit = target.replace(/\r?\n$/, '');
-    const root = dirname(isAbsolute(dotGit) ? dotGit : resolve(gitDir, dotGit));
-    if (exists(join(root, '.git'))) out.push({ root, gitDir, main: false });
+    // gitdir names the worktree's .git file, as commondir names the common dir: the same reading.
+    const root = dirname(parseCommonDir(target, gitDir));
+    if (isPresent(join(root, '.git'))) out.push({ root, gitDir, main: false });
   }
   return out;
 }
