@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 const here = import.meta.dirname;
 const only = process.argv.slice(2);
-spawnSync(process.execPath, [join(here, '..', 'scripts', 'build.mjs')], { stdio: 'inherit' });
+if (spawnSync(process.execPath, [join(here, '..', 'scripts', 'build.mjs')], { stdio: 'inherit' }).status !== 0) process.exit(1); // no benchmark of a stale or missing build
 let failed = 0;
 for (const f of readdirSync(here).filter((f) => f.endsWith('.mjs') && f !== 'run.mjs').sort()) {
   if (only.length && !only.some((o) => f.includes(o))) continue;

@@ -52,45 +52,30 @@ function ensureWorkspace() {
   console.log(`workspace: ${out.trim()} (built in ${((performance.now() - t) / 1000).toFixed(0)} s)`);
 }
 
-// ---- what `scan` means until the CLI has it --------------------------------------
-function scanCommand() {
-  if (existsSync(CLI) && spawnSync(node, [CLI, 'scan', '--help'], { stdio: 'ignore' }).status === 0) {
-    return { name: 'fleet-git scan --json', argv: [node, CLI, 'scan', ROOT, '--json'], env: nodeEnv };
-  }
-  // No scan command yet: measure discovery alone. The module is bundled from
-  // src/core/discover.ts into the temp folder (the same code `npm run build`
-  // compiles), so that a build running in the same tree cannot pull dist/ away mid-run.
-  const mod = join(tmpdir(), 'fleet-git-bench-discover.mjs');
-  execFileSync(join(REPO, 'node_modules', '.bin', 'esbuild'), [join(REPO, 'src/core/discover.ts'), '--bundle', '--format=esm', '--platform=node', `--outfile=${mod}`, '--log-level=warning']);
-  const script = join(tmpdir(), 'fleet-git-bench-discover-run.mjs');
-  writeFileSync(script, `import { discover } from ${JSON.stringify(mod)};\nconst r = await discover(process.argv.slice(2));\nprocess.stdout.write(JSON.stringify(r) + '\\n');\n`);
-  return { name: 'discover() alone (no scan command yet)', argv: [node, script, ROOT], env: nodeEnv };
-}
-
 // ---- the commands -----------------------------------------------------------------
 ensureWorkspace();
-const scan = scanCommand();
+if (!existsSync(CLI)) { console.error(`bench: ${CLI} is missing: run npm run build`); process.exit(1); }
+const scan = { name: 'fleet-git scan --json', argv: [node, CLI, 'scan', ROOT, '--json'], env: nodeEnv };
 // enable --under and remove change the repositories: they run on a copy (cp -a) of
 // the cached workspace, removed at the end, with a throwaway HOME so that the
 // per-user files go there and not into the real one.
 const COPY = `${ROOT}-bulk-${process.pid}`;
 const HOME = `${COPY}-home`;
 const bulkEnv = { ...nodeEnv, HOME, XDG_DATA_HOME: join(HOME, 'data'), XDG_CONFIG_HOME: join(HOME, 'config'), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: join(HOME, 'gitconfig'), NO_COLOR: '1' };
-const bulk = existsSync(CLI) && spawnSync(node, [CLI, 'remove', '--help'], { stdio: 'ignore' }).status === 0;
-if (bulk) {
-  execFileSync('cp', ['-a', ROOT, COPY]);
-  // git records linked worktrees by absolute path (the worktree's .git file and
-  // <common>/worktrees/*/gitdir): point the copy's at the copy, or bulk commands on
-  // the copy would reach the cached workspace through them.
+execFileSync('cp', ['-a', ROOT, COPY]);
+// git records linked worktrees by absolute path (the worktree's .git file and
+// <common>/worktrees/*/gitdir): point the copy's at the copy, or bulk commands on
+// the copy would reach the cached workspace through them.
+{
   const links = execFileSync('find', [COPY, '-name', 'node_modules', '-prune', '-o', '-name', '.git', '-type', 'f', '-print', '-o', '-path', '*/.git/worktrees/*/gitdir', '-print'], { encoding: 'utf8' });
   for (const f of links.split('\n').filter(Boolean)) {
     const text = readFileSync(f, 'utf8');
     if (text.includes(`${ROOT}/`)) writeFileSync(f, text.split(`${ROOT}/`).join(`${COPY}/`));
   }
-  mkdirSync(HOME, { recursive: true });
-  spawnSync('sync'); // the copy's writes go out now, not while find and scan are timed
-  process.on('exit', () => { spawnSync('chmod', ['-R', 'u+rwx', COPY]); rmSync(COPY, { recursive: true, force: true }); rmSync(HOME, { recursive: true, force: true }); });
 }
+mkdirSync(HOME, { recursive: true });
+spawnSync('sync'); // the copy's writes go out now, not while find and scan are timed
+process.on('exit', () => { spawnSync('chmod', ['-R', 'u+rwx', COPY]); rmSync(COPY, { recursive: true, force: true }); rmSync(HOME, { recursive: true, force: true }); });
 const bulkRun = (...a) => { const r = spawnSync(node, [CLI, ...a], { env: bulkEnv, stdio: 'ignore' }); return r; };
 /**
  * name, argv, and optionally: ratioTo (the name of the command it is compared
@@ -103,10 +88,8 @@ const COMMANDS = [
   { name: 'find', argv: ['find', ROOT, '-name', 'node_modules', '-prune', '-o', '-name', '.git', '-print', '-prune'] },
   { ...scan, key: 'scan', ratioTo: 'find', limit: 3 },
   ...(caSet ? [{ ...scan, name: `${scan.name} (${CA_VAR} set)`, env: process.env, ratioTo: 'find' }] : []),
-  ...(bulk ? [
-    { name: 'fleet-git enable --under (copy)', argv: [node, CLI, 'enable', '--under', COPY], env: bulkEnv, okCodes: [0, 1], ratioTo: 'scan', limit: 15, before: () => bulkRun('remove', COPY, '--yes'), bulk: true },
-    { name: 'fleet-git remove --yes (copy)', argv: [node, CLI, 'remove', COPY, '--yes'], env: bulkEnv, ratioTo: 'scan', limit: 15, before: () => bulkRun('enable', '--under', COPY), bulk: true },
-  ] : []),
+  { name: 'fleet-git enable --under (copy)', argv: [node, CLI, 'enable', '--under', COPY], env: bulkEnv, okCodes: [0, 1], ratioTo: 'scan', limit: 15, before: () => bulkRun('remove', COPY, '--yes'), bulk: true },
+  { name: 'fleet-git remove --yes (copy)', argv: [node, CLI, 'remove', COPY, '--yes'], env: bulkEnv, ratioTo: 'scan', limit: 15, before: () => bulkRun('enable', '--under', COPY), bulk: true },
 ];
 const MAX_RSS_MIB = 150;
 

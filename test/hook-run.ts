@@ -13,7 +13,7 @@ export interface Ran { code: number | null; stdout: string; stderr: string; ms: 
 export function runClient(env: Record<string, string>, args: string[], input: string | Buffer, shell = false): Promise<Ran> {
   const started = Date.now();
   const child = shell
-    ? spawn('/bin/bash', ['--norc', '--noprofile', '-c', `"$0" "$1" "$2"; exit 0`, process.execPath, CLIENT, ...args], { env })
+    ? spawn('/bin/bash', ['--norc', '--noprofile', '-c', `"$0" "$@"; exit 0`, process.execPath, CLIENT, ...args], { env })
     : spawn(process.execPath, [CLIENT, ...args], { env });
   let stdout = '';
   let stderr = '';
