@@ -132,6 +132,7 @@ describe('enable --trust and disable', () => {
     assert.equal(r.status, 1);
     assert.match(r.stderr, /config\.json is not valid JSON: fleet-git leaves it alone/);
     assert.equal(readFileSync(config, 'utf8'), '{ "trustedFolders": [ }');
+    assert.ok(!existsSync(join(repo, '.github')), 'read before anything changed: the repository was not enabled');
   });
 });
 
@@ -216,6 +217,15 @@ function runFrom(env: Record<string, string>, hookDir: string | null, input: str
 }
 
 describe('enable --user and disable --user', () => {
+  test('status with a user-level hook file it cannot read: says so, exit 0', () => {
+    const sb = sandbox();
+    const repo = sb.repo('proj');
+    mkdirSync(join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json'), { recursive: true }); // a folder where the file goes
+    const r = sb.cli(repo, 'status');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /user-level hooks: .*fleet\.json cannot be read/);
+  });
+
   test('installs the same bytes at $COPILOT_HOME/hooks/fleet.json and removes only its own', () => {
     const sb = sandbox();
     const repo = sb.repo('proj');

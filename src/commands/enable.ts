@@ -5,7 +5,7 @@ import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { loadBulk, printBulkResult, printOutcome, resolveRepos, rootsOf, saveTrust, withProgress } from './report.js';
-import { TrustEdit, trustRoots } from '../copilot/trust.js';
+import { TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
 import { loadUserConfig } from '../core/user-config.js';
 import { installUserHooks } from '../core/user-hooks.js';
 
@@ -57,9 +57,7 @@ export class EnableCommand extends FleetCommand {
     for (const repo of repos) {
       const state = assessRepo(repo, ctx);
       const outcome = enableRepo(state, ctx, { force: this.force });
-      for (const root of edit ? trustRoots(state) : []) {
-        if (edit!.add(root)) outcome.changes.push(`Copilot now trusts ${root} (added to trustedFolders in ${edit!.file})`);
-      }
+      if (edit) outcome.changes.push(...trustFolders(edit, trustRoots(state)));
       if (printOutcome(this, outcome, 'enabled')) code = EXIT.partial;
     }
     return saveTrust(this, edit) ? code : EXIT.partial;

@@ -2,10 +2,9 @@ import { resolve } from 'node:path';
 import { Option } from 'clipanion';
 import { CopilotAdapter } from '../copilot/adapter.js';
 import type { ModelProfile } from '../copilot/profiles.js';
-import { CopilotConfigError } from '../copilot/trust.js';
 import { runContext } from '../core/context.js';
 import { chooseProfile, findCopilot, prepareRepo, runCopilot } from '../core/run.js';
-import { EXIT, FleetCommand } from './base.js';
+import { FleetCommand } from './base.js';
 import { ask, isTty } from './report.js';
 
 export class RunCommand extends FleetCommand {
@@ -29,19 +28,6 @@ export class RunCommand extends FleetCommand {
   rest = Option.Rest({ name: 'copilot-args' });
 
   async run(): Promise<number> {
-    try {
-      return await this.start();
-    } catch (e) {
-      // Copilot's config.json that fleet-git cannot edit: a usage error here (run cannot do its job), a failure (1) in enable.
-      if (e instanceof CopilotConfigError) {
-        this.err(`fleet-git: ${e.message}`);
-        return EXIT.usage;
-      }
-      throw e;
-    }
-  }
-
-  private async start(): Promise<number> {
     const ctx = runContext(this.context.env, this.context.home);
     const cwd = resolve(this.context.cwd, this.cwd ?? '.');
     const passthrough = this.rest;

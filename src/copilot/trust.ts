@@ -240,15 +240,11 @@ export function trustRoots(s: { path: string; worktrees: readonly { path: string
 }
 
 /**
- * Lists the folders in trustedFolders unless covered already, in one write.
- * Returns what changed, in words. The file keeps its other keys, its key order
- * and (for a new key) gets trustedFolders at the end.
+ * Lists the folders in the edit's trustedFolders unless covered already, and
+ * says what it added, in words; the caller saves the edit once, after all of them.
  */
-export function trustFolders(paths: UserPaths, roots: string[]): string[] {
-  const edit = new TrustEdit(paths);
-  const added = roots.filter((r) => edit.add(r));
-  if (added.length) edit.save();
-  return added.map((r) => `Copilot now trusts ${r} (added to trustedFolders in ${edit.file})`);
+export function trustFolders(edit: TrustEdit, roots: string[]): string[] {
+  return roots.filter((r) => edit.add(r)).map((r) => `Copilot now trusts ${r} (added to trustedFolders in ${edit.file})`);
 }
 
 /** The status line on trust, and what it means. */

@@ -133,13 +133,13 @@ export function writeRules(dataDir: string, c: UserConfig | null, configFile: st
   return changed;
 }
 
-/** Whether the rules file no longer reflects the config file, judged as the hook judges it. */
-export function rulesStale(dataDir: string, configFile: string): boolean {
+/** Whether there is a rules file, and whether it still reflects the config file, judged as the hook judges it. */
+export function rulesState(dataDir: string, configFile: string): 'absent' | 'stale' | 'current' {
   const rules = join(dataDir, RULES_FILE);
   const text = readTextIfExists(rules);
-  if (text === null) return true;
+  if (text === null) return 'absent';
   const cfg = mtimeNs(configFile);
-  if (!text.includes('\nfleet_git_rules_cfg=present\n')) return cfg !== null;
+  if (!text.includes('\nfleet_git_rules_cfg=present\n')) return cfg !== null ? 'stale' : 'current';
   const r = mtimeNs(rules);
-  return cfg === null || r === null || cfg > r;
+  return cfg === null || r === null || cfg > r ? 'stale' : 'current';
 }

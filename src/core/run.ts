@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { trustFolders, trustRoots } from '../copilot/trust.js';
+import { CopilotConfigError, TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
 import { copilotProfiles, readProfiles, type ModelProfile } from '../copilot/profiles.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import type { Env } from '../paths.js';
@@ -75,10 +75,19 @@ export function prepareRepo(ctx: RunContext, cwd: string): string[] {
     if (e instanceof NotARepoError) return [...lines, `${cwd} is not in a git repository: its events reach the observer only through user-level hooks (fleet-git enable --user)`];
     throw e;
   }
+  // Copilot's config.json is read before anything changes: one fleet-git cannot
+  // rewrite means run cannot do its job (a usage error here; enable only fails).
+  const edit = new TrustEdit(ctx.user);
+  try {
+    edit.load();
+  } catch (e) {
+    throw e instanceof CopilotConfigError ? new RunError(e.message) : e;
+  }
   const state = assessRepo(repo, ctx);
   const outcome = enableRepo(state, ctx);
   lines.push(...outcome.changes.map((c) => `${outcome.path}: ${c}`), ...outcome.notes, ...outcome.info);
-  lines.push(...trustFolders(ctx.user, trustRoots(state)));
+  lines.push(...trustFolders(edit, trustRoots(state)));
+  edit.save();
   return lines;
 }
 

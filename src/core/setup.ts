@@ -15,7 +15,7 @@ import { ConfigReader, type ConfigValue } from '../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../git/global-config.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { expandHome, userPaths, type Env, type UserPaths } from '../paths.js';
-import { RULES_FILE, rulesStale } from './clone-rules.js';
+import { RULES_FILE, rulesState } from './clone-rules.js';
 import { ensureUserFiles, runContext } from './context.js';
 import { HOOK_NAME, PREV_SUFFIX, TEMPLATE_HOOK_MARK, isExecutable, isOurGitHook, keepPrevHook, renderGitHook } from './git-hook.js';
 import { shQuote } from './templates.js';
@@ -295,6 +295,6 @@ export function setupState(env: Env, home: string): SetupState {
   const exec = isExecutable(hook);
   if (!text?.includes(TEMPLATE_HOOK_MARK) || !exec) return { state: 'broken', templateDir: dir, message: `broken: fleet-git's hook is missing from ${join(dir, 'hooks')} (run fleet-git setup)` };
   if (text !== renderTemplateHook(env, home) || !existsSync(join(u.dataDir, RULES_FILE))) return { state: 'broken', templateDir: dir, message: `outdated: the template hook in ${join(dir, 'hooks')} is not the current one (run fleet-git setup)` };
-  if (rulesStale(u.dataDir, configFile(env, home))) return { state: 'on', templateDir: dir, message: `in effect (template ${dir}); the config file changed since its rules were compiled (any fleet-git command compiles them)` };
+  if (rulesState(u.dataDir, configFile(env, home)) !== 'current') return { state: 'on', templateDir: dir, message: `in effect (template ${dir}); the config file changed since its rules were compiled (any fleet-git command compiles them)` };
   return { state: 'on', templateDir: dir, message: `in effect: new clones that the config includes get fleet-git (template ${dir})` };
 }

@@ -6,13 +6,13 @@
 // `trust: true` makes `enable` also list repositories in Copilot's trustedFolders.
 // A missing file means the defaults; an invalid one is one line naming the
 // file, the line and what is wrong (UserConfigError), never a stack.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson5 } from '../json5.js';
 import { UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic.js';
 import { expandHome, userPaths, type Env } from '../paths.js';
-import { RULES_FILE, checkCloneGlob, rulesStale, writeRules } from './clone-rules.js';
+import { checkCloneGlob, rulesState, writeRules } from './clone-rules.js';
 
 export const CONFIG_FILE_NAME = 'config.json5';
 
@@ -175,7 +175,7 @@ export function compileRules(env: Env, home: string): boolean {
 export function refreshRulesIfStale(env: Env, home: string): void {
   const u = userPaths(env, home);
   try {
-    if (existsSync(join(u.dataDir, RULES_FILE)) && rulesStale(u.dataDir, configFile(env, home))) compileRules(env, home);
+    if (rulesState(u.dataDir, configFile(env, home)) === 'stale') compileRules(env, home); // absent: setup is not in effect
   } catch { /* an invalid config: the hook says so at clone time, `fleet-git config` explains */ }
 }
 
