@@ -4,10 +4,14 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { readTrustRecord, trustedBy } from '../src/copilot/trust.js';
+import { FolderIndex, readTrustRecord, trustedFolders } from '../src/copilot/trust.js';
 import { userPaths } from '../src/paths.js';
 import { sandbox } from './helpers.js';
 import { runClient } from './hook-run.js';
+import type { UserPaths } from '../src/paths.js';
+
+/** The listed folder that covers `path` in config.json as it is now, or null. */
+const trustedBy = (paths: UserPaths, path: string) => new FolderIndex(trustedFolders(paths)).by(path);
 
 
 describe('enable --trust and disable', () => {

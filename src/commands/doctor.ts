@@ -1,14 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { copilotConfigFile, trustedBy } from '../copilot/trust.js';
 import { BUILT_CLIENT, runContext, type RunContext } from '../core/context.js';
 import { hookCommand, NODE_FILE } from '../core/hook-file.js';
 import { findOnPath, INSTALL_HINT } from '../core/run.js';
 import { setupState } from '../core/setup.js';
 import { assessRepo } from '../core/state.js';
 import { loadUserConfig } from '../core/user-config.js';
-import { userHookFile, userHookState } from '../core/user-hooks.js';
+import { copilotView, userHookFile, type CopilotView } from '../core/user-hooks.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import { EXIT, FleetCommand } from './base.js';
 
@@ -44,8 +43,10 @@ export class DoctorCommand extends FleetCommand {
     const sock = await reachable(ctx.user.fleetSocket);
     add(sock === null, sock === null ? `the fleet observer is listening on ${ctx.user.fleetSocket}` : `no fleet observer at ${ctx.user.fleetSocket} (${sock}): start one with \`fleet observer\`; until then events are dropped`);
     this.checkCopilot(add);
-    const user = userHookState(ctx);
-    if (user.kind === 'ours') add(user.current, user.current ? `user-level hooks installed (${userHookFile(ctx.user)})` : `the user-level hook file ${userHookFile(ctx.user)} is from another fleet-git version: run fleet-git enable --user`);
+    const copilot = copilotView(ctx); // config.json and the user-level hook file, read once for every check below
+    const user = copilot.userHook;
+    if (user === null) add(false, `${userHookFile(ctx.user)} cannot be read, so Copilot cannot use it either: repository-level fleet hooks report as usual`);
+    else if (user.kind === 'ours') add(user.current, user.current ? `user-level hooks installed (${userHookFile(ctx.user)})` : `the user-level hook file ${userHookFile(ctx.user)} is from another fleet-git version: run fleet-git enable --user`);
     else if (user.kind !== 'absent') add(true, `${userHookFile(ctx.user)} is not fleet-git's (left alone): repository-level fleet hooks report as usual, and fleet-git enable --user needs that name`);
     const setup = setupState(this.context.env, this.context.home);
     add(setup.state === 'on', `setup for new clones: ${setup.message}`);
@@ -55,7 +56,7 @@ export class DoctorCommand extends FleetCommand {
     } catch (e) {
       add(false, `the config file is invalid: ${(e as Error).message}`);
     }
-    this.checkRepo(ctx, user.kind === 'ours', add);
+    this.checkRepo(ctx, copilot, add);
     const failed = checks.filter((c) => !c.ok).length;
     this.out(failed ? `${failed} of ${checks.length} checks failed` : `all ${checks.length} checks passed`);
     return failed ? EXIT.partial : EXIT.ok;
@@ -92,7 +93,8 @@ export class DoctorCommand extends FleetCommand {
     add(r.status === 0, r.status === 0 ? `Copilot CLI ${v} (${bin})` : `${bin} --version failed (exit ${r.status ?? r.signal}): reinstall it with ${INSTALL_HINT}`);
   }
 
-  private checkRepo(ctx: RunContext, userLevel: boolean, add: (ok: boolean, what: string) => void): void {
+  private checkRepo(ctx: RunContext, copilot: CopilotView, add: (ok: boolean, what: string) => void): void {
+    const userLevel = copilot.userLevel;
     let repo;
     try {
       repo = locateRepo(this.context.cwd);
@@ -110,8 +112,8 @@ export class DoctorCommand extends FleetCommand {
       const hook = s.problems.find((p) => p.code.startsWith('git-hook') || p.code === 'hooks-path');
       add(!hook, hook ? `${where}: ${hook.message}` : `${where}: the post-checkout hook provisions new worktrees`);
     }
-    const by = trustedBy(ctx.user, where);
-    if (by) add(true, `${where}: Copilot trusts it (${by === where ? 'listed' : `through ${by}`} in ${copilotConfigFile(ctx.user)})`);
+    const by = copilot.trusted.by(where);
+    if (by) add(true, `${where}: Copilot trusts it (${by === where ? 'listed' : `through ${by}`} in ${copilot.configFile})`);
     else if (userLevel) add(true, `${where}: not trusted by Copilot, which does not matter here: user-level hooks run everywhere`);
     else if (s.enabled) add(false, `${where}: Copilot does not trust it, so copilot -p sessions silently skip its hooks (interactive ones ask once): run fleet-git enable --trust`);
   }

@@ -89,11 +89,6 @@ export class FolderIndex {
   }
 }
 
-/** The listed folder that covers `path` (itself or a parent), or null. */
-export function trustedBy(paths: UserPaths, path: string): string | null {
-  return new FolderIndex(trustedFolders(paths)).by(path);
-}
-
 function recordFile(paths: UserPaths): string {
   return join(paths.dataDir, TRUST_RECORD);
 }
@@ -190,8 +185,10 @@ export class TrustEdit {
     if (this.dirty) {
       const c = this.loaded!;
       const list = c.removing.size ? c.list.filter((f) => !(typeof f === 'string' && c.removing.has(f))) : c.list;
-      if (!c.hadKey && list.length > 0) this.recordCreatedKey(!c.existed);
-      const created = this.createdKey();
+      // Creating the key now: recorded (and known) without reading the record back.
+      const creating = !c.hadKey && list.length > 0;
+      if (creating) this.recordCreatedKey(!c.existed);
+      const created = creating ? (c.existed ? 'key' : 'file') : this.createdKey();
       if (list.length > 0 || !created) {
         c.doc.trustedFolders = list;
       } else {
