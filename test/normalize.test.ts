@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { canonicalEvent, isPlainId, mapToolName, normalizePayload, summarizeToolUse, type FleetEvent } from '../src/copilot/normalize.js';
+import { canonicalEvent, isPlainId, lastMessage, mapToolName, normalizePayload, summarizeToolUse, type FleetEvent } from '../src/copilot/normalize.js';
 import { finalMessageFromLines, readFinalMessage, readSessionModel } from '../src/copilot/transcript.js';
 import { FIXTURES } from './helpers.js';
 import { observerSummary } from './observer-server.js';
@@ -97,8 +97,9 @@ describe('normalizePayload over the real 1.0.102 payloads', () => {
   });
 
   test('agentStop carries the last assistant message, at most 500 characters', () => {
-    const out = normalizePayload(fixture('agentStop.json'), 'agentStop', { ...ctx, lastAssistantMessage: 'x'.repeat(800) })!;
+    const out = normalizePayload({ ...fixture('agentStop.json'), last_assistant_message: 'x'.repeat(800) }, 'agentStop', ctx)!;
     assert.equal(out.last_assistant_message, 'x'.repeat(500));
+    assert.equal(lastMessage('y'.repeat(800)), 'y'.repeat(500), 'and the message the hook client reads from the transcript');
   });
 
   test('the Claude-compatible shape (snake_case, hook_event_name, ISO timestamp)', () => {

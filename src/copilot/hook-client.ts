@@ -11,7 +11,8 @@
 import { fstatSync, readFileSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { userPaths, type UserPaths } from '../paths.js';
-import { canonicalEvent, isPlainId, LAST_MESSAGE_MAX, normalizePayload, type FleetEvent, type NormalizeContext } from './normalize.js';
+import { NO_ENTRY_OK } from '../fs/atomic.js';
+import { canonicalEvent, isPlainId, lastMessage, normalizePayload, type FleetEvent, type NormalizeContext } from './normalize.js';
 import { readFinalMessage, readSessionModel, transcriptPathFor } from './transcript.js';
 import { sendEvent } from '../fleet/socket.js';
 import { hasFleetGitCommand, hookCommands, userHookFile } from '../core/hook-mark.js';
@@ -106,12 +107,12 @@ const USER_FILE_MAX = 256 * 1024;
  * read, and only for repository runs. Without COPILOT_HOOK_DIR the level is
  * unknown: report.
  */
-function userLevelReports(env: NodeJS.ProcessEnv): boolean {
+function userLevelReports(env: NodeJS.ProcessEnv, paths: UserPaths): boolean {
   const dir = env.COPILOT_HOOK_DIR;
   if (!dir || !/\/\.github\/hooks(\/|$)/.test(dir)) return false;
   try {
-    const file = userHookFile(pathsOf(env));
-    const st = statSync(file, { throwIfNoEntry: false });
+    const file = userHookFile(paths);
+    const st = statSync(file, NO_ENTRY_OK);
     if (!st || !st.isFile() || st.size > USER_FILE_MAX) return false;
     return hasFleetGitCommand(hookCommands(readFileSync(file, 'utf8')) ?? []);
   } catch {
@@ -121,8 +122,10 @@ function userLevelReports(env: NodeJS.ProcessEnv): boolean {
 
 async function main(argv: string[]): Promise<void> {
   if (argv[2] === AWAIT_STOP_FLAG) return awaitStop(argv[3]);
+  const env = process.env;
+  const paths = pathsOf(env);
   const text = readStdin();
-  if (!text || userLevelReports(process.env)) return;
+  if (!text || userLevelReports(env, paths)) return;
   let raw: unknown;
   try { raw = JSON.parse(text); } catch { return; }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return;
@@ -132,8 +135,6 @@ async function main(argv: string[]): Promise<void> {
   const sessionId = input.sessionId ?? input.session_id;
   if (!isPlainId(sessionId)) return;
 
-  const env = process.env;
-  const paths = pathsOf(env);
   const ctx: NormalizeContext = { env };
   if (kind === 'sessionStart') {
     ctx.pid = process.pid;
@@ -149,7 +150,7 @@ async function main(argv: string[]): Promise<void> {
     const transcript = transcriptOf(input, paths, sessionId);
     const final = readFinalMessage(transcript);
     if (final.state === 'pending') return spawnWaiter(argv[1]!, ev, transcript);
-    ev.last_assistant_message = final.text?.slice(0, LAST_MESSAGE_MAX) ?? null;
+    ev.last_assistant_message = lastMessage(final.text);
   }
   await deliver(ev, paths);
 }
@@ -177,7 +178,7 @@ async function awaitStop(arg: string | undefined): Promise<void> {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const final = readFinalMessage(job.transcript);
-    if (final.state === 'found') { job.ev.last_assistant_message = final.text?.slice(0, LAST_MESSAGE_MAX) ?? null; break; }
+    if (final.state === 'found') { job.ev.last_assistant_message = lastMessage(final.text); break; }
     if (Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

@@ -49,12 +49,15 @@ export interface NormalizeContext {
   ppid?: number | null;
   /** The session's model when the environment does not name one (the transcript's session.start). */
   transcriptModel?: string | null;
-  /** agentStop: the turn's final assistant message, read from the transcript. */
-  lastAssistantMessage?: string | null;
   now?: number;
 }
 
-export const LAST_MESSAGE_MAX = 500;
+const LAST_MESSAGE_MAX = 500;
+
+/** A Stop's last_assistant_message as the observer gets it: at most LAST_MESSAGE_MAX characters. */
+export function lastMessage(text: string | null | undefined): string | null {
+  return clipString(text ?? null, LAST_MESSAGE_MAX);
+}
 const TOOL_OUTPUT_MAX = 2000;
 const STRING_MAX = 1000;
 const MESSAGE_MAX = 500;
@@ -212,10 +215,7 @@ export function normalizePayload(rawInput: unknown, event: unknown, ctx: Normali
     }
     case 'agentStop':
       out.event = 'Stop';
-      out.last_assistant_message = clipString(
-        ctx.lastAssistantMessage ?? str(raw.last_assistant_message) ?? null,
-        LAST_MESSAGE_MAX,
-      );
+      out.last_assistant_message = lastMessage(str(raw.last_assistant_message));
       out.message = str(pick(raw, 'stopReason', 'stop_reason'));
       break;
     case 'sessionEnd':

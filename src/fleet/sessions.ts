@@ -3,7 +3,8 @@
 // the observer reads them at start to restore its cards. A session id is
 // untrusted input: one that is not a plain id never becomes a path. Writes are
 // atomic (a temporary file renamed over the old one). Never throws.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { writeAtomic } from '../fs/atomic.js';
 import { join } from 'node:path';
 import { isPlainId, type FleetEvent } from '../copilot/normalize.js';
 
@@ -48,7 +49,7 @@ export function writeSessionStart(sessionsDir: string, ev: FleetEvent, now = Dat
   } catch {
     return false;
   }
-  return writeAtomic(file, record);
+  return writeRecord(file, record);
 }
 
 /**
@@ -76,7 +77,7 @@ function readRecord(file: string): SessionRecord | null {
 function writeStop(file: string, record: SessionRecord, lastMessage: string | null, now: number): boolean {
   record.stoppedAt = now;
   if (lastMessage) record.lastMessage = { text: lastMessage, time: now };
-  return writeAtomic(file, record);
+  return writeRecord(file, record);
 }
 
 /**
@@ -91,15 +92,12 @@ export function restoreSessionMessage(sessionsDir: string, sessionId: string, la
   return writeStop(file, record, lastMessage, Date.now());
 }
 
-function writeAtomic(file: string, record: SessionRecord): boolean {
-  // Not ending in .json: the observer loads (and deletes when unreadable) every *.json here.
-  const tmp = `${file}.${process.pid}.tmp`;
+/** Writes the record whole (writeAtomic's temporary name does not end in .json, which the observer loads, and deletes when unreadable); false when it could not. */
+function writeRecord(file: string, record: SessionRecord): boolean {
   try {
-    writeFileSync(tmp, JSON.stringify(record, null, 2), { mode: 0o600 });
-    renameSync(tmp, file);
+    writeAtomic(file, JSON.stringify(record, null, 2), 0o600, null);
     return true;
   } catch {
-    try { rmSync(tmp, { force: true }); } catch { /* ignore */ }
     return false;
   }
 }

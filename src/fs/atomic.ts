@@ -39,8 +39,8 @@ export function readIfExists(path: string): Buffer | null {
   }
 }
 
-/** A read buffer for small files, reused: reading thousands of them allocates nothing per file. */
-const SMALL = Buffer.alloc(64 * 1024);
+/** A read buffer for small files, made on first use and reused: reading thousands of them allocates nothing per file (and a process that reads none, the hook client, makes none). */
+let small: Buffer | undefined;
 
 /**
  * readTextIfExists for files that are usually small (info/exclude): one open,
@@ -55,8 +55,9 @@ export function readSmallTextIfExists(path: string): string | null {
     throw e;
   }
   try {
-    const n = readSync(fd, SMALL, 0, SMALL.length, 0);
-    if (n < SMALL.length) return SMALL.toString('utf8', 0, n);
+    const buf = (small ??= Buffer.allocUnsafe(64 * 1024));
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    if (n < buf.length) return buf.toString('utf8', 0, n);
   } finally {
     closeSync(fd);
   }
