@@ -2,7 +2,7 @@
 // most runs match no glob at all.
 import { createRequire } from 'node:module';
 
-export type Matcher = (s: string) => boolean;
+type Matcher = (s: string) => boolean;
 type Picomatch = (glob: string | string[], opts?: Record<string, unknown>) => Matcher;
 
 let picomatchFn: Picomatch | undefined;

@@ -2,6 +2,7 @@
 // loader that starts it, cli.ts) touches process. Bundled into dist/cli-main.cjs.
 import { homedir } from 'node:os';
 import { Builtins, Cli, type CommandClass } from 'clipanion';
+import pkg from '../package.json' with { type: 'json' }; // bundled: --version is package.json's
 import { EXIT, type Context } from './commands/base.js';
 
 type Load = () => Promise<CommandClass<Context>>;
@@ -11,7 +12,7 @@ type Load = () => Promise<CommandClass<Context>>;
  * Each module is loaded only when its command runs (or for help), so a run
  * reads and compiles one command, not all of them.
  */
-export const COMMANDS: Record<string, Load> = {
+const COMMANDS: Record<string, Load> = {
   enable: async () => (await import('./commands/enable.js')).EnableCommand,
   disable: async () => (await import('./commands/disable.js')).DisableCommand,
   status: async () => (await import('./commands/status.js')).StatusCommand,
@@ -26,7 +27,7 @@ export const COMMANDS: Record<string, Load> = {
 
 /** The Cli for one command line: only the command its first word names, or every command when it names none. */
 async function makeCli(argv: string[] = []): Promise<Cli<Context>> {
-  const cli = new Cli<Context>({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: '0.1.0', enableColors: !!process.stdout.isTTY && !process.env.NO_COLOR });
+  const cli = new Cli<Context>({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: pkg.version, enableColors: !!process.stdout.isTTY && !process.env.NO_COLOR });
   const named = Object.hasOwn(COMMANDS, argv[0] ?? '') ? [COMMANDS[argv[0]]] : Object.values(COMMANDS);
   for (const c of await Promise.all(named.map((load) => load()))) cli.register(c);
   cli.register(Builtins.HelpCommand);

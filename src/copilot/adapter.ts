@@ -6,13 +6,12 @@ import { homedir } from 'node:os';
 import { basename, dirname } from 'node:path';
 import { disableRepo, enableRepo } from '../core/actions.js';
 import { ensureUserFiles, runContext } from '../core/context.js';
-import { CLIENT_FILE } from '../core/hook-file.js';
 import { findOnPath } from '../core/run.js';
 import { assessRepo } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { normalizePayload, summarizeToolUse, type FleetEvent } from './normalize.js';
 import type { ProfileEntry } from './profiles.js';
-import type { Env } from '../paths.js';
+import { CLIENT_FILE, type Env } from '../paths.js';
 
 /** One entry of the observer's models.json, as the adapter contract takes it. */
 export type ModelProfile = ProfileEntry;

@@ -7,10 +7,10 @@
 // fields, `hook_event_name`, ISO timestamps, Claude tool names).
 import { basename } from 'node:path';
 
-export type FleetEventName = 'SessionStart' | 'PostToolUse' | 'Stop' | 'Notification';
+type FleetEventName = 'SessionStart' | 'PostToolUse' | 'Stop' | 'Notification';
 
 /** The Copilot hook events fleet-git forwards; every other event sends nothing. */
-export type CopilotEventName =
+type CopilotEventName =
   | 'sessionStart'
   | 'postToolUse'
   | 'postToolUseFailure'
@@ -91,7 +91,7 @@ export function isPlainId(id: unknown): id is string {
 }
 
 /** Copilot's lowercase tool names mapped to the Claude names the observer's summarizer knows. */
-export const TOOL_NAME_MAP: Readonly<Record<string, string>> = {
+const TOOL_NAME_MAP: Readonly<Record<string, string>> = {
   bash: 'Bash',
   view: 'Read',
   edit: 'Edit',
@@ -111,7 +111,7 @@ export function mapToolName(toolName: string): string {
  * JSON string when needed, `file_path` added from `path`, long strings clipped,
  * and the keys the summarizer calls string methods on kept only when they are strings.
  */
-export function mapToolInput(toolName: string, toolInput: unknown): Record<string, unknown> | string | null {
+function mapToolInput(toolName: string, toolInput: unknown): Record<string, unknown> | string | null {
   let input: unknown = toolInput;
   if (typeof toolInput === 'string') {
     try { input = JSON.parse(toolInput); } catch { return clipString(toolInput, STRING_MAX); }

@@ -6,8 +6,7 @@ import { dirname, join } from 'node:path';
 import { readTextIfExists, writeAtomic, writeInPlace } from '../fs/atomic.js';
 import type { RunContext } from './context.js';
 import { forgetCreated, keepRecorded, readCreated, recordCreated, removeCreatedDirs } from './created.js';
-import { addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
-import { HOOK_FILE_PATH } from './hook-file.js';
+import { HOOK_FILE_PATH, addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
 import { installGitHook, uninstallGitHook } from './git-hook.js';
 import { allWorktrees, type RepoState, type WorktreeState } from './state.js';
 

@@ -73,7 +73,7 @@ export function physicalHome(home: string): string {
 }
 
 /** One glob as a `case` pattern list (`P|P/*`), every literal part quoted. */
-export function globToCase(glob: string, home: string): string {
+function globToCase(glob: string, home: string): string {
   const p = tokens(glob, physicalHome(home))
     .map((t) => ('lit' in t ? shQuote(t.lit) : 'star' in t ? '*' : 'any' in t ? '?' : `[${t.cls}]`))
     .join('');

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { readIfExists, writeAtomic } from '../fs/atomic.js';
 import { ConfigReader } from '../git/config.js';
 import { PACKAGE_ROOT } from '../package-root.js';
-import { userPaths, type Env, type UserPaths } from '../paths.js';
-import { CLIENT_FILE, NODE_FILE, renderHookFile } from './hook-file.js';
+import { CLIENT_FILE, userPaths, type Env, type UserPaths } from '../paths.js';
+import { NODE_FILE, renderHookFile } from './hook-file.js';
 import { renderGitHook } from './git-hook.js';
 import { refreshRulesIfStale } from './user-config.js';
 

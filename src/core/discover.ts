@@ -139,6 +139,11 @@ function readCommonDir(gitDir: string): string {
 
 const MODULES = `${sep}.git${sep}modules${sep}`;
 
+/** A repository whose git dir is its own common dir, with what the listings read so far tell the state reader. */
+function plainRepo(path: string, gitDir: string, worktrees: boolean, dotGithub: boolean | undefined): FoundRepo {
+  return { kind: 'repo', path, gitDir, commonDir: gitDir, listed: dotGithub === undefined ? { worktrees } : { worktrees, dotGithub } };
+}
+
 /**
  * Classifies a `.git` folder at `path/.git`; `dotGithub`: whether `path` holds
  * `.github` (undefined: not known); `head`: `.git/HEAD` is known to exist.
@@ -150,7 +155,7 @@ function classifyGitFolder(path: string, dotGithub: boolean | undefined, head = 
   // kind of file each is); the folder is listed only to tell what is wrong with it.
   if ((head || existsSync(within(gitDir, 'HEAD'))) && existsSync(within(gitDir, 'objects')) && existsSync(within(gitDir, 'refs')) && !existsSync(within(gitDir, 'commondir'))) {
     const worktrees = existsSync(within(gitDir, 'worktrees'));
-    return { kind: 'repo', path, gitDir, commonDir: gitDir, listed: dotGithub === undefined ? { worktrees } : { worktrees, dotGithub } };
+    return plainRepo(path, gitDir, worktrees, dotGithub);
   }
   let entries: Dirent[];
   try {
@@ -163,7 +168,7 @@ function classifyGitFolder(path: string, dotGithub: boolean | undefined, head = 
   if (missing.length) return { kind: 'broken', path, reason: `.git folder is missing ${missing.join(', ')}` };
   if (!l.commondir) {
     // The listings read so far answer questions the state reader would ask.
-    return { kind: 'repo', path, gitDir, commonDir: gitDir, listed: dotGithub === undefined ? { worktrees: l.worktrees } : { worktrees: l.worktrees, dotGithub } };
+    return plainRepo(path, gitDir, l.worktrees, dotGithub);
   }
   let commonDir: string;
   try { commonDir = readCommonDir(gitDir); } catch (err) {

@@ -9,7 +9,7 @@ import type { Repo } from '../git/repo.js';
 import { expandHome } from '../paths.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
 import { EXCLUDE_BEGIN, EXCLUDE_END, HOOK_FILE_PATH } from './exclude.js';
-import { HOOK_MARK } from './hook-file.js';
+import { HOOK_MARK } from './hook-mark.js';
 import { readTemplate, render, shQuote } from './templates.js';
 
 export const HOOK_NAME = 'post-checkout';

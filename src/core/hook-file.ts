@@ -4,9 +4,6 @@ import { FLEET_MARK, hasFleetGitCommand, hookCommands } from './hook-mark.js';
 import { readTemplate, render, shQuote } from './templates.js';
 import { CLIENT_FILE } from '../paths.js';
 
-export { HOOK_FILE_PATH } from './exclude.js';
-export { FLEET_MARK, HOOK_MARK } from './hook-mark.js';
-
 
 export interface ClientLocation {
   /**
@@ -18,7 +15,6 @@ export interface ClientLocation {
   dataDir: string;
 }
 
-export { CLIENT_FILE };
 export const NODE_FILE = 'node';
 
 /** The shell command Copilot runs for one event. */

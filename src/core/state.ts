@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import { readSmallTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
 import { isTrackedInIndex, listWorktrees, type Listed, type Repo, type Worktree } from '../git/repo.js';
 import type { RunContext } from './context.js';
-import { hasExcludeBlock } from './exclude.js';
-import { HOOK_FILE_PATH, classifyHookFile, type HookFileInfo } from './hook-file.js';
+import { HOOK_FILE_PATH, hasExcludeBlock } from './exclude.js';
+import { classifyHookFile, type HookFileInfo } from './hook-file.js';
 import { hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
 
 export type ProblemCode =

@@ -14,7 +14,7 @@ import { readTextIfExists } from '../fs/atomic.js';
 import { expandHome, userPaths, type Env } from '../paths.js';
 import { checkCloneGlob, rulesState, writeRules } from './clone-rules.js';
 
-export const CONFIG_FILE_NAME = 'config.json5';
+const CONFIG_FILE_NAME = 'config.json5';
 
 export interface UserConfig {
   /** Globs on a new clone's absolute path; null: every clone (the default). */
@@ -43,7 +43,7 @@ export interface LoadedConfig {
   from: Record<ConfigKey, 'default' | 'file'>;
 }
 
-export function defaultConfig(): UserConfig {
+function defaultConfig(): UserConfig {
   return { include: null, exclude: [], scan: { roots: ['.'], ignore: [] }, trust: false };
 }
 

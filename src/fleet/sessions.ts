@@ -8,7 +8,7 @@ import { writeAtomic } from '../fs/atomic.js';
 import { join } from 'node:path';
 import { isPlainId, type FleetEvent } from '../copilot/normalize.js';
 
-export interface SessionRecord {
+interface SessionRecord {
   sessionId: string;
   cwd: string | null;
   model: string | null;
@@ -24,7 +24,7 @@ export interface SessionRecord {
 }
 
 /** `<sessionsDir>/<id>.json`, or null when the id is not a plain id. */
-export function sessionFilePath(sessionsDir: string, sessionId: unknown): string | null {
+function sessionFilePath(sessionsDir: string, sessionId: unknown): string | null {
   return isPlainId(sessionId) ? join(sessionsDir, `${sessionId}.json`) : null;
 }
 

@@ -17,7 +17,7 @@ export interface ConfigValue { value: string; scope: ConfigScope; file: string }
 export interface ConfigEntry { section: string; key: string; value: string }
 
 /** Every entry of one file's text, in order. Section and key names are case-insensitive. */
-export function configEntries(text: string): ConfigEntry[] {
+function configEntries(text: string): ConfigEntry[] {
   const out: ConfigEntry[] = [];
   let current = '';
   const lines = text.split(/\r?\n/);
@@ -67,7 +67,7 @@ function unquote(raw: string): string {
 }
 
 /** The configuration files git reads outside a repository, in order. */
-export function globalConfigFiles(env: Env, home = env.HOME || homedir()): { scope: ConfigScope; file: string }[] {
+function globalConfigFiles(env: Env, home = env.HOME || homedir()): { scope: ConfigScope; file: string }[] {
   const files: { scope: ConfigScope; file: string }[] = [];
   if (!env.GIT_CONFIG_NOSYSTEM) files.push({ scope: 'system', file: env.GIT_CONFIG_SYSTEM || '/etc/gitconfig' });
   if (env.GIT_CONFIG_GLOBAL !== undefined) {

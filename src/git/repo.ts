@@ -49,7 +49,7 @@ export function parseGitFile(content: string, folder: string): string | null {
 }
 
 /** The git dir a `.git` file names, resolved against the folder holding it. */
-export function readGitFile(dotGit: string): string | null {
+function readGitFile(dotGit: string): string | null {
   return parseGitFile(readFileSync(dotGit, 'utf8'), dirname(dotGit));
 }
 
@@ -60,13 +60,13 @@ export function parseCommonDir(content: string, gitDir: string): string {
 }
 
 /** The common dir of a git dir: itself, or what its `commondir` file names. */
-export function commonDirOf(gitDir: string): string {
+function commonDirOf(gitDir: string): string {
   const c = readTextIfExists(join(gitDir, 'commondir'));
   return c === null ? gitDir : parseCommonDir(c, gitDir);
 }
 
 /** Reads the repository whose worktree root is `root` (a folder holding `.git`). */
-export function openRepo(root: string): Repo {
+function openRepo(root: string): Repo {
   const dotGit = join(root, '.git');
   let st;
   try {
