@@ -19,7 +19,7 @@ if (!existsSync(client)) {
   process.exit(1);
 }
 const runs = Number(process.argv[2]) || 40;
-const payload = readFileSync(join(root, '..', 'shared', 'fixtures', 'copilot-1.0.102', 'postToolUse.json'));
+const payload = readFileSync(join(root, 'test', 'fixtures', 'copilot-1.0.102', 'postToolUse.json'));
 
 const dir = mkdtempSync(join(tmpdir(), 'fleet-git-bench-'));
 const home = join(dir, 'home');

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Benchmark of `fleet-git scan` against `find`, and of bulk enable/remove against scan,
-// on the synthetic workspace of ../shared/bench/make-workspace.sh.
+// on the synthetic workspace of bench/make-workspace.sh.
 //
 //   node bench/scan.mjs [--repos 2000] [--runs 7] [--root DIR] [--settle 30]
 //
@@ -20,7 +20,7 @@ import { median } from './lib/stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = join(HERE, '..');
-const MAKE = join(REPO, '..', 'shared', 'bench', 'make-workspace.sh');
+const MAKE = join(REPO, 'bench', 'make-workspace.sh');
 const CLI = join(REPO, 'dist', 'cli.cjs');
 
 const args = process.argv.slice(2);

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { after } from 'node:test';
 
 export const ROOT = join(import.meta.dirname, '..');
-export const SHARED = join(ROOT, '..', 'shared');
-export const FIXTURES = join(SHARED, 'fixtures', 'copilot-1.0.102');
+/** Real payloads and transcript lines captured from Copilot CLI 1.0.102 (home folder rewritten to /home/dev). */
+export const FIXTURES = join(ROOT, 'test', 'fixtures', 'copilot-1.0.102');
 export const CLI = join(ROOT, 'dist', 'cli.cjs');
 
 export interface Sandbox {
