@@ -186,6 +186,21 @@ describe('enable', () => {
     assert.equal(s.git(repo, 'status', '--porcelain'), '');
   });
 
+  it('leaves a tracked hook file alone in a SHA-256 repository, even with --force', () => {
+    const s = sandbox();
+    const repo = join(s.dir, 'sha256');
+    s.git(s.dir, 'init', '-q', '-b', 'main', '--object-format=sha256', repo);
+    mkdirSync(join(repo, '.github/hooks'), { recursive: true });
+    writeFileSync(join(repo, '.github/hooks/fleet.json'), '{"hooks":{}}\n');
+    s.git(repo, 'add', '-A');
+    s.git(repo, 'commit', '-qm', 'tracked hook file');
+    const r = s.cli(repo, 'enable', '--force');
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /tracked by git/);
+    assert.equal(readFileSync(join(repo, '.github/hooks/fleet.json'), 'utf8'), '{"hooks":{}}\n');
+    assert.equal(s.git(repo, 'status', '--porcelain'), '');
+    assert.ok(s.cli(repo, 'status', '--json').stdout.includes('hook-file-tracked'));
+  });
   it('leaves a foreign hook file alone unless --force, and disable puts it back', () => {
     const s = sandbox();
     const repo = s.repo('foreign');

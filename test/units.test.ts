@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { EXCLUDE_BLOCK, addExcludeBlock, hasExcludeBlock, removeExcludeBlock } from '../src/core/exclude.js';
 import { classifyHookFile, renderHookFile } from '../src/core/hook-file.js';
 import { ConfigReader, parseConfigValues } from '../src/git/config.js';
-import { isTrackedInIndex, locateRepo } from '../src/git/repo.js';
+import { isTracked, isTrackedInIndex, locateRepo, objectNameSize } from '../src/git/repo.js';
 import { sandbox } from './helpers.js';
 
 describe('the exclude block', () => {
@@ -160,6 +160,53 @@ describe('index reader', () => {
       assert.equal(isTrackedInIndex(gitDir, '.github/hooks/fleet.json'), false);
     });
   }
+  it('reads a SHA-256 repository with 32-byte object names, and refuses to guess with the wrong size', () => {
+    const s = sandbox();
+    const repo = join(s.dir, 'sha256');
+    s.git(s.dir, 'init', '-q', '--object-format=sha256', repo);
+    mkdirSync(join(repo, '.github/hooks'), { recursive: true });
+    for (const p of ['a.txt', '.github/hooks/fleet.json', 'z.txt']) writeFileSync(join(repo, p), '{}\n');
+    s.git(repo, 'add', '-A');
+    const gitDir = join(repo, '.git');
+    assert.equal(objectNameSize(gitDir), 32);
+    assert.equal(isTrackedInIndex(gitDir, '.github/hooks/fleet.json', 32), true);
+    assert.equal(isTrackedInIndex(gitDir, 'nope', 32), false);
+    assert.equal(isTrackedInIndex(gitDir, '.github/hooks/fleet.json', 20), null, 'read as SHA-1: does not add up, so no answer');
+    const wt = { root: repo, gitDir, main: true };
+    assert.equal(isTracked(wt, gitDir, '.github/hooks/fleet.json', s.env, s.home), true);
+    s.git(repo, 'config', 'extensions.objectFormat', 'sha512');
+    assert.equal(objectNameSize(gitDir), null, 'a format it does not know');
+    assert.equal(isTracked(wt, gitDir, '.github/hooks/fleet.json', s.env, s.home), true, 'asked git instead (which still reads the index)');
+  });
+  it('gives no answer for a split or sparse index, and isTracked then asks git', () => {
+    const s = sandbox();
+    const repo = s.repo('split');
+    mkdirSync(join(repo, '.github/hooks'), { recursive: true });
+    writeFileSync(join(repo, '.github/hooks/fleet.json'), '{}\n');
+    s.git(repo, 'add', '-A');
+    s.git(repo, 'commit', '-qm', 'tracked');
+    const gitDir = join(repo, '.git');
+    const wt = { root: repo, gitDir, main: true };
+    s.git(repo, 'update-index', '--split-index');
+    assert.equal(isTrackedInIndex(gitDir, '.github/hooks/fleet.json'), null);
+    assert.equal(isTracked(wt, gitDir, '.github/hooks/fleet.json', s.env, s.home), true);
+    s.git(repo, 'update-index', '--no-split-index');
+    s.git(repo, 'sparse-checkout', 'set', '--cone', 'nothing');
+    s.git(repo, 'config', 'index.sparse', 'true');
+    s.git(repo, 'sparse-checkout', 'reapply');
+    assert.equal(isTrackedInIndex(gitDir, '.github/hooks/fleet.json'), null, 'a sparse index holds .github/ as one entry');
+    assert.equal(isTracked(wt, gitDir, '.github/hooks/fleet.json', s.env, s.home), true);
+  });
+  it('reads past the untracked cache and the fsmonitor-free extensions git writes', () => {
+    const s = sandbox();
+    const repo = s.repo('untr');
+    s.git(repo, 'config', 'core.untrackedCache', 'true');
+    s.git(repo, 'config', 'index.threads', '2');
+    s.git(repo, 'status', '--porcelain');
+    s.git(repo, 'update-index', '--untracked-cache');
+    assert.equal(isTrackedInIndex(join(repo, '.git'), 'README.md'), true);
+    assert.equal(isTrackedInIndex(join(repo, '.git'), '.github/hooks/fleet.json'), false);
+  });
   it('has no index: not tracked', () => {
     const s = sandbox();
     const dir = join(s.dir, 'fresh');

@@ -1,10 +1,8 @@
 // A repository's fleet state: the one notion that status, scan, enable and
 // remove all share. Read from files only (no git process in the common case).
-import { spawnSync } from 'node:child_process';
-import { gitEnv } from '../git/global-config.js';
 import { existsSync } from 'node:fs';
 import { readSmallTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
-import { isTrackedInIndex, listWorktrees, type Listed, type Repo, type Worktree } from '../git/repo.js';
+import { isTracked, listWorktrees, type Listed, type Repo, type Worktree } from '../git/repo.js';
 import type { RunContext } from './context.js';
 import { HOOK_FILE_PATH, hasExcludeBlock } from './exclude.js';
 import { classifyHookFile, type HookFileInfo } from './hook-file.js';
@@ -54,18 +52,6 @@ export interface RepoState {
   gitHook: GitHookInfo | null;
 }
 
-function trackedIn(wt: Worktree, ctx: RunContext): boolean {
-  const fromIndex = isTrackedInIndex(wt.gitDir, HOOK_FILE_PATH);
-  if (fromIndex !== null) return fromIndex;
-  const r = spawnSync('git', ['ls-files', '--error-unmatch', '--', HOOK_FILE_PATH], {
-    cwd: wt.root,
-    env: gitEnv(ctx.env, ctx.user.home),
-    stdio: 'ignore',
-  });
-  return r.status === 0;
-}
-
-
 /**
  * A worktree's state. A class, not an object literal with a getter: a scan
  * makes thousands, and a literal's getter is a new closure each time.
@@ -77,7 +63,7 @@ class WorktreeRead implements WorktreeState {
   readonly problems: Problem[] = [];
   private trackedKnown: boolean | undefined;
 
-  constructor(readonly worktree: Worktree, readonly hookFile: HookFileInfo, private readonly ctx: RunContext) {
+  constructor(readonly worktree: Worktree, readonly hookFile: HookFileInfo, private readonly commonDir: string, private readonly ctx: RunContext) {
     this.path = worktree.root;
     this.kind = worktree.main ? 'main' : 'worktree';
     this.enabled = hookFile.kind === 'ours';
@@ -88,13 +74,13 @@ class WorktreeRead implements WorktreeState {
    * file is there (worktreeState asks at once), or an action or the "missing" check asks.
    */
   get tracked(): boolean {
-    return (this.trackedKnown ??= trackedIn(this.worktree, this.ctx));
+    return (this.trackedKnown ??= isTracked(this.worktree, this.commonDir, HOOK_FILE_PATH, this.ctx.env, this.ctx.user.home));
   }
 }
 
-function worktreeState(wt: Worktree, ctx: RunContext, listed?: Listed): WorktreeState {
+function worktreeState(wt: Worktree, commonDir: string, ctx: RunContext, listed?: Listed): WorktreeState {
   const hookFile = classifyHookFile(listed?.dotGithub === false ? null : readTextIfPresent(within(wt.root, HOOK_FILE_PATH)), ctx.hookFile);
-  const w = new WorktreeRead(wt, hookFile, ctx);
+  const w = new WorktreeRead(wt, hookFile, commonDir, ctx);
   const where = wt.root;
   if (hookFile.kind === 'absent') return w;
   if (w.tracked) {
@@ -146,7 +132,7 @@ export function allWorktrees(s: RepoState): WorktreeState[] {
 
 /** Reads and judges one repository and all its worktrees. */
 export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
-  const all = listWorktrees(repo).map((wt) => worktreeState(wt, ctx, wt.main && wt.root === repo.root ? repo.listed : undefined));
+  const all = listWorktrees(repo).map((wt) => worktreeState(wt, repo.commonDir, ctx, wt.main && wt.root === repo.root ? repo.listed : undefined));
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
   const exclude = hasExcludeBlock(readSmallTextIfExists(within(repo.commonDir, 'info/exclude')));

@@ -1,10 +1,10 @@
 // Writing the user's global git configuration: through `git config --global`
 // itself (so the file keeps git's formatting), in the environment fleet-git was
 // given (GIT_CONFIG_GLOBAL is honoured), and knowing which file git writes.
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Env } from '../paths.js';
+import { runGit } from './process.js';
 
 /** The file `git config --global` writes to: $GIT_CONFIG_GLOBAL, else ~/.gitconfig unless only the XDG file exists. */
 export function globalConfigFile(env: Env, home: string): string {
@@ -14,16 +14,9 @@ export function globalConfigFile(env: Env, home: string): string {
   return !existsSync(dot) && existsSync(xdg) ? xdg : dot;
 }
 
-/** The environment a git process of fleet-git's runs in: the run's, without what would point git elsewhere. */
-export function gitEnv(env: Env, home: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...env, HOME: env.HOME || home };
-  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_CONFIG', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT']) delete e[k];
-  return e;
-}
-
 /** Runs `git config --global ...args`; throws with git's own message on failure. */
 export function gitConfigGlobal(env: Env, home: string, ...args: string[]): string {
-  const r = spawnSync('git', ['config', '--global', ...args], { env: gitEnv(env, home), cwd: home, encoding: 'utf8' });
+  const r = runGit(['config', '--global', ...args], { env, home, cwd: home });
   if (r.error) throw new Error(`could not run git: ${r.error.message}`);
   if (r.status !== 0) throw new Error(`git config --global ${args.join(' ')} failed: ${(r.stderr || '').trim().split('\n')[0] || `exit code ${r.status}`}`);
   return r.stdout;
@@ -32,7 +25,7 @@ export function gitConfigGlobal(env: Env, home: string, ...args: string[]): stri
 /** git's own default template folder (hooks/*.sample, info/exclude, description), or null. */
 export function gitDefaultTemplateDir(env: Env, home: string): string | null {
   const candidates: string[] = [];
-  const r = spawnSync('git', ['--exec-path'], { env: gitEnv(env, home), encoding: 'utf8' });
+  const r = runGit(['--exec-path'], { env, home });
   if (r.status === 0 && r.stdout.trim()) candidates.push(join(r.stdout.trim(), '..', '..', 'share', 'git-core', 'templates'));
   candidates.push('/usr/share/git-core/templates', '/usr/local/share/git-core/templates', '/opt/homebrew/share/git-core/templates');
   return candidates.find((c) => existsSync(join(c, 'info', 'exclude'))) ?? candidates.find((c) => existsSync(c)) ?? null;

@@ -5,6 +5,9 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'no
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isCode, isPresent, readTextIfExists, within } from '../fs/atomic.js';
 import { UsageError } from '../errors.js';
+import type { Env } from '../paths.js';
+import { parseConfigValues } from './config.js';
+import { gitTracks } from './process.js';
 
 export interface Repo {
   /** The worktree this location belongs to. */
@@ -134,12 +137,24 @@ export function listWorktrees(repo: Repo): Worktree[] {
   return out;
 }
 
+/** The size in bytes of the repository's object names, from `extensions.objectFormat`; null for a format this reader does not know. */
+export function objectNameSize(commonDir: string): number | null {
+  const text = readTextIfExists(join(commonDir, 'config'));
+  const format = text === null ? undefined : parseConfigValues(text, 'extensions', 'objectformat').at(-1)?.toLowerCase();
+  return format === undefined || format === 'sha1' ? 20 : format === 'sha256' ? 32 : null;
+}
+
+/** Index extensions that say nothing about which paths are tracked (entries come before them): the reader's answer stands. */
+const HARMLESS_EXTENSIONS = new Set(['TREE', 'REUC', 'UNTR', 'FSMN', 'EOIE', 'IEOT']);
+
 /**
  * Whether `relPath` is in the index of a worktree (i.e. tracked), read from the
- * index file itself (versions 2 to 4). Returns null when the index cannot be
- * read this way (split index, unknown version): the caller then asks git.
+ * index file itself (versions 2 to 4, object names of `hashSize` bytes). Returns
+ * null when the index cannot be read this way (an unknown version or extension,
+ * a split or sparse index, anything that does not add up): the caller then asks git.
  */
-export function isTrackedInIndex(gitDir: string, relPath: string, hashSize = 20): boolean | null {
+export function isTrackedInIndex(gitDir: string, relPath: string, hashSize: number | null = 20): boolean | null {
+  if (hashSize === null) return null;
   let buf: Buffer;
   try {
     buf = readFileSync(join(gitDir, 'index'));
@@ -154,6 +169,7 @@ export function isTrackedInIndex(gitDir: string, relPath: string, hashSize = 20)
   const want = Buffer.from(relPath, 'utf8');
   let off = 12;
   let prev: Buffer = Buffer.alloc(0);
+  let found = false;
   for (let i = 0; i < count; i++) {
     const start = off;
     off += 40 + hashSize;
@@ -167,7 +183,7 @@ export function isTrackedInIndex(gitDir: string, relPath: string, hashSize = 20)
       let b: number;
       do { b = buf[off++]; strip = (strip << 7) | (b & 0x7f); if (b & 0x80) strip += 1; } while (b & 0x80);
       const end = buf.indexOf(0, off);
-      if (end < 0) return null;
+      if (end < 0 || strip > prev.length) return null;
       path = Buffer.concat([prev.subarray(0, prev.length - strip), buf.subarray(off, end)]);
       off = end + 1;
       prev = path;
@@ -177,9 +193,25 @@ export function isTrackedInIndex(gitDir: string, relPath: string, hashSize = 20)
       path = buf.subarray(off, end);
       off = start + ((end - start + 8) & ~7);
     }
-    if (path.equals(want)) return true;
+    if (path.equals(want)) found = true;
   }
-  // A split index keeps most entries in a shared file: not read here.
-  if (buf.indexOf('link', off) === off) return null;
-  return false;
+  // The extensions, then the checksum, which has the object names' size: a
+  // length that does not add up means a format this reader does not know.
+  const last = buf.length - hashSize;
+  while (off < last) {
+    if (off + 8 > last) return null;
+    const sig = buf.toString('latin1', off, off + 4);
+    const size = buf.readUInt32BE(off + 4);
+    if (!HARMLESS_EXTENSIONS.has(sig)) return null; // link (split index), sdir (sparse index), or unknown
+    off += 8 + size;
+  }
+  return off === last ? found : null;
+}
+
+/**
+ * Whether git tracks `relPath` in a worktree: read from its index, or, for an
+ * index or object format the reader does not know, asked of git.
+ */
+export function isTracked(wt: Worktree, commonDir: string, relPath: string, env: Env, home: string): boolean {
+  return isTrackedInIndex(wt.gitDir, relPath, objectNameSize(commonDir)) ?? gitTracks(wt.root, relPath, env, home);
 }

@@ -1,0 +1,38 @@
+// The one place fleet-git starts git: the few questions the files cannot answer
+// cheaply or safely (an index the reader does not know, `git config --global`
+// writes, git's exec path). A small execFile-style wrapper on spawnSync, run in
+// an environment that cannot point git at another repository.
+import { spawnSync } from 'node:child_process';
+import type { Env } from '../paths.js';
+
+/** The environment a git process of fleet-git's runs in: the run's, without what would point git elsewhere. */
+export function gitEnv(env: Env, home: string): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = { ...env, HOME: env.HOME || home };
+  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_COMMON_DIR', 'GIT_CONFIG', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT']) delete e[k];
+  return e;
+}
+
+export interface GitResult {
+  /** git's exit code; null when it could not be run (error says why) or was killed. */
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  error?: Error;
+}
+
+/** Runs `git ...args` in `cwd` and waits for it. Never throws. */
+export function runGit(args: string[], opts: { cwd?: string; env: Env; home: string }): GitResult {
+  const r = spawnSync('git', args, { cwd: opts.cwd, env: gitEnv(opts.env, opts.home), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', error: r.error };
+}
+
+/**
+ * Whether git tracks `relPath` in the worktree at `root`, asked of git itself.
+ * When git cannot answer (it cannot run, or fails), the answer is "tracked":
+ * fleet-git then leaves the path alone rather than write a file git may track.
+ */
+export function gitTracks(root: string, relPath: string, env: Env, home: string): boolean {
+  const r = runGit(['ls-files', '-z', '--', relPath], { cwd: root, env, home });
+  if (r.status !== 0) return true;
+  return r.stdout.split('\0').includes(relPath);
+}
