@@ -30,7 +30,9 @@ const { WRITE_CACHE_ENV } = await import(join(building, 'code-cache.js'));
 /** Bundles src/<entry> into dist/<out>, as CommonJS for node 20 unless `more` says otherwise. */
 const bundle = (entry, out, more = {}) => esbuild.build({
   entryPoints: [join(root, 'src', entry)], outfile: join(building, out),
-  bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: false, legalComments: 'none', logLevel: 'warning', ...more,
+  bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: false, legalComments: 'none', logLevel: 'warning',
+  // A package's ES module build first: jsonc-parser's UMD build requires its parts at run time, which a bundle cannot follow.
+  mainFields: ['module', 'main'], ...more,
 });
 // fast-glob (picomatch) is loaded only when a glob is given: left to node_modules.
 const external = ['fast-glob', 'picomatch'];

@@ -4,7 +4,7 @@
 // FLEET_GIT_SKIP_COPILOT_E2E=1, and is refused in CI).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
@@ -66,8 +66,15 @@ describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip, concurre
   test('untrusted, without COPILOT_ALLOW_ALL: repository hooks do not fire; after enable --trust they do', { timeout: 120_000 }, async () => {
     assert.equal(sb.cli(repo, 'enable').status, 0);
     assert.deepEqual(await session(false), []);
+    // Copilot reads a config.json with comments inside the JSON and trailing commas (measured with
+    // 1.0.102: it then trusts what is listed); fleet-git's edit keeps the comments.
+    const config = join(sb.env.COPILOT_HOME, 'config.json');
+    const before = readFileSync(config, 'utf8').replace(/\n\}\s*$/, ',\n  // a comment inside the JSON\n  "x": [1, /* two */ 2,],\n}\n');
+    writeFileSync(config, before);
     const t = sb.cli(repo, 'enable', '--trust');
     assert.equal(t.status, 0, t.stderr);
+    const after = readFileSync(config, 'utf8');
+    for (const kept of ['// a comment inside the JSON', '/* two */']) assert.ok(after.includes(kept), after);
     const events = await session(true);
     baseline = counts(events);
     assert.equal(baseline.SessionStart, 1);

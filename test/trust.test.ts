@@ -111,6 +111,30 @@ describe('enable --trust and disable', () => {
     assert.equal(readFileSync(config, 'utf8'), `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z"\n}\n`);
   });
 
+  test('comments inside the JSON and trailing commas (JSONC, as Copilot reads it) survive enable --trust and disable byte for byte', () => {
+    const sb = sandbox();
+    const [a, b] = [sb.repo('a'), sb.repo('b')];
+    const config = join(sb.env.COPILOT_HOME, 'config.json');
+    mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
+    const own = join(sb.dir, 'own');
+    // A list with a comment inside is edited entry by entry; one without is replaced whole. Both keep every comment.
+    for (const list of [`[\n    ${JSON.stringify(own)}, // mine\n  ]`, `[${JSON.stringify(own)},]`]) {
+      const text = `// User settings belong in settings.json.\n{\n  /* the model */ "model": "m", // inline\n  "trustedFolders": ${list},\n  "x": {"y": 1,},\n}\n`;
+      writeFileSync(config, text);
+      assert.equal(sb.cli(a, 'enable', '--trust').status, 0);
+      assert.equal(sb.cli(b, 'enable', '--trust').status, 0);
+      const edited = readFileSync(config, 'utf8');
+      for (const kept of ['/* the model */ "model": "m", // inline', '"x": {"y": 1,},', '// User settings']) assert.ok(edited.includes(kept), edited);
+      if (list.includes('// mine')) assert.ok(edited.includes('// mine'), edited);
+      assert.deepEqual(new Set(trustedFolders(userPaths(sb.env, sb.home))), new Set([own, a, b]));
+      assert.equal(sb.cli(a, 'disable').status, 0);
+      assert.equal(sb.cli(b, 'disable').status, 0);
+      if (list.includes('// mine')) assert.equal(readFileSync(config, 'utf8'), text, 'entry by entry: back to the same bytes');
+      else assert.deepEqual(trustedFolders(userPaths(sb.env, sb.home)), [own]);
+      assert.ok(readFileSync(config, 'utf8').includes('/* the model */ "model": "m", // inline'));
+    }
+  });
+
   test('a trustedFolders key the user had stays, empty, after disable', () => {
     const sb = sandbox();
     const repo = sb.repo('proj');

@@ -7,7 +7,7 @@
 // created goes with its last entry.
 import { mkdirSync, unlinkSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { parseJson5 } from '../json5.js';
+import * as jsonc from 'jsonc-parser';
 import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
 import { isUnder, type UserPaths } from '../paths.js';
 
@@ -22,32 +22,56 @@ export function copilotConfigFile(paths: UserPaths): string {
 /** config.json cannot be read as JSON: fleet-git will not rewrite it. */
 export class CopilotConfigError extends Error {}
 
+/** How fleet-git writes what it adds: Copilot writes its file with two spaces. */
+const FORMAT: jsonc.ModificationOptions = { formattingOptions: { tabSize: 2, insertSpaces: true, eol: '\n' } };
+
 interface ConfigDoc {
   doc: Record<string, unknown> | null;
-  /** The comment lines Copilot writes above the JSON ("// This file is managed automatically."), kept as they are. */
-  header: string;
+  /** The file as it was read ('' when absent): edits are made to this text, so every comment and all formatting not edited stay. */
+  text: string;
 }
 
 function readConfig(file: string): ConfigDoc {
   const text = readTextIfExists(file);
-  if (text === null || text.trim() === '') return { doc: null, header: '' };
-  const header = /^(?:[ \t]*(?:\/\/[^\n]*)?\r?\n)*/.exec(text)?.[0] ?? '';
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text.slice(header.length));
-  } catch {
-    try {
-      doc = parseJson5(text); // comments elsewhere: their keys and values are kept, those comments are not
-    } catch {
-      throw new CopilotConfigError(`${file} is not valid JSON: fleet-git leaves it alone (fix it, then run this again)`);
-    }
-  }
+  if (text === null || text.trim() === '') return { doc: null, text: text ?? '' };
+  // Comments anywhere and trailing commas are read (JSONC); the text is edited, never re-serialized.
+  const errors: jsonc.ParseError[] = [];
+  const doc: unknown = jsonc.parse(text, errors, { allowTrailingComma: true });
+  if (errors.length) throw new CopilotConfigError(`${file} is not valid JSON: fleet-git leaves it alone (fix it, then run this again)`);
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new CopilotConfigError(`${file} does not hold a JSON object: fleet-git leaves it alone`);
-  return { doc: doc as Record<string, unknown>, header };
+  return { doc: doc as Record<string, unknown>, text };
 }
 
-function writeConfig(file: string, doc: Record<string, unknown>, header: string): void {
-  writeAtomic(file, `${header}${JSON.stringify(doc, null, 2)}\n`);
+const edit = (text: string, path: jsonc.JSONPath, value: unknown, opts: jsonc.ModificationOptions = FORMAT) => jsonc.applyEdits(text, jsonc.modify(text, path, value, opts));
+
+/** Whether the trustedFolders value in `text` holds a comment (then it is edited entry by entry, not replaced whole). */
+function listHasComments(text: string): boolean {
+  const node = jsonc.findNodeAtLocation(jsonc.parseTree(text, [], { allowTrailingComma: true })!, ['trustedFolders']);
+  if (!node) return false;
+  const scan = jsonc.createScanner(text.slice(node.offset, node.offset + node.length), false);
+  for (let t = scan.scan(); t !== jsonc.SyntaxKind.EOF; t = scan.scan()) {
+    if (t === jsonc.SyntaxKind.LineCommentTrivia || t === jsonc.SyntaxKind.BlockCommentTrivia) return true;
+  }
+  return false;
+}
+
+/**
+ * The text with trustedFolders changed from `before` to `after` (null: the key
+ * goes). A list with a comment inside is edited entry by entry, which keeps its
+ * comments; otherwise it is replaced in one edit (thousands of entries at once).
+ * jsonc-parser formats the lines it edits, so the line before an added key may
+ * change its layout (never its comments).
+ */
+function editList(text: string, before: unknown[] | null, after: unknown[] | null): string {
+  if (after === null) return edit(text, ['trustedFolders'], undefined);
+  if (before === null || !listHasComments(text)) return edit(text, ['trustedFolders'], after);
+  const kept = new Set(after);
+  for (let i = before.length - 1; i >= 0; i--) if (!kept.has(before[i])) text = edit(text, ['trustedFolders', i], undefined);
+  // New entries go first: an entry inserted after the last one would take over the comment that followed it
+  // (and take it away when removed); before the others, adding and removing one touches only its own text.
+  const had = new Set(before);
+  after.filter((f) => !had.has(f)).forEach((f, i) => { text = edit(text, ['trustedFolders', i], f, { ...FORMAT, isArrayInsertion: true }); });
+  return text;
 }
 
 /** The folders Copilot trusts (empty when the file or the key is missing or unreadable). */
@@ -108,7 +132,7 @@ function writeTrustRecord(paths: UserPaths, entries: string[]): void {
 
 interface Loaded {
   doc: Record<string, unknown>;
-  header: string;
+  text: string;
   /** trustedFolders as it was read, then with the entries added. */
   list: unknown[];
   index: FolderIndex;
@@ -141,14 +165,14 @@ export class TrustEdit {
   /** Reads config.json now (throws CopilotConfigError for one fleet-git will not rewrite). */
   load(): Loaded {
     if (this.loaded) return this.loaded;
-    const { doc, header } = readConfig(this.file);
+    const { doc, text } = readConfig(this.file);
     const d = doc ?? {};
     if (d.trustedFolders !== undefined && !Array.isArray(d.trustedFolders)) {
       throw new CopilotConfigError(`${this.file}: trustedFolders is not a list: fleet-git leaves it alone`);
     }
     const list = Array.isArray(d.trustedFolders) ? [...(d.trustedFolders as unknown[])] : [];
     const index = new FolderIndex(list.filter((f): f is string => typeof f === 'string'));
-    this.loaded = { doc: d, header, list, index, removing: new Set(), existed: doc !== null, hadKey: d.trustedFolders !== undefined };
+    this.loaded = { doc: d, text, list, index, removing: new Set(), existed: doc !== null, hadKey: d.trustedFolders !== undefined };
     return this.loaded;
   }
 
@@ -189,17 +213,16 @@ export class TrustEdit {
       const creating = !c.hadKey && list.length > 0;
       if (creating) this.recordCreatedKey(!c.existed);
       const created = creating ? (c.existed ? 'key' : 'file') : this.createdKey();
-      if (list.length > 0 || !created) {
-        c.doc.trustedFolders = list;
-      } else {
-        delete c.doc.trustedFolders; // fleet-git created the key: with its last entry gone, the key goes too
-        this.forgetCreatedKey();
-      }
-      if (created === 'file' && Object.keys(c.doc).length === 0 && c.header === '') {
+      const before = c.hadKey ? (c.doc.trustedFolders as unknown[]) : null;
+      const dropKey = list.length === 0 && created !== null; // fleet-git created the key: with its last entry gone, the key goes too
+      if (dropKey) this.forgetCreatedKey();
+      let text = editList(c.text.trim() === '' ? '{}' : c.text, before, dropKey ? null : list);
+      if (c.text.trim() === '') text = `${text}\n`;
+      if (created === 'file' && text.replace(/\s/g, '') === '{}') {
         unlinkSync(this.file); // and the file, when fleet-git created that and nothing else is in it
       } else {
         mkdirSync(dirname(this.file), { recursive: true });
-        writeConfig(this.file, c.doc, c.header);
+        writeAtomic(this.file, text);
       }
       this.loaded = null; // read again if this edit goes on
       this.dirty = false;
