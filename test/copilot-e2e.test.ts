@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
-import { startFakeModel, SCRIPT, type FakeModel } from './fake-model-server.js';
+import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
 import { CLI, ROOT, sandbox } from './helpers.js';
 import { observerSummary, TestObserver, type Received } from './observer-server.js';
 
@@ -70,7 +70,7 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
   });
   after(() => obs?.close());
 
-  function runCopilot(model: FakeModel, prompt: string): Promise<Run> {
+  function runCopilot(model: ModelServer, prompt: string): Promise<Run> {
     const env = {
       ...sb.env,
       COPILOT_OFFLINE: 'true',
@@ -137,7 +137,7 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
   }
 
   test('a session: start with a live ppid, a bash call, a failed view, the final answer', { timeout: 120_000 }, async () => {
-    const model = await startFakeModel();
+    const model = await startModelServer();
     try {
       const run = await runCopilot(model, 'list files');
       assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
@@ -150,7 +150,7 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
   });
 
   test('a slow final answer (the transcript lags behind agentStop) still reaches the observer', { timeout: 120_000 }, async () => {
-    const model = await startFakeModel({ finalDelayMs: 2500 });
+    const model = await startModelServer({ finalDelayMs: 2500 });
     try {
       const run = await runCopilot(model, 'list files slowly');
       assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);

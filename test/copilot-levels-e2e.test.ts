@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
-import { startFakeModel, SCRIPT, type FakeModel } from './fake-model-server.js';
+import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
 import { CLI, ROOT, sandbox } from './helpers.js';
 import { TestObserver, type Received } from './observer-server.js';
 
@@ -35,7 +35,7 @@ describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip, concurre
   const sb = sandbox('fleet-git-levels-');
   const paths = userPaths(sb.env, sb.home);
   let obs: TestObserver;
-  let model: FakeModel;
+  let model: ModelServer;
   let repo: string;
 
   before(async () => {
@@ -43,7 +43,7 @@ describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip, concurre
     assert.ok(existsSync(CLI), `${CLI} is missing: run npm run build`);
     repo = sb.repo('demo');
     obs = await TestObserver.start(paths.fleetSocket);
-    model = await startFakeModel();
+    model = await startModelServer();
   });
   after(async () => { await obs?.close(); await model?.close(); });
 

@@ -1,25 +1,37 @@
 // A small OpenAI-compatible chat-completions server on loopback, enough for
-// Copilot CLI to run a whole session offline (copilot-cli-hooks.md, last
-// section). It scripts one turn: a `bash` tool call, then a `view` of a missing
-// file, then a plain-text answer. Which step to answer is read from the request
-// (how many tool results it carries), not from a counter, so extra requests
-// Copilot may make do not shift the script.
+// Copilot CLI to run a whole session offline (COPILOT_OFFLINE=true and the
+// COPILOT_PROVIDER_* variables): GET /v1/models, POST /v1/chat/completions,
+// streaming (SSE) or not. It scripts one turn: a `bash` tool call, then a
+// `view`, then a plain-text answer. Which step to answer is read from the
+// request (how many tool results it carries), not from a counter, so extra
+// requests Copilot may make do not shift the script. `doctor --live` runs the
+// user's Copilot against it; the end-to-end tests run the pinned one.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export const SCRIPT = {
-  command: 'echo hello-from-tool',
-  missingPath: '/nonexistent/file/xyz.txt',
-  finalText: 'Done. All finished.',
-};
+export interface Script {
+  /** The bash tool call's command. */
+  command: string;
+  /** The path the view tool call reads (a missing one makes it a postToolUseFailure). */
+  viewPath: string;
+  /** The final answer. */
+  finalText: string;
+}
 
-export interface FakeModelOptions {
+export const DEFAULT_SCRIPT: Readonly<Script> = Object.freeze({
+  command: 'echo hello-from-tool',
+  viewPath: '/nonexistent/file/xyz.txt',
+  finalText: 'Done. All finished.',
+});
+
+export interface ModelServerOptions {
   model?: string;
+  script?: Readonly<Script>;
   /** Wait before the final answer (the transcript lags most when the answer is slow). */
   finalDelayMs?: number;
 }
 
-export interface FakeModel {
+export interface ModelServer {
   /** The base URL to give Copilot as COPILOT_PROVIDER_BASE_URL (ends in /v1). */
   baseUrl: string;
   /** Every chat request received, parsed. */
@@ -29,17 +41,18 @@ export interface FakeModel {
 
 type Step = { tool: { name: string; args: Record<string, unknown> } } | { text: string };
 
-function stepFor(body: Record<string, unknown>): Step {
+function stepFor(body: Record<string, unknown>, script: Readonly<Script>): Step {
   const messages = Array.isArray(body.messages) ? (body.messages as Array<{ role?: string }>) : [];
   const toolResults = messages.filter((m) => m?.role === 'tool').length;
   const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
-  if (hasTools && toolResults === 0) return { tool: { name: 'bash', args: { command: SCRIPT.command, description: 'Say hello', mode: 'sync', initial_wait: 10 } } };
-  if (hasTools && toolResults === 1) return { tool: { name: 'view', args: { path: SCRIPT.missingPath } } };
-  return { text: SCRIPT.finalText };
+  if (hasTools && toolResults === 0) return { tool: { name: 'bash', args: { command: script.command, description: 'Say hello', mode: 'sync', initial_wait: 10 } } };
+  if (hasTools && toolResults === 1) return { tool: { name: 'view', args: { path: script.viewPath } } };
+  return { text: script.finalText };
 }
 
-export function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeModel> {
+export function startModelServer(opts: ModelServerOptions = {}): Promise<ModelServer> {
   const model = opts.model ?? 'gpt-4.1';
+  const script = opts.script ?? DEFAULT_SCRIPT;
   const requests: Array<Record<string, unknown>> = [];
   let calls = 0;
 
@@ -66,7 +79,7 @@ export function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeModel> 
     }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
     requests.push(body);
-    const step = stepFor(body);
+    const step = stepFor(body, script);
     const id = `chatcmpl-${++calls}`;
     if ('text' in step && opts.finalDelayMs) await new Promise((r) => setTimeout(r, opts.finalDelayMs));
     const toolCall = 'tool' in step
