@@ -34,6 +34,14 @@ export interface UserPaths {
   copilotHome: string;
 }
 
+/**
+ * Names another folder for the fleet observer's socket and session files (an
+ * absolute path; anything else is ignored). `doctor --live` gives it to its
+ * probe session, so the hook client reports to the doctor's own socket and the
+ * user's dashboard never sees the probe.
+ */
+export const OBSERVER_DIR_VAR = 'FLEET_GIT_OBSERVER_DIR';
+
 /** The hook client's file name, in the data folder (and in dist/, where the build puts it). */
 export const CLIENT_FILE = 'hook-client.cjs';
 
@@ -44,7 +52,8 @@ export const CLIENT_FILE = 'hook-client.cjs';
 export function userPaths(env: Env, home: string, dataDir = join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'fleet-git')): UserPaths {
   const configDir = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'fleet-git');
   // The observer uses os.homedir() and no variable: its folder is always under home.
-  const fleetDir = join(home, '.config', 'claude-code-fleet');
+  const redirect = env[OBSERVER_DIR_VAR];
+  const fleetDir = redirect && redirect.startsWith('/') ? redirect : join(home, '.config', 'claude-code-fleet');
   return {
     home,
     dataDir,

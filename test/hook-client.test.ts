@@ -87,6 +87,27 @@ describe('hook client with a listening observer', () => {
     assert.deepEqual(readdirSync(paths.fleetSessions), ['start-shell.json']);
   });
 
+  test('FLEET_GIT_OBSERVER_DIR sends the events and keeps the session files there, not at the home\'s observer', async () => {
+    const dir = join(sb.dir, 'probe-observer');
+    const other = await TestObserver.start(join(dir, 'fleet.sock'));
+    try {
+      const before = obs.events.length;
+      const env = { ...sb.env, FLEET_GIT_OBSERVER_DIR: dir };
+      await runClient(env, ['sessionStart'], fixtureText('sessionStart.json').replace(SID, 'redirected'));
+      await runClient(env, ['sessionEnd'], fixtureText('sessionEnd.json').replace(SID, 'redirected'));
+      await other.waitFor((e) => e.session_id === 'redirected' && e.event === 'Stop');
+      assert.deepEqual(other.events.map((e) => e.event), ['SessionStart', 'Stop']);
+      assert.deepEqual(readdirSync(join(dir, 'sessions')), ['redirected.json']);
+      assert.equal(existsSync(join(paths.fleetSessions, 'redirected.json')), false);
+      // A relative folder is ignored: the home's observer gets the event.
+      await runClient({ ...sb.env, FLEET_GIT_OBSERVER_DIR: 'rel' }, ['sessionEnd'], fixtureText('sessionEnd.json').replace(SID, 'not-redirected'));
+      await obs.waitFor((e) => e.session_id === 'not-redirected');
+      assert.deepEqual(obs.events.slice(before).map((e) => e.session_id), ['not-redirected']);
+    } finally {
+      await other.close();
+    }
+  });
+
   test('SessionStart without COPILOT_MODEL takes the model from the transcript', async () => {
     const id = 'start-transcript';
     const dir = join(paths.copilotHome, 'session-state', id);

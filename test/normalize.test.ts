@@ -55,6 +55,7 @@ describe('normalizePayload over the real 1.0.102 payloads', () => {
       assert.equal(out._tool, 'copilot');
       assert.equal(out.tool, 'copilot');
       assert.equal('fleet_model_name' in out, false);
+      assert.equal('probe_hook_dir' in out, false);
       // One line on the socket, whatever the payload.
       assert.equal(JSON.stringify(out).includes('\n'), false);
     });
@@ -94,6 +95,15 @@ describe('normalizePayload over the real 1.0.102 payloads', () => {
     assert.equal(out.iterm_session_id, 'w0t0p0');
     const fromTranscript = normalizePayload(fixture('sessionStart.json'), 'sessionStart', { ...ctx, transcriptModel: 'gpt-4.1' })!;
     assert.equal(fromTranscript.model, 'gpt-4.1');
+  });
+
+  test('in a doctor --live probe (FLEET_GIT_PROBE set), each event names the folder of the hook file that sent it', () => {
+    const env = { FLEET_GIT_PROBE: 'token', COPILOT_HOOK_DIR: '/home/dev/code/demo/.github/hooks' };
+    for (const [file, event] of [['sessionStart.json', 'sessionStart'], ['postToolUse.json', 'postToolUse'], ['sessionEnd.json', 'sessionEnd']]) {
+      assert.equal(normalizePayload(fixture(file), event, { ...ctx, env })!.probe_hook_dir, env.COPILOT_HOOK_DIR);
+    }
+    assert.equal(normalizePayload(fixture('sessionEnd.json'), 'sessionEnd', { ...ctx, env: { FLEET_GIT_PROBE: 'token' } })!.probe_hook_dir, null);
+    assert.equal('probe_hook_dir' in normalizePayload(fixture('sessionEnd.json'), 'sessionEnd', { ...ctx, env: { COPILOT_HOOK_DIR: '/x' } })!, false);
   });
 
   test('agentStop carries the last assistant message, at most 500 characters', () => {

@@ -39,7 +39,12 @@ export interface FleetEvent {
   _tool: 'copilot';
   tool: 'copilot';
   fleet_model_name?: string;
+  /** Only in a `doctor --live` probe (PROBE_VAR set): the folder of the hook file that ran, COPILOT_HOOK_DIR. */
+  probe_hook_dir?: string | null;
 }
+
+/** Set (to the probe's token) in the environment of a `doctor --live` session: events then say which hook file sent them. */
+export const PROBE_VAR = 'FLEET_GIT_PROBE';
 
 export interface NormalizeContext {
   env?: Readonly<Record<string, string | undefined>>;
@@ -192,6 +197,7 @@ export function normalizePayload(rawInput: unknown, event: unknown, ctx: Normali
     tool: 'copilot',
   };
   if (env.FLEET_MODEL_NAME) out.fleet_model_name = env.FLEET_MODEL_NAME;
+  if (env[PROBE_VAR]) out.probe_hook_dir = env.COPILOT_HOOK_DIR || null;
 
   switch (kind) {
     case 'sessionStart':
