@@ -7,11 +7,9 @@ import { readTextIfExists, writeAtomic, writeInPlace } from '../fs/atomic.js';
 import type { RunContext } from './context.js';
 import { forgetCreated, keepRecorded, readCreated, recordCreated, removeCreatedDirs } from './created.js';
 import { HOOK_FILE_PATH, addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
+import { REPLACED_FILE } from './hook-file.js';
 import { installGitHook, uninstallGitHook } from './git-hook.js';
-import { allWorktrees, type RepoState, type WorktreeState } from './state.js';
-
-/** Where enable --force keeps a hook file it replaced, to put it back on disable. */
-export const REPLACED_FILE = 'fleet-git-replaced-fleet.json';
+import { allWorktrees, symlinkMessage, type RepoState, type WorktreeState } from './state.js';
 
 export interface Outcome {
   path: string;
@@ -62,6 +60,10 @@ function writeHookFile(w: WorktreeState, ctx: RunContext, undo: Undo[]): void {
 
 function enableWorktree(w: WorktreeState, ctx: RunContext, opts: EnableOptions, out: Outcome, undo: Undo[]): void {
   const file = join(w.path, HOOK_FILE_PATH);
+  if (w.link) {
+    out.notes.push(symlinkMessage(w.link, w.path));
+    return;
+  }
   if (w.tracked) {
     out.notes.push(`left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`);
     return;
@@ -120,12 +122,13 @@ function enableGitHook(s: RepoState, ctx: RunContext, out: Outcome): void {
 export function enableRepo(s: RepoState, ctx: RunContext, opts: EnableOptions = {}): Outcome {
   const out: Outcome = { path: s.path, changes: [], notes: [], info: [] };
   const undo: Undo[] = [];
+  if (leftAloneForLink(s, out)) return out;
   try {
     // The exclude block first (the hook file is never there unexcluded). When the
     // main worktree's git dir holds it, it records the folders that worktree's
     // hook file is about to need (see created.ts).
     const main = s.main;
-    const inBlock = !s.exclude && main && main.worktree.gitDir === s.repo.commonDir && main.hookFile.kind === 'absent' && !main.tracked ? missingHookDirs(main.path) : [];
+    const inBlock = !s.exclude && main && main.worktree.gitDir === s.repo.commonDir && main.hookFile.kind === 'absent' && !main.link && !main.tracked ? missingHookDirs(main.path) : [];
     enableExclude(s, out, undo, inBlock);
     for (const w of allWorktrees(s)) enableWorktree(w, ctx, opts, out, undo);
     enableGitHook(s, ctx, out);
@@ -138,8 +141,19 @@ export function enableRepo(s: RepoState, ctx: RunContext, opts: EnableOptions = 
   return out;
 }
 
+/** A symbolic link where fleet-git would write in the git dirs: the whole repository is left alone (a note: exit code 1). */
+function leftAloneForLink(s: RepoState, out: Outcome): boolean {
+  const link = s.gitLink;
+  if (link) out.notes.push(symlinkMessage(link, s.path));
+  return link !== null;
+}
+
 function disableWorktree(w: WorktreeState, opts: DisableOptions, out: Outcome): void {
   const file = join(w.path, HOOK_FILE_PATH);
+  if (w.link) {
+    out.notes.push(symlinkMessage(w.link, w.path));
+    return;
+  }
   const kind = w.hookFile.kind;
   const backup = join(w.worktree.gitDir, REPLACED_FILE);
   if (!w.tracked && (kind === 'ours' || (kind === 'upstream' && opts.upstream))) {
@@ -181,6 +195,7 @@ function disableExclude(s: RepoState, out: Outcome): void {
 /** Undoes exactly what enable did, in every worktree. */
 export function disableRepo(s: RepoState, opts: DisableOptions = {}): Outcome {
   const out: Outcome = { path: s.path, changes: [], notes: [], info: [] };
+  if (leftAloneForLink(s, out)) return out;
   for (const w of allWorktrees(s)) disableWorktree(w, opts, out);
   disableExclude(s, out);
   const did = uninstallGitHook(s.repo);

@@ -17,6 +17,9 @@ export interface ClientLocation {
 
 export const NODE_FILE = 'node';
 
+/** Where enable --force keeps a hook file it replaced (in the worktree's git dir), to put it back on disable. */
+export const REPLACED_FILE = 'fleet-git-replaced-fleet.json';
+
 /** The shell command Copilot runs for one event. */
 export function hookCommand(event: string, where: ClientLocation): string {
   return render(readTemplate('hook-command.sh').trim(), {

@@ -1,12 +1,13 @@
 // A repository's fleet state: the one notion that status, scan, enable and
 // remove all share. Read from files only (no git process in the common case).
 import { existsSync } from 'node:fs';
-import { readSmallTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
+import { firstLink, readSmallTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
 import { isTracked, listWorktrees, type Listed, type Repo, type Worktree } from '../git/repo.js';
 import type { RunContext } from './context.js';
 import { HOOK_FILE_PATH, hasExcludeBlock } from './exclude.js';
-import { classifyHookFile, type HookFileInfo } from './hook-file.js';
-import { hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
+import { CREATED_FILE } from './created.js';
+import { REPLACED_FILE, classifyHookFile, type HookFileInfo } from './hook-file.js';
+import { HOOK_NAME, PREV_SUFFIX, hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
 
 export type ProblemCode =
   | 'hook-file-missing'
@@ -19,7 +20,8 @@ export type ProblemCode =
   | 'git-hook-missing'
   | 'git-hook-displaced'
   | 'git-hook-outdated'
-  | 'hooks-path';
+  | 'hooks-path'
+  | 'symlink';
 
 export interface Problem {
   code: ProblemCode;
@@ -34,6 +36,8 @@ export interface WorktreeState {
   /** Not in the JSON: what the actions need. */
   hookFile: HookFileInfo;
   tracked: boolean;
+  /** The first symbolic link on the hook file's path (.github, .github/hooks, the file itself), or null: fleet-git leaves such a worktree alone. */
+  link: string | null;
   worktree: Worktree;
 }
 
@@ -50,6 +54,17 @@ export interface RepoState {
   exclude: boolean;
   hooks: HooksDir;
   gitHook: GitHookInfo | null;
+  /** The first symbolic link among the paths fleet-git writes in the git dirs, or null: fleet-git leaves such a repository alone. */
+  gitLink: string | null;
+}
+
+/** What fleet-git writes in the common git dir, and in each worktree's own. */
+const COMMON_PATHS = ['info/exclude', `hooks/${HOOK_NAME}`, `hooks/${HOOK_NAME}${PREV_SUFFIX}`, `hooks/${HOOK_NAME}.old`, CREATED_FILE, REPLACED_FILE];
+const GIT_DIR_PATHS = [CREATED_FILE, REPLACED_FILE];
+
+/** The one line that says why fleet-git leaves a place alone: a symbolic link where it would write. */
+export function symlinkMessage(link: string, where: string): string {
+  return `left ${where} alone: ${link} is a symbolic link, and fleet-git never writes, creates or removes anything through one (replace it with a real folder or file to let fleet-git manage this)`;
 }
 
 /**
@@ -62,6 +77,7 @@ class WorktreeRead implements WorktreeState {
   readonly enabled: boolean;
   readonly problems: Problem[] = [];
   private trackedKnown: boolean | undefined;
+  private linkKnown: string | null | undefined;
 
   constructor(readonly worktree: Worktree, readonly hookFile: HookFileInfo, private readonly commonDir: string, private readonly ctx: RunContext) {
     this.path = worktree.root;
@@ -76,6 +92,12 @@ class WorktreeRead implements WorktreeState {
   get tracked(): boolean {
     return (this.trackedKnown ??= isTracked(this.worktree, this.commonDir, HOOK_FILE_PATH, this.ctx.env, this.ctx.user.home));
   }
+
+  /** Read when a hook file is there, when the repository is enabled, and by the actions: a scan of repositories without fleet-git makes no extra call. */
+  get link(): string | null {
+    if (this.linkKnown === undefined) this.linkKnown = firstLink(this.path, [HOOK_FILE_PATH]);
+    return this.linkKnown;
+  }
 }
 
 function worktreeState(wt: Worktree, commonDir: string, ctx: RunContext, listed?: Listed): WorktreeState {
@@ -83,7 +105,9 @@ function worktreeState(wt: Worktree, commonDir: string, ctx: RunContext, listed?
   const w = new WorktreeRead(wt, hookFile, commonDir, ctx);
   const where = wt.root;
   if (hookFile.kind === 'absent') return w;
-  if (w.tracked) {
+  if (w.link) {
+    w.problems.push({ code: 'symlink', message: symlinkMessage(w.link, where) });
+  } else if (w.tracked) {
     w.problems.push({ code: 'hook-file-tracked', message: `${HOOK_FILE_PATH} is tracked by git in ${where}: fleet-git leaves a tracked file alone (untrack it to let fleet-git manage it)` });
   } else if (hookFile.kind === 'ours') {
     if (!hookFile.clients.every((c) => existsSync(c))) {
@@ -111,6 +135,7 @@ class RepoRead implements RepoState {
   enabled = false;
   readonly problems: Problem[] = [];
   private hooksKnown: HooksDir | undefined;
+  private gitLinkKnown: string | null | undefined;
 
   constructor(readonly repo: Repo, readonly main: WorktreeState | null, readonly worktrees: WorktreeState[], readonly exclude: boolean, private readonly own: GitHookInfo, private readonly config: RunContext['config']) {
     this.path = main?.path ?? repo.root;
@@ -122,6 +147,15 @@ class RepoRead implements RepoState {
 
   get gitHook(): GitHookInfo | null {
     return this.hooks.writable ? this.own : null; // fleet-git writes only to the repository's own hooks folder
+  }
+
+  get gitLink(): string | null {
+    if (this.gitLinkKnown === undefined) {
+      let link = firstLink(this.repo.commonDir, COMMON_PATHS);
+      for (const w of allWorktrees(this)) link ??= w.worktree.gitDir === this.repo.commonDir ? null : firstLink(w.worktree.gitDir, GIT_DIR_PATHS);
+      this.gitLinkKnown = link;
+    }
+    return this.gitLinkKnown;
   }
 }
 
@@ -140,9 +174,16 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   const s = new RepoRead(repo, main, linked, exclude, own, ctx.config);
   s.enabled = exclude || (own.kind === 'ours' && !own.template) || own.displacedCopy !== null || all.some((w) => w.enabled);
   const problems = s.problems;
+  // Symbolic links are looked for only where fleet-git has something: a scan of thousands without it makes no extra call.
+  if (s.enabled || all.some((w) => w.hookFile.kind !== 'absent')) {
+    const link = s.gitLink;
+    if (link) problems.push({ code: 'symlink', message: symlinkMessage(link, s.path) });
+  }
   if (s.enabled) {
     for (const w of all) {
-      if (w.hookFile.kind === 'absent' && !w.tracked) w.problems.push({ code: 'hook-file-missing', message: `${HOOK_FILE_PATH} is missing in ${w.path}: run fleet-git enable` });
+      if (w.hookFile.kind !== 'absent') continue;
+      if (w.link) w.problems.push({ code: 'symlink', message: symlinkMessage(w.link, w.path) });
+      else if (!w.tracked) w.problems.push({ code: 'hook-file-missing', message: `${HOOK_FILE_PATH} is missing in ${w.path}: run fleet-git enable` });
     }
     if (!exclude) problems.push({ code: 'exclude-missing', message: `info/exclude has no fleet-git block, so ${HOOK_FILE_PATH} could be committed: run fleet-git enable` });
     const hooks = s.hooks;

@@ -1,6 +1,6 @@
 // Writing files so that a failure halfway leaves the old file, or none, in place:
 // a temporary file in the same folder, then a rename over the target.
-import { chmodSync, closeSync, constants, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -22,6 +22,35 @@ export function isPresent(path: string): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * The first path, walking each of `rels` (plain relative paths) down from `base`
+ * one name at a time, that is a symbolic link; null when none is. A name that
+ * does not exist ends that walk (nothing below it exists either). fleet-git
+ * checks this before it writes, creates or removes anything under `base`.
+ */
+export function firstLink(base: string, rels: readonly string[]): string | null {
+  const absent = new Set<string>();
+  const seen = new Set<string>();
+  for (const rel of rels) {
+    let p = base;
+    for (const name of rel.split('/')) {
+      p = within(p, name);
+      if (absent.has(p)) break;
+      if (seen.has(p)) continue;
+      seen.add(p);
+      let st;
+      try {
+        st = lstatSync(p, NO_ENTRY_OK);
+      } catch {
+        st = undefined; // a file where a folder is named (ENOTDIR): nothing below it
+      }
+      if (st === undefined) { absent.add(p); break; }
+      if (st.isSymbolicLink()) return p;
+    }
+  }
+  return null;
 }
 
 /** Like readTextIfExists, cheaper in the common case of no file. */

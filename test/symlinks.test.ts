@@ -1,0 +1,153 @@
+// fleet-git never writes, creates or removes anything through a symbolic link
+// inside a worktree or git dir: not enable, not disable, not the post-checkout
+// hook (new worktrees), not setup's template hook (new clones). A repository or
+// worktree with one where fleet-git would write is left alone and reported.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { sandbox, snapshot, type Sandbox } from './helpers.js';
+
+const HOOK = '.github/hooks/fleet.json';
+
+/** The tracked links a hostile repository can carry, each on its own branch; `out` is the folder they point into. */
+const TRACKED: { name: string; link: string; make: (repo: string, out: string) => void }[] = [
+  { name: 'github-relative', link: '.github', make: (repo) => symlinkSync('../outside', join(repo, '.github')) },
+  { name: 'hooks-absolute', link: '.github/hooks', make: (repo, out) => { mkdirSync(join(repo, '.github')); symlinkSync(out, join(repo, '.github/hooks')); } },
+  { name: 'dangling-file', link: HOOK, make: (repo, out) => { mkdirSync(join(repo, '.github/hooks'), { recursive: true }); symlinkSync(join(out, 'pwn.json'), join(repo, HOOK)); } },
+];
+
+/** A repository whose branch `name` tracks one such link (main tracks none); the folder `outside` beside it, which must stay empty. */
+function hostile(s: Sandbox, repoName: string): { repo: string; out: string } {
+  const repo = s.repo(repoName);
+  const out = join(s.dir, 'outside');
+  mkdirSync(out, { recursive: true });
+  for (const t of TRACKED) {
+    s.git(repo, 'checkout', '-q', '-b', t.name, 'main');
+    t.make(repo, out);
+    s.git(repo, 'add', '-A');
+    s.git(repo, 'commit', '-q', '-m', t.name);
+  }
+  s.git(repo, 'checkout', '-q', 'main');
+  return { repo, out };
+}
+
+function problems(s: Sandbox, cwd: string): { path: string; codes: string[] }[] {
+  const r = s.cli(cwd, 'status', '--json');
+  assert.equal(r.status, 0, r.stderr);
+  const st = JSON.parse(r.stdout);
+  return [{ path: st.path, codes: st.problems.map((p: { code: string }) => p.code) }, ...st.worktrees.map((w: { path: string; problems: { code: string }[] }) => ({ path: w.path, codes: w.problems.map((p) => p.code) }))];
+}
+
+function assertOneLine(stderr: string, link: string): void {
+  const lines = stderr.trim().split('\n');
+  assert.equal(lines.length, 1, stderr);
+  assert.ok(lines[0].includes(`${link} is a symbolic link`), stderr);
+}
+
+describe('symbolic links', () => {
+  it('enable leaves a worktree with a tracked link on the hook file path alone, says which path, and status reports it', () => {
+    const s = sandbox();
+    const { repo, out } = hostile(s, 'r');
+    for (const t of TRACKED) {
+      s.git(repo, 'checkout', '-q', t.name);
+      const r = s.cli(repo, 'enable');
+      assert.equal(r.status, 1, `${t.name}: ${r.stdout}${r.stderr}`);
+      assertOneLine(r.stderr, join(repo, t.link));
+      assert.deepEqual(snapshot(out), {}, `${t.name}: nothing was created outside`);
+      assert.deepEqual(problems(s, repo)[0].codes, ['symlink'], t.name);
+      const d = s.cli(repo, 'disable');
+      assert.equal(d.status, 1, d.stderr);
+      assert.deepEqual(snapshot(out), {}, t.name);
+      assert.equal(s.git(repo, 'status', '--porcelain'), '', t.name);
+      s.git(repo, 'checkout', '-q', 'main');
+      assert.equal(s.cli(repo, 'disable').status, 0);
+    }
+  });
+
+  it('disable removes nothing through a link: a fleet-git hook file reached through .github stays', () => {
+    const s = sandbox();
+    const repo = s.repo('d');
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    const out = join(s.dir, 'elsewhere');
+    mkdirSync(join(out, 'hooks'), { recursive: true });
+    renameSync(join(repo, HOOK), join(out, 'hooks/fleet.json'));
+    rmSync(join(repo, '.github'), { recursive: true });
+    symlinkSync(out, join(repo, '.github'));
+    const before = snapshot(out);
+    assert.deepEqual(problems(s, repo)[0].codes, ['symlink']);
+    const r = s.cli(repo, 'disable');
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assertOneLine(r.stderr, join(repo, '.github'));
+    assert.deepEqual(snapshot(out), before, 'the file outside is still there');
+  });
+
+  for (const [what, rel] of [['info', 'info'], ['hooks', 'hooks'], ['info/exclude', 'info/exclude'], ['fleet-git-created', 'fleet-git-created']] as const) {
+    it(`a symlinked .git/${what}: enable and disable leave the repository alone, and status reports it`, () => {
+      const s = sandbox();
+      const repo = s.repo('g');
+      const git = join(repo, '.git');
+      const out = join(s.dir, 'out');
+      mkdirSync(out);
+      const target = join(out, 'target');
+      const place = join(git, rel);
+      if (existsSync(place)) renameSync(place, target);
+      else if (rel === 'fleet-git-created') writeFileSync(target, '');
+      else mkdirSync(target);
+      symlinkSync(target, place);
+      const before = snapshot(out);
+      const r = s.cli(repo, 'enable');
+      assert.equal(r.status, 1, r.stdout + r.stderr);
+      assertOneLine(r.stderr, place);
+      assert.deepEqual(snapshot(out), before, 'nothing changed outside');
+      assert.ok(!existsSync(join(repo, '.github')), 'nothing written in the worktree either');
+      assert.equal(s.git(repo, 'status', '--porcelain'), '');
+      // Enabled first, then linked: status says so, disable changes nothing there.
+      rmSync(place);
+      if (existsSync(target)) renameSync(target, place);
+      assert.equal(s.cli(repo, 'enable').status, 0);
+      renameSync(place, target);
+      symlinkSync(target, place);
+      const enabled = snapshot(out);
+      assert.ok(problems(s, repo)[0].codes.includes('symlink'), what);
+      const d = s.cli(repo, 'disable');
+      assert.equal(d.status, 1, d.stdout + d.stderr);
+      assertOneLine(d.stderr, place);
+      assert.deepEqual(snapshot(out), enabled, 'disable changed nothing outside');
+    });
+  }
+
+  it('git worktree add of a branch carrying such a link, in an enabled repository: nothing outside, one line, reported', () => {
+    const s = sandbox();
+    const { repo, out } = hostile(s, 'w');
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    for (const t of TRACKED) {
+      const wt = join(s.dir, `wt-${t.name}`);
+      const r = s.run(repo, ['worktree', 'add', '-q', wt, t.name]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(snapshot(out), {}, `${t.name}: nothing was created outside`);
+      assertOneLine(r.stderr, t.link);
+      assert.equal(s.git(wt, 'status', '--porcelain'), '', t.name);
+      const p = problems(s, repo).find((x) => x.path === wt);
+      assert.deepEqual(p?.codes, ['symlink'], t.name);
+      const again = s.cli(repo, 'enable');
+      assert.equal(again.status, 1, again.stderr);
+      assert.deepEqual(snapshot(out), {}, t.name);
+    }
+  });
+
+  it('a clone with setup in effect of a branch carrying such a link: nothing outside, one line, reported', () => {
+    const s = sandbox();
+    const { repo, out } = hostile(s, 'src');
+    assert.equal(s.cli(s.dir, 'setup').status, 0);
+    for (const t of TRACKED) {
+      const dest = join(s.dir, `clone-${t.name}`);
+      const r = s.run(s.dir, ['clone', '-q', '-b', t.name, repo, dest]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(snapshot(out), {}, `${t.name}: nothing was created outside`);
+      assertOneLine(r.stderr, t.link);
+      assert.equal(s.git(dest, 'status', '--porcelain'), '', t.name);
+      assert.deepEqual(problems(s, dest)[0].codes, ['symlink'], t.name);
+    }
+  });
+});
