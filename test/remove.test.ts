@@ -36,7 +36,7 @@ describe('enable --under', () => {
     enableAll(sb, ws);
     for (const p of [ws.p.solo, ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.archived, ws.p.lefthook]) assert.ok(existsSync(join(p, HOOK)), p);
     assert.ok(!existsSync(join(ws.p.nodeModulesRepo, HOOK)), 'node_modules is skipped');
-    const doc = JSON.parse(sb.cli(sb.dir, 'scan', ws.root).stdout);
+    const doc = JSON.parse(sb.cli(sb.dir, 'scan', ws.root, '--json').stdout);
     const healthy = doc.repos.filter((r: any) => r.enabled && r.problems.length === 0).map((r: any) => r.path);
     assert.ok(healthy.includes(ws.p.solo) && healthy.includes(ws.p.separate) && healthy.includes(ws.p.app));
     const again = sb.cli(sb.dir, 'enable', '--under', ws.root);
@@ -90,6 +90,21 @@ describe('remove', () => {
     assert.match(dry.stdout, new RegExp(`${ws.p.solo}: would\\n  remove ${join(ws.p.solo, HOOK)}\\n`));
     assert.match(dry.stdout, /restore the previous post-checkout hook/);
     assert.match(dry.stdout, /nothing was changed/);
+    assert.deepEqual(snap(), enabled);
+    // --dry-run --json: the same plan as data.
+    const dj = sb.cli(sb.dir, 'remove', ws.root, '--dry-run', '--json');
+    assert.equal(dj.status, 0, dj.stderr);
+    const plan = JSON.parse(dj.stdout);
+    assert.deepEqual(Object.keys(plan), ['roots', 'repos', 'counts']);
+    const solo = plan.repos.find((r: any) => r.path === ws.p.solo);
+    assert.equal(solo.steps[0], `remove ${join(ws.p.solo, HOOK)}`);
+    assert.deepEqual(solo.untrust, []);
+    assert.equal(plan.counts.targets, plan.repos.length);
+    assert.equal(plan.repos.length, (dry.stdout.match(/: (would|cannot act here)/g) ?? []).length, 'the same repositories as the text plan');
+    assert.deepEqual(snap(), enabled);
+    const jsonAlone = sb.cli(sb.dir, 'remove', ws.root, '--json', '--yes');
+    assert.equal(jsonAlone.status, 2);
+    assert.match(jsonAlone.stderr, /^fleet-git: --json goes with --dry-run/);
     assert.deepEqual(snap(), enabled);
     const no = sb.cli(sb.dir, 'remove', ws.root);
     assert.equal(no.status, 2);

@@ -22,7 +22,7 @@ describe('scan', () => {
     ws = buildWorkspace(sb, { enable: (p) => { const r = sb.cli(p, 'enable'); assert.equal(r.status, 0, r.stderr); } });
   });
   const scan = (...args: string[]): Json => {
-    const r = sb.cli(sb.dir, 'scan', ...args);
+    const r = sb.cli(sb.dir, 'scan', '--json', ...args);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stderr, '', 'nothing on stderr off a terminal');
     return JSON.parse(r.stdout);
@@ -35,8 +35,8 @@ describe('scan', () => {
     return `${r.kind} ${rel}${r.enabled ? ' enabled' : ''}${codes.length ? ` [${codes.join(' ')}]` : ''}${wts.length ? ` {${wts.join(' ')}}` : ''}`;
   });
 
-  it('off a terminal prints exactly one JSON document with every row, kind and problem', () => {
-    const r = sb.cli(sb.dir, 'scan', ws.root);
+  it('--json prints exactly one JSON document with every row, kind and problem', () => {
+    const r = sb.cli(sb.dir, 'scan', ws.root, '--json');
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stderr, '');
     const doc = JSON.parse(r.stdout) as Json; // throws on anything but one JSON document
@@ -67,6 +67,31 @@ describe('scan', () => {
     }
     const usable = ws.lockedUnreadable ? 10 : 11;
     assert.deepEqual(doc.counts, { repositories: usable, worktrees: 1, healthy: 1, withProblems: 3, notEnabled: usable - 4, notUsable: ws.lockedUnreadable ? 5 : 4 });
+  });
+
+  it('off a terminal prints one tab-separated line per repository and worktree: path, state, problem codes; the same rows as --json', () => {
+    const r = sb.cli(sb.dir, 'scan', ws.root);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    const doc = scan(ws.root);
+    const expected = doc.repos.flatMap((row) => [
+      [row.path, row.reason !== undefined ? 'not-usable' : row.problems.length || row.worktrees.some((w: any) => w.problems.length) ? 'problems' : row.enabled ? 'healthy' : 'not-enabled', row.problems.map((p: any) => p.code).join(',') || '-'].join('\t'),
+      ...row.worktrees.map((w: any) => [w.path, w.problems.length ? 'problems' : w.enabled ? 'healthy' : 'not-enabled', w.problems.map((p: any) => p.code).join(',') || '-'].join('\t')),
+    ]);
+    assert.equal(r.stdout, `${expected.join('\n')}\n`);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.ok(lines.every((l) => l.split('\t').length === 3), 'three fields a line');
+    assert.ok(lines.includes(`${ws.p.lefthook}\tproblems\tgit-hook-displaced`), r.stdout);
+    assert.ok(lines.includes(`${ws.p.fleetGit}\thealthy\t-`), r.stdout);
+    assert.ok(lines.includes(`${ws.p.appWorktree}\tnot-enabled\t-`), r.stdout);
+  });
+
+  it('off a terminal, a path with a tab or a newline in it is one JSON string, so each line stays one row', () => {
+    const s2 = sandbox();
+    const odd = s2.repo('a\tb\nc');
+    const r = s2.cli(s2.dir, 'scan', s2.dir);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${JSON.stringify(odd)}\tnot-enabled\t-\n`);
   });
 
   it('reports the same state as status for each repository', () => {
@@ -101,7 +126,7 @@ describe('scan', () => {
   });
 
   it('uses the current folder when no root is given', () => {
-    const r = sb.cli(join(ws.root, 'states'), 'scan');
+    const r = sb.cli(join(ws.root, 'states'), 'scan', '--json');
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout).repos.map((x: any) => x.path), [ws.p.fleetGit, ws.p.lefthook, ws.p.tracked, ws.p.upstream]);
   });
@@ -133,7 +158,7 @@ describe('scan: what Copilot makes of each repository', () => {
   });
 
   it('JSON: "copilot" {trusted, hooks} on each usable row, as status --json has it; each level and both', () => {
-    const scan = () => JSON.parse(sb.cli(sb.dir, 'scan', root).stdout) as Json;
+    const scan = () => JSON.parse(sb.cli(sb.dir, 'scan', root, '--json').stdout) as Json;
     let doc = scan();
     assert.deepEqual(byPath(doc), {
       'bare.git': undefined,
@@ -166,7 +191,7 @@ describe('scan: what Copilot makes of each repository', () => {
     const probe = spawnSync('strace', ['-o', '/dev/null', 'true']);
     assert.equal(probe.status, 0, `strace must run here: ${probe.error ?? probe.stderr}`);
     const trace = join(sb.dir, 'trace.txt');
-    const r = spawnSync('strace', ['-f', '-e', 'trace=open,openat', '-o', trace, process.execPath, CLI, 'scan', root], { cwd: sb.dir, env: sb.env, encoding: 'utf8' });
+    const r = spawnSync('strace', ['-f', '-e', 'trace=open,openat', '-o', trace, process.execPath, CLI, 'scan', root, '--json'], { cwd: sb.dir, env: sb.env, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).repos.length, 4);
     const opens = readFileSync(trace, 'utf8').split('\n').filter((l) => l.includes(`"${config}"`));

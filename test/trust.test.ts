@@ -204,7 +204,7 @@ describe('enable --under ROOT --trust, and remove', () => {
     const after = JSON.parse(text.slice(head.length));
     assert.deepEqual(Object.keys(after), Object.keys(doc));
     assert.deepEqual(after, { ...doc, trustedFolders: ['/elsewhere', outside, repos[0], wt, repos[1], repos[2]] });
-    const scan = JSON.parse(sb.cli(sb.dir, 'scan', root).stdout);
+    const scan = JSON.parse(sb.cli(sb.dir, 'scan', root, '--json').stdout);
     assert.deepEqual(scan.repos.map((r: any) => r.copilot), repos.map(() => ({ trusted: true, hooks: 'repo' })));
 
     // Again: nothing to add, no write.

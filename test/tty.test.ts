@@ -44,9 +44,9 @@ describe('scan on a terminal', () => {
   const sb = sandbox('fleet-git-tty-scan-');
   before(() => {
     ws = buildWorkspace(sb, { enable: (p) => { const r = sb.cli(p, 'enable'); assert.equal(r.status, 0, r.stderr); } });
-    const r = sb.cli(sb.dir, 'scan', ws.root);
+    const r = sb.cli(sb.dir, 'scan', ws.root, '--json');
     assert.equal(r.status, 0, r.stderr);
-    json = JSON.parse(r.stdout); // off a terminal: JSON (scan.test.ts checks it in full)
+    json = JSON.parse(r.stdout); // --json (scan.test.ts checks it in full)
   });
 
   it('prints a table grouped by state, each path under its group, and the counts line after it; no JSON', async () => {
@@ -159,7 +159,7 @@ describe('scan progress line', () => {
   });
 
   it('never shows off a terminal, however long the walk', async () => {
-    const child = spawn(process.execPath, [CLI, 'scan', root], { cwd: sb.dir, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
+    const child = spawn(process.execPath, [CLI, 'scan', root, '--json'], { cwd: sb.dir, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -33,10 +33,10 @@ describe('scan.roots and scan.ignore', () => {
     const c = s.repo('elsewhere/c');
     const paths = (r: ReturnType<typeof s.cli>) => { assert.equal(r.status, 0, r.stderr); return JSON.parse(r.stdout).repos.map((x: { path: string }) => x.path); };
     // No file: the current folder.
-    assert.deepEqual(paths(s.cli(join(s.dir, 'elsewhere'), 'scan')), [c]);
+    assert.deepEqual(paths(s.cli(join(s.dir, 'elsewhere'), 'scan', '--json')), [c]);
     writeConfig(s, `{ scan: { roots: ["${join(s.dir, 'code')}", "${join(s.dir, 'elsewhere')}"], ignore: ["skipped"] } }`);
-    assert.deepEqual(paths(s.cli(s.home, 'scan')), [a, c]);
-    assert.deepEqual(paths(s.cli(s.home, 'scan', join(s.dir, 'code'))), [a], 'a folder given replaces scan.roots; scan.ignore still applies');
+    assert.deepEqual(paths(s.cli(s.home, 'scan', '--json')), [a, c]);
+    assert.deepEqual(paths(s.cli(s.home, 'scan', join(s.dir, 'code'), '--json')), [a], 'a folder given replaces scan.roots; scan.ignore still applies');
     const en = s.cli(s.home, 'enable', '--under', join(s.dir, 'code'));
     assert.equal(en.status, 0, en.stderr);
     assert.ok(existsSync(join(a, '.github/hooks/fleet.json')) && !existsSync(join(b, '.github/hooks/fleet.json')), 'enable --under skips scan.ignore');

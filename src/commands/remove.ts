@@ -12,19 +12,22 @@ export class RemoveCommand extends FleetCommand {
     details: `
       Finds the repositories under the folders as \`fleet-git scan\` does and, in each one (and its worktrees) that has anything of fleet-git or a hook file written by the upstream \`fleet hooks install\`, does what \`fleet-git disable\` does: the user's own files and hooks stay, a hook fleet-git had kept comes back byte for byte.
 
-      --dry-run prints the plan and changes nothing. Off a terminal it acts on more than one repository only with --yes; on a terminal it asks first. A repository that fails (a read-only folder, a git process holding a lock, an unreadable file) is reported with the reason and the others go on; the exit code is then 1.
+      --dry-run prints the plan and changes nothing; with --json, as one JSON document: {"roots", "repos": [{"path", "steps": [what disable would do, in words], "untrust": [trustedFolders entries fleet-git added that would go]} or {"path", "reason"} for one it cannot act on], "counts": {"targets", "untouched"}}. Off a terminal it acts on more than one repository only with --yes; on a terminal it asks first. A repository that fails (a read-only folder, a git process holding a lock, an unreadable file) is reported with the reason and the others go on; the exit code is then 1.
     `,
     examples: [
       ['See what would be removed under ~/code', '$0 remove ~/code --dry-run'],
+      ['The plan as JSON', '$0 remove ~/code --dry-run --json'],
       ['Remove it, without a question', '$0 remove ~/code --yes'],
     ],
   });
 
   dryRun = Option.Boolean('--dry-run', false, { description: 'print the plan, change nothing' });
   yes = Option.Boolean('--yes', false, { description: 'act on every repository found without asking' });
+  json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plan as one JSON document' });
   roots = Option.Rest({ name: 'root', required: 1 });
 
   async run(): Promise<number> {
+    if (this.json && !this.dryRun) throw new InputError('--json goes with --dry-run (the plan as JSON); remove itself prints one line per repository');
     const roots = await rootsOf(this.roots, this.context.cwd);
     const ignore = loadUserConfig(this.context.env, this.context.home).config.scan.ignore; // an invalid file: one line, exit 2
     const [bulk, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
@@ -45,6 +48,13 @@ export class RemoveCommand extends FleetCommand {
     const err = new bulk.LineBuffer(this.context.stderr);
     const found = `${targets.length} of ${targets.length + untouched} repositor${targets.length + untouched === 1 ? 'y' : 'ies'} under ${s.roots.join(', ')} ha${targets.length === 1 ? 's' : 've'} fleet-git or upstream fleet files`;
 
+    if (this.dryRun && this.json) {
+      const repos = targets.map((r) => (r.state
+        ? { path: r.path, steps: bulk.hasFleetState(r.state) ? bulk.disablePlan(r.state) : [], untrust: listed(r) }
+        : { path: r.path, reason: r.reason }));
+      this.out(JSON.stringify({ roots: s.roots, repos, counts: { targets: targets.length, untouched } }, null, 2));
+      return EXIT.ok;
+    }
     if (this.dryRun) {
       for (const r of targets) {
         if (!r.state) { out.push(`${r.path}: cannot act here: ${r.reason}`); continue; }

@@ -24,6 +24,11 @@ const TITLES: Record<Group, string> = {
   'not-usable': 'Not usable',
 };
 
+/** A path as a line of scan's plain output shows it: as it is, or quoted as a JSON string when it holds a tab, a newline, a backslash, a control character or starts with a double quote. */
+function plainPath(p: string): string {
+  return /[\x00-\x1f\x7f\\]|^"/.test(p) ? JSON.stringify(p) : p;
+}
+
 export class ScanCommand extends FleetCommand {
   static paths = [['scan']];
   static usage = FleetCommand.Usage({
@@ -33,7 +38,7 @@ export class ScanCommand extends FleetCommand {
 
       For each repository it also tells whether Copilot trusts it (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's own, the user-level one, both (each event is still sent once) or none.
 
-      On a terminal it prints a table grouped by state with counts at the end; otherwise (or with --json) one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees", "copilot": {"trusted", "hooks"}}], "counts"} ("copilot" on usable repositories only; "hooks" is "repo", "user", "both" or "none"). Exit code 0 whatever it finds, 2 for a folder that does not exist.
+      On a terminal it prints a table grouped by state with counts at the end. Otherwise one line per repository and linked worktree, tab-separated: the path, the state (healthy, problems, not-enabled or not-usable) and the problem codes, comma-separated, or - when there are none (a path holding a tab, a newline, a backslash or a control character, or starting with a double quote, is printed as a JSON string). With --json, the one stable machine format, one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees", "copilot": {"trusted", "hooks"}}], "counts"} ("copilot" on usable repositories only; "hooks" is "repo", "user", "both" or "none"). Exit code 0 whatever it finds, 2 for a folder that does not exist.
     `,
     examples: [
       ['Every repository under ~/code', '$0 scan ~/code'],
@@ -41,7 +46,7 @@ export class ScanCommand extends FleetCommand {
     ],
   });
 
-  json = Option.Boolean('--json', false, { description: 'print one JSON document (the default off a terminal)' });
+  json = Option.Boolean('--json', false, { description: 'print one JSON document' });
   nested = Option.Boolean('--nested', false, { description: 'also look inside repositories for nested repositories and submodules' });
   depth = Option.String('--depth', { description: 'read at most N folder levels below each root' });
   ignore = Option.Array('--ignore', [], { description: 'skip folders matching this glob (repeatable)' });
@@ -57,9 +62,22 @@ export class ScanCommand extends FleetCommand {
     const ctx = runContext(this.context.env, this.context.home);
     const opts = { nested: this.nested, depth, ignore: [...config.scan.ignore, ...this.ignore], followSymlinks: this.followSymlinks };
     const s = await withProgress(this.context, (onProgress) => surveyAsJson(roots, ctx, { ...opts, onProgress }));
-    if (this.json || !isTty(this.context.stdout)) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+    if (this.json) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+    else if (!isTty(this.context.stdout)) await this.printLines(s);
     else await this.printTable(s);
     return EXIT.ok;
+  }
+
+  /** Off a terminal: one line per repository and worktree, `path<TAB>state<TAB>codes` (codes comma-separated, or -). */
+  private async printLines(s: SurveyJson): Promise<void> {
+    const { jsonGroup } = await loadBulk();
+    const codes = (ps: { code: string }[]) => (ps.length ? ps.map((p) => p.code).join(',') : '-');
+    const lines: string[] = [];
+    for (const r of s.repos) {
+      lines.push(`${plainPath(r.path)}\t${jsonGroup(r)}\t${codes(r.problems)}`);
+      for (const w of r.worktrees) lines.push(`${plainPath(w.path)}\t${w.problems.length ? 'problems' : w.enabled ? 'healthy' : 'not-enabled'}\t${codes(w.problems)}`);
+    }
+    this.context.stdout.write(lines.length ? `${lines.join('\n')}\n` : '');
   }
 
   private async printTable(s: SurveyJson): Promise<void> {
