@@ -1,7 +1,6 @@
 import { Option } from 'clipanion';
-import { disableRepo } from '../core/actions.js';
 import { runContext } from '../core/context.js';
-import { assessRepo } from '../core/state.js';
+import { actOnRepo } from '../core/repo-lock.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand } from './base.js';
 import { printOutcome, resolveRepos, saveTrust } from './report.js';
@@ -34,8 +33,7 @@ export class DisableCommand extends FleetCommand {
     const edit = new TrustEdit(ctx.user);
     let code: number = EXIT.ok;
     for (const repo of repos) {
-      const state = assessRepo(repo, ctx);
-      const outcome = disableRepo(state);
+      const { state, outcome } = actOnRepo(repo, ctx, { do: 'disable', upstream: false });
       for (const root of trustRoots(state)) {
         if (edit.remove(root)) outcome.changes.push(`removed ${root} from trustedFolders in ${edit.file} (fleet-git had added it)`);
       }

@@ -1,7 +1,6 @@
 import { Option } from 'clipanion';
-import { enableRepo } from '../core/actions.js';
 import { ensureUserFiles, runContext, type RunContext } from '../core/context.js';
-import { assessRepo } from '../core/state.js';
+import { actOnRepo } from '../core/repo-lock.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { loadBulk, printBulkResult, printOutcome, resolveRepos, rootsOf, saveTrust, withProgress } from './report.js';
@@ -55,8 +54,7 @@ export class EnableCommand extends FleetCommand {
     edit?.load(); // read before anything changes: one it cannot rewrite stops here, as with --under
     let code: number = EXIT.ok;
     for (const repo of repos) {
-      const state = assessRepo(repo, ctx);
-      const outcome = enableRepo(state, ctx, { force: this.force });
+      const { state, outcome } = actOnRepo(repo, ctx, { do: 'enable', force: this.force });
       if (edit) outcome.changes.push(...trustFolders(edit, trustRoots(state)));
       if (printOutcome(this, outcome, 'enabled')) code = EXIT.partial;
     }

@@ -4,7 +4,7 @@
 // the repository hook file, payload normalization and the action summary.
 import { homedir } from 'node:os';
 import { basename, dirname } from 'node:path';
-import { disableRepo, enableRepo } from '../core/actions.js';
+import { actOnRepo } from '../core/repo-lock.js';
 import { ensureUserFiles, runContext } from '../core/context.js';
 import { findOnPath } from '../core/run.js';
 import { assessRepo } from '../core/state.js';
@@ -76,12 +76,12 @@ export class CopilotAdapter {
     if (basename(hookClientPath) !== CLIENT_FILE) throw new Error(`the hook client must be named ${CLIENT_FILE}: ${hookClientPath}`);
     const ctx = this.context(dirname(hookClientPath));
     ensureUserFiles(ctx);
-    enableRepo(assessRepo(locateRepo(cwd), ctx), ctx);
+    actOnRepo(locateRepo(cwd), ctx, { do: 'enable', force: false });
   }
 
   /** `fleet-git disable` for the repository at `cwd`: anyone else's file stays. */
   removeHooks(cwd: string): void {
-    disableRepo(assessRepo(locateRepo(cwd), this.context()));
+    actOnRepo(locateRepo(cwd), this.context(), { do: 'disable', upstream: false });
   }
 
   /** Whether the worktree at `cwd` has fleet-git's hook file. */

@@ -5,9 +5,10 @@
 // With many repositories and a second core, two helper threads do the work,
 // each on its share: creating and renaming files is kernel work that two
 // threads do in measured 0.55 to 0.6 of the time of one (a scan, which only
-// reads, gained nothing and stays in one thread). A helper reads each
-// repository's state afresh before it acts, with the same assessRepo. The
-// main thread hands the results on in the order of the rows. Both actions can
+// reads, gained nothing and stays in one thread). Each repository is done
+// under its lock (repo-lock.ts; here a hard link to one file made for the
+// run, which costs no inode), and its state read afresh once the lock is
+// held, with the same assessRepo. The main thread hands the results on in the order of the rows. Both actions can
 // be repeated without harm, so when a helper fails (its file missing, an error
 // in it) the main thread does that helper's share again itself.
 import { existsSync } from 'node:fs';
@@ -15,14 +16,15 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PACKAGE_ROOT } from '../package-root.js';
-import { disableRepo, enableRepo, type Outcome } from './actions.js';
+import type { Outcome } from './actions.js';
 import { gitLock, reasonOf, type Row } from './bulk.js';
 import type { RunContext } from './context.js';
+import { applyAction, bulkLockSource, withRepoLock, type RepoAction } from './repo-lock.js';
 import { assessRepo, type RepoState } from './state.js';
 import type { Repo } from '../git/repo.js';
 
 /** What a bulk run does to each repository. */
-export type BulkAction = { do: 'enable'; force: boolean } | { do: 'disable'; upstream: boolean };
+export type BulkAction = RepoAction;
 
 /** One repository's result: what changed, or why nothing could be done. */
 export interface Applied { outcome?: Outcome; error?: string }
@@ -40,28 +42,31 @@ export interface HelperJob {
   action: BulkAction;
   /** Row index and repository. */
   share: [number, Repo][];
+  /** The file each repository's lock is a hard link to (bulkLockSource), or null. */
+  linkFrom: string | null;
 }
 
-/** Applies the action to one repository whose state was just read. Never throws. */
-export function applyOne(s: RepoState, ctx: RunContext, action: BulkAction): Applied {
+/**
+ * Takes the repository's lock, reads its state afresh (the survey's reading may
+ * be stale: another fleet-git may have changed it since), then applies the
+ * action. Never throws.
+ */
+export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, linkFrom: string | null): Applied {
   try {
-    const lock = gitLock(s);
-    if (lock) return { error: lock };
-    return { outcome: action.do === 'enable' ? enableRepo(s, ctx, { force: action.force }) : disableRepo(s, { upstream: action.upstream }) };
+    return withRepoLock(repo, ctx.env, (): Applied => {
+      let s: RepoState;
+      try {
+        s = assessRepo(repo, ctx);
+      } catch (err) {
+        return { error: `cannot be read: ${reasonOf(err)}` };
+      }
+      const lock = gitLock(s);
+      if (lock) return { error: lock };
+      return { outcome: applyAction(s, ctx, action) };
+    }, linkFrom);
   } catch (err) {
     return { error: reasonOf(err) };
   }
-}
-
-/** Reads the repository's state, then applies the action. Never throws. */
-export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction): Applied {
-  let s: RepoState;
-  try {
-    s = assessRepo(repo, ctx);
-  } catch (err) {
-    return { error: `cannot be read: ${reasonOf(err)}` };
-  }
-  return applyOne(s, ctx, action);
 }
 
 export interface ApplyOptions {
@@ -98,38 +103,44 @@ export async function applyAll(rows: Row[], ctx: RunContext, action: BulkAction,
       opts.onResult?.(r);
     }
   };
-  const inMain = (i: number, afresh: boolean) => {
+  const source = bulkLockSource(ctx.user.dataDir);
+  const linkFrom = source?.path ?? null;
+  const inMain = (i: number) => {
     const row = todo[i];
     if (!row.state) return settle(i, { error: row.reason ?? 'cannot be read' });
-    settle(i, afresh ? applyAfresh(row.state.repo, ctx, action) : applyOne(row.state, ctx, action));
+    settle(i, applyAfresh(row.state.repo, ctx, action, linkFrom));
   };
 
   const work = todo.map((_, i) => i).filter((i) => todo[i].state);
   const threads = opts.threads ?? (ctx.env.FLEET_GIT_THREADS === '1' ? 1 : Math.min(2, availableParallelism()));
   const file = opts.workerFile ?? WORKER_FILE;
   const helpers = threads > 1 && work.length >= (opts.minRows ?? 64) && existsSync(file) ? threads : 0;
-  for (let i = 0; i < todo.length; i++) if (!todo[i].state) inMain(i, false);
-  if (helpers === 0) {
-    for (const i of work) inMain(i, false);
-  } else {
-    const shares = Array.from({ length: helpers }, (_, h) => work.filter((_, k) => k % helpers === h));
-    const failed = await Promise.all(shares.map((share) => runHelper(file, ctx, action, share.map((i) => [i, todo[i].state!.repo]), settle)));
-    // A helper that failed: the main thread does its share again (what the helper did stays done).
-    shares.forEach((share, h) => {
-      if (failed[h]) for (const i of share) if (!got[i]) inMain(i, true);
-    });
+  try {
+    for (let i = 0; i < todo.length; i++) if (!todo[i].state) inMain(i);
+    if (helpers === 0) {
+      for (const i of work) inMain(i);
+    } else {
+      const shares = Array.from({ length: helpers }, (_, h) => work.filter((_, k) => k % helpers === h));
+      const failed = await Promise.all(shares.map((share) => runHelper(file, { ctx, action, linkFrom }, share.map((i) => [i, todo[i].state!.repo]), settle)));
+      // A helper that failed: the main thread does its share again (what the helper did stays done).
+      shares.forEach((share, h) => {
+        if (failed[h]) for (const i of share) if (!got[i]) inMain(i);
+      });
+    }
+  } finally {
+    source?.dispose();
   }
   return { results, counts, helpers };
 }
 
 /** Runs one helper on its share; resolves with true when it failed before answering for all of it. */
-function runHelper(file: string, ctx: RunContext, action: BulkAction, share: [number, Repo][], settle: (i: number, a: Applied) => void): Promise<boolean> {
+function runHelper(file: string, run: { ctx: RunContext; action: BulkAction; linkFrom: string | null }, share: [number, Repo][], settle: (i: number, a: Applied) => void): Promise<boolean> {
   return new Promise((done) => {
     let left = share.length;
     let worker: Worker;
     try {
-      const { config: _ownReader, ...rest } = ctx; // a helper makes its own config reader
-      const job: HelperJob = { ctx: rest, action, share };
+      const { config: _ownReader, ...rest } = run.ctx; // a helper makes its own config reader
+      const job: HelperJob = { ctx: rest, action: run.action, share, linkFrom: run.linkFrom };
       worker = new Worker(file, { workerData: job });
     } catch {
       return done(true);

@@ -11,9 +11,8 @@ import { CopilotConfigError, TrustEdit, trustFolders, trustRoots } from '../copi
 import { copilotProfiles, readProfiles, type ModelProfile } from '../copilot/profiles.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import type { Env } from '../paths.js';
-import { enableRepo } from './actions.js';
 import { ensureUserFiles, type RunContext } from './context.js';
-import { assessRepo } from './state.js';
+import { actOnRepo } from './repo-lock.js';
 
 export const INSTALL_HINT = 'npm install -g @github/copilot';
 
@@ -83,8 +82,7 @@ export function prepareRepo(ctx: RunContext, cwd: string): string[] {
   } catch (e) {
     throw e instanceof CopilotConfigError ? new RunError(e.message) : e;
   }
-  const state = assessRepo(repo, ctx);
-  const outcome = enableRepo(state, ctx);
+  const { state, outcome } = actOnRepo(repo, ctx, { do: 'enable', force: false });
   lines.push(...outcome.changes.map((c) => `${outcome.path}: ${c}`), ...outcome.notes, ...outcome.info);
   lines.push(...trustFolders(edit, trustRoots(state)));
   edit.save();

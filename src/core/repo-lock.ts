@@ -1,0 +1,80 @@
+// Commands that change a repository (enable, disable, remove, enable --under,
+// run) hold its lock while they read its state and act on it, so that two
+// fleet-git processes in one repository take turns: the second reads what the
+// first left, finds its work done or does what is left, and undoes only its
+// own steps. The lock is `fleet-git.lock` in the common git dir (shared by all
+// worktrees), made as git makes `index.lock` (see fs/lock.ts).
+import { readdirSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { acquireLock, isAlive, LockBusyError, makeLinkSource } from '../fs/lock.js';
+import type { Repo } from '../git/repo.js';
+import type { Env } from '../paths.js';
+import { disableRepo, enableRepo, type Outcome } from './actions.js';
+import type { RunContext } from './context.js';
+import { assessRepo, type RepoState } from './state.js';
+
+export const LOCK_FILE = 'fleet-git.lock';
+
+/** How long a command waits for another fleet-git in the same repository: FLEET_GIT_LOCK_WAIT seconds, default 10. */
+export function lockWaitMs(env: Env): number {
+  const s = Number(env.FLEET_GIT_LOCK_WAIT);
+  return env.FLEET_GIT_LOCK_WAIT !== undefined && env.FLEET_GIT_LOCK_WAIT !== '' && Number.isFinite(s) && s >= 0 ? s * 1000 : 10_000;
+}
+
+/** Runs `fn` holding the repository's lock; `fn` must read the repository's state itself (what it read before may be stale). */
+export function withRepoLock<T>(repo: Repo, env: Env, fn: () => T, linkFrom?: string | null): T {
+  const path = join(repo.commonDir, LOCK_FILE);
+  let release: () => void;
+  try {
+    release = acquireLock(path, { waitMs: lockWaitMs(env), linkFrom });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (e instanceof LockBusyError || typeof code !== 'string') throw e;
+    throw new Error(`cannot make ${path}, the lock fleet-git holds while it changes this repository (${code}): check that ${repo.commonDir} is writable`);
+  }
+  try {
+    return fn();
+  } finally {
+    release();
+  }
+}
+
+/** What a command does to one repository. */
+export type RepoAction = { do: 'enable'; force: boolean } | { do: 'disable'; upstream: boolean };
+
+/** Applies the action to a state read under the repository's lock. */
+export function applyAction(s: RepoState, ctx: RunContext, action: RepoAction): Outcome {
+  return action.do === 'enable' ? enableRepo(s, ctx, { force: action.force }) : disableRepo(s, { upstream: action.upstream });
+}
+
+/** Takes the repository's lock, reads its state and applies the action; the state is returned with what changed. */
+export function actOnRepo(repo: Repo, ctx: RunContext, action: RepoAction): { state: RepoState; outcome: Outcome } {
+  return withRepoLock(repo, ctx.env, () => {
+    const state = assessRepo(repo, ctx);
+    return { state, outcome: applyAction(state, ctx, action) };
+  });
+}
+
+const SOURCE_PREFIX = 'bulk-lock-';
+
+/**
+ * For a bulk run: the file in the data folder that each repository's lock is a
+ * hard link to (one inode for the whole run), and its removal. Such files left
+ * by bulk runs that were killed are removed first. null: none could be made
+ * (each lock is then a file of its own).
+ */
+export function bulkLockSource(dataDir: string): { path: string; dispose: () => void } | null {
+  try {
+    for (const name of readdirSync(dataDir)) {
+      const pid = name.startsWith(SOURCE_PREFIX) ? Number(name.slice(SOURCE_PREFIX.length)) : NaN;
+      if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) {
+        try { unlinkSync(join(dataDir, name)); } catch { /* another run did */ }
+      }
+    }
+    const path = join(dataDir, `${SOURCE_PREFIX}${process.pid}`);
+    makeLinkSource(path);
+    return { path, dispose: () => { try { unlinkSync(path); } catch { /* gone */ } } };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,149 @@
+// A lock file, as git's own `index.lock`: made with O_CREAT|O_EXCL (which also
+// refuses a symbolic link in its place), holding the PID of the process that
+// holds it, removed when done. A lock whose process is gone (killed) is stale
+// and taken over; one held by a live process is waited for, a bounded time.
+//
+// Making a file costs an inode (60 µs on this disk at rest, more when busy);
+// a hard link to a file made once costs none: a run over thousands of
+// repositories gives `linkFrom`, one file holding its PID, and each lock is a
+// link to it (measured: 16 to 36 µs a lock and its removal, against 64 to 128
+// for a file made each time). Where the link cannot be made (another file
+// system), the lock is a file of its own.
+import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { isCode } from './atomic.js';
+
+/** The lock is held by another live process past the wait: one line, what to do. */
+export class LockBusyError extends Error {}
+
+export interface LockOptions {
+  /** How long to wait for a live holder, in milliseconds. */
+  waitMs: number;
+  /** A file holding this process's PID, to hard-link as the lock (see makeLinkSource). */
+  linkFrom?: string | null;
+}
+
+const CREATE = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
+
+/** A lock's content is written just after it is made: an empty one younger than this is being written. */
+const FRESH_MS = 5000;
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+function sleep(ms: number): void {
+  Atomics.wait(pause, 0, 0, ms);
+}
+
+/** Makes the file `path` with `text`, failing with EEXIST when something (a file, a link) is there. */
+function createExclusive(path: string, text: string): void {
+  const fd = openSync(path, CREATE, 0o644);
+  try {
+    const b = Buffer.from(text);
+    if (writeSync(fd, b) !== b.length) throw new Error(`could not write ${path} whole`);
+  } catch (e) {
+    closeSync(fd);
+    try { unlinkSync(path); } catch { /* gone */ }
+    throw e;
+  }
+  closeSync(fd);
+}
+
+/** Takes the lock if it is free: true, or false when something is in its place. */
+function tryTake(path: string, linkFrom: string | null | undefined): boolean {
+  try {
+    if (linkFrom) {
+      try {
+        linkSync(linkFrom, path);
+        return true;
+      } catch (e) {
+        if (isCode(e, 'EEXIST')) return false;
+        // Another file system, or links refused: a file of its own.
+        if (!isCode(e, 'EXDEV') && !isCode(e, 'EPERM') && !isCode(e, 'EMLINK')) throw e;
+      }
+    }
+    createExclusive(path, `${process.pid}\n`);
+    return true;
+  } catch (e) {
+    if (isCode(e, 'EEXIST')) return false;
+    throw e;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return !isCode(e, 'ESRCH');
+  }
+}
+
+/** Whether the lock at `path` is stale: its process is gone. null: nothing there any more. */
+function staleness(path: string): { stale: boolean; pid: number | null } | null {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return null;
+    throw e;
+  }
+  if (!st.isFile()) throw new Error(`${path} is not a lock file fleet-git made (${st.isSymbolicLink() ? 'a symbolic link' : 'not a file'}): remove it, then try again`);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return null;
+    throw e;
+  }
+  const pid = /^(\d+)\n/.exec(text)?.[1];
+  if (pid === undefined) return { stale: Date.now() - st.mtimeMs > FRESH_MS, pid: null };
+  return { stale: !isAlive(Number(pid)), pid: Number(pid) };
+}
+
+/**
+ * Removes a stale lock. Only one process does so at a time, under `path.stale`
+ * (made as a lock is), and only after reading it again under that: another one
+ * may have removed it and taken the lock meanwhile.
+ */
+function takeOverStale(path: string): void {
+  const guard = `${path}.stale`;
+  if (!tryTake(guard, null)) {
+    const g = staleness(guard);
+    if (g?.stale) {
+      try { unlinkSync(guard); } catch { /* another one did */ }
+    } else sleep(1); // another one is taking it over
+    return;
+  }
+  try {
+    if (staleness(path)?.stale) unlinkSync(path);
+  } finally {
+    unlinkSync(guard);
+  }
+}
+
+/**
+ * Takes the lock at `path`, waiting while another live process holds it, and
+ * returns the function that releases it. Throws LockBusyError after the wait.
+ */
+export function acquireLock(path: string, opts: LockOptions): () => void {
+  const deadline = Date.now() + opts.waitMs;
+  let nap = 1;
+  for (;;) {
+    if (tryTake(path, opts.linkFrom)) return () => unlinkSync(path);
+    const s = staleness(path);
+    if (s === null) continue; // released meanwhile
+    if (s.stale) {
+      takeOverStale(path);
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      throw new LockBusyError(`${path} is held by ${s.pid === null ? 'another process' : `process ${s.pid}`}, another fleet-git working in this repository: try again once it is done (if no fleet-git is running, remove that file)`);
+    }
+    sleep(nap);
+    nap = Math.min(nap * 2, 50);
+  }
+}
+
+/** Makes the file a run's locks are hard links to (see linkFrom): its PID, in `path`. */
+export function makeLinkSource(path: string): void {
+  try { unlinkSync(path); } catch { /* none left by a process of the same PID */ }
+  createExclusive(path, `${process.pid}\n`);
+}

@@ -1,0 +1,153 @@
+// Several fleet-git processes at once on one repository: they serialize on a
+// lock in its common git dir (fleet-git.lock), each reads the repository again
+// once it holds the lock, and the end state is the one a single run leaves.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { CLI, gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
+
+const HOOK = '.github/hooks/fleet.json';
+const LOCK = 'fleet-git.lock';
+
+interface Done { status: number | null; stdout: string; stderr: string }
+
+/** Starts fleet-git processes at the same moment and waits for all of them. */
+function together(s: Sandbox, cwd: string, runs: string[][], env: Record<string, string> = {}): Promise<Done[]> {
+  return Promise.all(runs.map((args) => new Promise<Done>((resolve) => {
+    const p = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...s.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => { stdout += d; });
+    p.stderr.on('data', (d) => { stderr += d; });
+    p.on('close', (status) => resolve({ status, stdout, stderr }));
+  })));
+}
+
+function withForeignHook(s: Sandbox, name: string): string {
+  const repo = s.repo(name);
+  const hook = join(repo, '.git/hooks/post-checkout');
+  writeFileSync(hook, `#!/bin/sh\necho foreign >> "${s.dir}/${name}.log"\n`);
+  chmodSync(hook, 0o755);
+  return repo;
+}
+
+const status = (s: Sandbox, repo: string) => JSON.parse(s.cli(repo, 'status', '--json').stdout);
+const repoSnapshot = (repo: string) => snapshot(repo, (rel) => gitChurn(rel) || rel === '.git/objects' || rel.startsWith('.git/objects/'));
+
+describe('concurrent runs on one repository', () => {
+  it('four enables at once over a foreign post-checkout: all exit 0, and the repository is as one enable leaves it (repeated)', async () => {
+    const s = sandbox();
+    const ref = withForeignHook(s, 'reference');
+    assert.equal(s.cli(ref, 'enable').status, 0);
+    const want = repoSnapshot(ref);
+    for (let round = 0; round < 12; round++) {
+      const repo = withForeignHook(s, `four-${round}`);
+      const runs = await together(s, repo, [['enable'], ['enable'], ['enable'], ['enable']]);
+      for (const r of runs) assert.equal(r.status, 0, `round ${round}: ${r.stderr}`);
+      assert.equal(runs.filter((r) => /installed the post-checkout hook/.test(r.stdout)).length, 1, `round ${round}: one run installs, the others find it done`);
+      assert.deepEqual(Object.keys(repoSnapshot(repo)).sort(), Object.keys(want).sort(), `round ${round}: the same files as after one enable`);
+      assert.equal(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), readFileSync(join(ref, '.git/info/exclude'), 'utf8'));
+      assert.equal(readFileSync(join(repo, '.git/hooks/post-checkout.fleet-git-prev'), 'utf8'), readFileSync(join(ref, '.git/hooks/post-checkout.fleet-git-prev'), 'utf8').replaceAll('reference', `four-${round}`));
+      assert.equal(s.git(repo, 'status', '--porcelain', '--untracked-files=all'), '', `round ${round}: nothing shows in git status`);
+      assert.deepEqual(status(s, repo).problems, []);
+      assert.ok(!existsSync(join(repo, '.git', LOCK)), 'no lock left behind');
+    }
+  });
+
+  it('enable racing disable: the repository ends fully enabled or fully disabled, and status agrees (repeated)', async () => {
+    const s = sandbox();
+    for (let round = 0; round < 12; round++) {
+      const repo = withForeignHook(s, `race-${round}`);
+      const foreign = readFileSync(join(repo, '.git/hooks/post-checkout'));
+      if (round % 2) assert.equal(s.cli(repo, 'enable').status, 0);
+      const runs = await together(s, repo, [['enable'], ['disable'], ['enable'], ['disable']]);
+      for (const r of runs) assert.equal(r.status, 0, `round ${round}: ${r.stderr}`);
+      const st = status(s, repo);
+      const hookFile = existsSync(join(repo, HOOK));
+      const exclude = readFileSync(join(repo, '.git/info/exclude'), 'utf8').includes('fleet-git');
+      if (hookFile || exclude || st.enabled) {
+        assert.ok(hookFile && exclude && st.enabled, `round ${round}: half enabled (${JSON.stringify({ hookFile, exclude, enabled: st.enabled })})`);
+        assert.deepEqual(st.problems, [], `round ${round}`);
+      } else {
+        assert.deepEqual(readFileSync(join(repo, '.git/hooks/post-checkout')), foreign, `round ${round}: the foreign hook is back`);
+        assert.ok(!existsSync(join(repo, '.git/hooks/post-checkout.fleet-git-prev')));
+        assert.ok(!existsSync(join(repo, '.github')));
+        assert.equal(st.enabled, false);
+      }
+      assert.equal(s.git(repo, 'status', '--porcelain', '--untracked-files=all'), '', `round ${round}`);
+      assert.ok(!existsSync(join(repo, '.git', LOCK)), 'no lock left behind');
+    }
+  });
+});
+
+/** A PID that no process has now: one of a process that has just ended. */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(r.stdout);
+}
+
+describe('the repository lock', () => {
+  it('a stale lock (its process was killed) is taken over, and removed after', () => {
+    const s = sandbox();
+    const repo = s.repo('stale');
+    writeFileSync(join(repo, '.git', LOCK), `${deadPid()}\n`);
+    const r = s.cli(repo, 'enable');
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(status(s, repo).problems, []);
+    assert.ok(!existsSync(join(repo, '.git', LOCK)));
+    writeFileSync(join(repo, '.git', LOCK), `${deadPid()}\n`);
+    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.ok(!existsSync(join(repo, HOOK)));
+    assert.ok(!existsSync(join(repo, '.git', LOCK)));
+  });
+
+  it('a lock held by a live process: waited for, then one line and exit 1, nothing changed', () => {
+    const s = sandbox();
+    const repo = s.repo('held');
+    const lock = join(repo, '.git', LOCK);
+    writeFileSync(lock, `${process.pid}\n`); // this test's process: alive
+    const before = repoSnapshot(repo);
+    const t = Date.now();
+    const r = spawnSync(process.execPath, [CLI, 'enable'], { cwd: repo, env: { ...s.env, FLEET_GIT_LOCK_WAIT: '0.3' }, encoding: 'utf8' });
+    assert.ok(Date.now() - t >= 300, 'it waited');
+    assert.equal(r.status, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`^fleet-git: ${lock.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is held by process ${process.pid}, another fleet-git`));
+    assert.deepEqual(repoSnapshot(repo), before, 'nothing changed, the lock kept');
+  });
+
+  it('a symbolic link where the lock goes: nothing is made through it, one line, exit 1', () => {
+    const s = sandbox();
+    const repo = s.repo('linked');
+    const target = join(s.dir, 'outside-lock');
+    symlinkSync(target, join(repo, '.git', LOCK));
+    const r = s.cli(repo, 'enable');
+    assert.equal(r.status, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /fleet-git\.lock is not a lock file fleet-git made \(a symbolic link\)/);
+    assert.ok(!existsSync(target));
+    assert.ok(!existsSync(join(repo, HOOK)));
+  });
+
+  it('enable --under racing remove over 70 repositories (helper threads): each ends whole, no lock left anywhere', async () => {
+    const s = sandbox();
+    const root = join(s.dir, 'ws');
+    const repos: string[] = [];
+    for (let i = 0; i < 70; i++) repos.push(withForeignHook(s, `ws/r${String(i).padStart(2, '0')}`));
+    assert.equal(s.cli(root, 'enable', '--under', root).status, 0);
+    const runs = await together(s, root, [['remove', root, '--yes'], ['enable', '--under', root], ['remove', root, '--yes']]);
+    for (const r of runs) assert.equal(r.status, 0, r.stderr);
+    for (const repo of repos) {
+      const hookFile = existsSync(join(repo, HOOK));
+      const exclude = readFileSync(join(repo, '.git/info/exclude'), 'utf8').includes('fleet-git');
+      const ours = readFileSync(join(repo, '.git/hooks/post-checkout'), 'utf8').includes('fleet-git post-checkout hook');
+      assert.ok((hookFile && exclude && ours) || (!hookFile && !exclude && !ours), `${repo}: ${JSON.stringify({ hookFile, exclude, ours })}`);
+      assert.equal(s.git(repo, 'status', '--porcelain', '--untracked-files=all'), '', repo);
+      assert.ok(!existsSync(join(repo, '.git', LOCK)), `${repo}: no lock left`);
+    }
+    const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
+    assert.deepEqual(readdirSync(data).filter((n) => n.startsWith('bulk-lock-')), [], 'no link source left in the data folder');
+  });
+});
