@@ -34,6 +34,7 @@ describe('fleet-git doctor', () => {
     assert.match(r.stdout, /FAIL {2}no fleet observer at .*fleet observer/);
     assert.match(r.stdout, /FAIL {2}.*proj: not enabled: run fleet-git enable/);
     assert.match(r.stdout, /ok {4}Copilot CLI 1\.0\.102 /);
+    assert.match(r.stdout, /\n-- {4}fleet-git doctor --live runs one real, offline Copilot session here/);
 
     const obs = await TestObserver.start(paths.fleetSocket);
     try {
@@ -59,6 +60,7 @@ describe('fleet-git doctor', () => {
       assert.match(r.stdout, /FAIL {2}.*proj: Copilot does not trust it.*fleet-git enable --trust/);
       assert.match(r.stdout, /FAIL {2}the config file is invalid: .*config\.json5/);
       assert.match(r.stdout, /FAIL {2}the Copilot CLI is not on PATH: install it with npm install -g @github\/copilot/);
+      assert.doesNotMatch(r.stdout, /doctor --live/);
       assert.equal(r.stderr, '');
 
       // User-level hooks make trust unnecessary.

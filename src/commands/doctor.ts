@@ -9,7 +9,8 @@ import { assessRepo } from '../core/state.js';
 import { loadUserConfig } from '../core/user-config.js';
 import { copilotView, userHookFile, type CopilotView } from '../core/user-hooks.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
-import { EXIT, FleetCommand } from './base.js';
+import { Option } from 'clipanion';
+import { EXIT, FleetCommand, InputError } from './base.js';
 
 interface Check { ok: boolean; what: string }
 
@@ -29,11 +30,21 @@ export class DoctorCommand extends FleetCommand {
     description: 'check everything between a Copilot session and the fleet observer',
     details: `
       One line a check, OK or what to do: Node and the hook client, run the way Copilot runs it (/bin/bash --norc --noprofile -c with this PATH); the observer's socket; the Copilot CLI and its version; the user-level hook file; setup for new clones; the config file; and for the repository of the current folder, whether it is enabled, its info/exclude entry, its post-checkout hook and whether Copilot trusts it. Exit code 0 only when every check passes, 1 otherwise.
+
+      With --live: one short, real Copilot session in the repository (REPO, or the current one), run offline by the user's own copilot (from PATH, or --copilot PATH) against a scripted model server of fleet-git's on loopback, with the user's trust and hook levels but a temporary COPILOT_HOME and a socket of its own (the user's dashboard sees nothing). It reports each expected event (sessionStart, postToolUse for a bash and a view call, agentStop with the final message, sessionEnd) as received once, missing or twice, from which hook level, whether ppid was the Copilot process, how long Copilot waited on the hooks, and for each miss the cause and the command that fixes it. Exit 0 only when every event arrived once, 1 otherwise, 2 for bad input; --json prints the report as one JSON document.
     `,
-    examples: [['Check', '$0 doctor']],
+    examples: [['Check', '$0 doctor'], ['Run one real session here and check every event', '$0 doctor --live']],
   });
 
+  live = Option.Boolean('--live', false, { description: 'run one real, offline Copilot session and check what the observer would see' });
+  copilot = Option.String('--copilot', { description: 'with --live: the copilot to run (default: the one on PATH)' });
+  json = Option.Boolean('--json', false, { description: 'with --live: the report as one JSON document' });
+  timeout = Option.String('--timeout', { description: 'with --live: seconds Copilot may take (default and most: 50)' });
+  repo = Option.String({ required: false, name: 'repo' });
+
   async run(): Promise<number> {
+    if (this.live) return (await import('./doctor-live.js')).doctorLive(this.context, { repo: this.repo, copilot: this.copilot, json: this.json, timeout: this.timeout });
+    if (this.copilot !== undefined || this.timeout !== undefined || this.repo !== undefined) throw new InputError('a repository, --copilot and --timeout go with doctor --live');
     const ctx = runContext(this.context.env, this.context.home);
     const checks: Check[] = [];
     const add = (ok: boolean, what: string) => { checks.push({ ok, what }); this.out(`${ok ? 'ok  ' : 'FAIL'}  ${what}`); };
@@ -91,6 +102,7 @@ export class DoctorCommand extends FleetCommand {
     const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000, env: { ...this.context.env } });
     const v = (r.stdout ?? '').trim().split('\n')[0] ?? '';
     add(r.status === 0, r.status === 0 ? `Copilot CLI ${v} (${bin})` : `${bin} --version failed (exit ${r.status ?? r.signal}): reinstall it with ${INSTALL_HINT}`);
+    if (r.status === 0) this.out('--    fleet-git doctor --live runs one real, offline Copilot session here and checks that every event reaches the observer');
   }
 
   private checkRepo(ctx: RunContext, copilot: CopilotView, add: (ok: boolean, what: string) => void): void {

@@ -1,0 +1,83 @@
+// A listener on a Unix socket of fleet-git's own that frames what arrives as
+// the fleet observer does (fleet-observer-protocol.md): newline-separated JSON
+// objects, lines that do not parse dropped, nothing ever answered.
+// `doctor --live` points its probe session's hook client at one, so that
+// nothing the probe does reaches the user's observer.
+import { mkdirSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { dirname } from 'node:path';
+
+export type Received = Record<string, unknown>;
+
+export class EventListener {
+  readonly events: Received[] = [];
+  /** Lines that were not a JSON object. */
+  readonly badLines: string[] = [];
+  private readonly sockets = new Set<Socket>();
+  private waiters: Array<() => void> = [];
+
+  private constructor(readonly socketPath: string, private readonly server: Server, private readonly onEvent?: (e: Received) => void) {}
+
+  /** Listens at `socketPath` (its folder made, an old socket file there replaced). */
+  static start(socketPath: string, opts: { paused?: boolean; onEvent?: (e: Received) => void } = {}): Promise<EventListener> {
+    mkdirSync(dirname(socketPath), { recursive: true });
+    rmSync(socketPath, { force: true });
+    const server = createServer({ pauseOnConnect: !!opts.paused });
+    const l = new EventListener(socketPath, server, opts.onEvent);
+    server.on('connection', (c) => l.accept(c, !!opts.paused));
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, () => resolve(l));
+    });
+  }
+
+  private accept(conn: Socket, paused: boolean): void {
+    this.sockets.add(conn);
+    conn.on('close', () => this.sockets.delete(conn));
+    conn.on('error', () => {});
+    if (paused) return;
+    let buffer = '';
+    conn.on('data', (chunk) => {
+      buffer += chunk.toString('utf8');
+      let i: number;
+      while ((i = buffer.indexOf('\n')) !== -1) {
+        const line = buffer.slice(0, i);
+        buffer = buffer.slice(i + 1);
+        if (line.trim()) this.take(line);
+      }
+    });
+  }
+
+  private take(line: string): void {
+    let parsed: unknown;
+    try { parsed = JSON.parse(line); } catch { parsed = null; }
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      this.onEvent?.(parsed as Received);
+      this.events.push(parsed as Received);
+    } else {
+      this.badLines.push(line);
+    }
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves once `done()` holds (checked at each event) or `ms` have passed; true when it held. */
+  async waitUntil(done: () => boolean, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if (done()) return true;
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(left, 200));
+        this.waiters.push(() => { clearTimeout(t); resolve(); });
+      });
+    }
+  }
+
+  close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    return new Promise((resolve) => this.server.close(() => { rmSync(this.socketPath, { force: true }); resolve(); }));
+  }
+}

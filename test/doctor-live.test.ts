@@ -1,0 +1,216 @@
+// fleet-git doctor --live with the real Copilot CLI (node_modules/.bin/copilot,
+// pinned in package.json), each case in a sandbox of its own (HOME,
+// COPILOT_HOME, XDG folders, a temporary repository), asserting the report's
+// JSON. Copilot unpacks itself into XDG_CACHE_HOME on its first run: one cache
+// folder for the whole file, so that happens once. Needs `npm run build`.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { LiveReport } from '../src/core/live-probe.js';
+import { userPaths } from '../src/paths.js';
+import { CLI, gitChurn, ROOT, sandbox, snapshot, type Sandbox } from './helpers.js';
+import { TestObserver } from './observer-server.js';
+
+const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
+const NATIVE = join(ROOT, 'node_modules', '@github', 'copilot-linux-x64', 'copilot');
+const skip = !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
+  ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
+  : false;
+
+const cache = realpathSync(mkdtempSync(join(tmpdir(), 'fleet-git-live-cache-')));
+after(() => rmSync(cache, { recursive: true, force: true }));
+
+interface Doctor { code: number | null; stdout: string; stderr: string; ms: number; report: LiveReport | null }
+
+function doctor(sb: Sandbox, cwd: string, args: string[], env: Record<string, string> = sb.env): Promise<Doctor> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [CLI, 'doctor', '--live', ...args], { cwd, env: { XDG_CACHE_HOME: cache, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => child.on('close', (code) => {
+    let report: LiveReport | null = null;
+    try { report = JSON.parse(stdout); } catch { /* words, or nothing */ }
+    resolve({ code, stdout, stderr, ms: Date.now() - started, report });
+  }));
+}
+
+const statuses = (r: LiveReport) => Object.fromEntries(r.events.map((e) => [e.id, e.status]));
+const ALL = (status: string) => ({ sessionStart: status, 'postToolUse:bash': status, 'postToolUse:view': status, agentStop: status, sessionEnd: status });
+
+function enabledRepo(sb: Sandbox, ...flags: string[]): string {
+  const repo = sb.repo('demo');
+  const r = sb.cli(repo, 'enable', ...flags);
+  assert.equal(r.status, 0, r.stderr);
+  return repo;
+}
+
+describe('fleet-git doctor --live, the real Copilot CLI', { skip, concurrency: 3 }, () => {
+  before(() => {
+    assert.ok(existsSync(COPILOT), `the Copilot CLI is missing at ${COPILOT}: run npm ci (it is a pinned devDependency)`);
+    assert.ok(existsSync(CLI), `${CLI} is missing: run npm run build`);
+  });
+
+  test('enabled and trusted: every event once, from the repository, ppid the Copilot process; exit 0', { timeout: 90_000 }, async () => {
+    const sb = sandbox('fleet-git-live-ok-');
+    const repo = enabledRepo(sb, '--trust');
+    const before = snapshot(repo, gitChurn);
+    const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
+    assert.equal(d.code, 0, d.stdout + d.stderr);
+    const r = d.report!;
+    assert.equal(r.ok, true);
+    assert.deepEqual(statuses(r), ALL('once'));
+    for (const e of r.events) {
+      assert.deepEqual(e.levels, ['repo'], e.id);
+      assert.equal(e.cause, null);
+      assert.equal(typeof e.waitedMs, 'number', `${e.id}: no wait measured`);
+    }
+    assert.equal(r.copilot.version, '1.0.102');
+    assert.equal(r.ppid.isCopilot, true);
+    assert.equal(r.repo, repo);
+    assert.deepEqual(r.causes, []);
+    // Copilot in -p mode wrote nothing into the repository (git's own churn aside).
+    assert.deepEqual(snapshot(repo, gitChurn), before);
+  });
+
+  test('enabled, not trusted, no COPILOT_ALLOW_ALL: the repository events missing, cause not trusted; exit 1', { timeout: 90_000 }, async () => {
+    const sb = sandbox('fleet-git-live-untrusted-');
+    const repo = enabledRepo(sb);
+    const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
+    assert.equal(d.code, 1, d.stdout + d.stderr);
+    const r = d.report!;
+    assert.equal(r.ok, false);
+    assert.deepEqual(statuses(r), ALL('missing'));
+    for (const e of r.events) assert.equal(e.cause?.code, 'not-trusted', e.id);
+    assert.deepEqual(r.causes.map((c) => c.fix), ['fleet-git enable --trust']);
+    // And in words.
+    const w = await doctor(sb, repo, ['--copilot', COPILOT]);
+    assert.equal(w.code, 1);
+    assert.match(w.stdout, /FAIL {2}sessionStart: missing \(not-trusted\)\n/);
+    assert.match(w.stdout, /FAIL {2}not-trusted: Copilot does not trust .*, so copilot -p skips the repository's hook files .*: fleet-git enable --trust\n/);
+    assert.match(w.stdout, /\n5 of 5 events missing, repeated or incomplete\n$/);
+  });
+
+  test('both levels, de-duplication defeated (a user-level file not named fleet.json runs the same client): every event twice; exit 1', { timeout: 90_000 }, async () => {
+    const sb = sandbox('fleet-git-live-twice-');
+    const repo = enabledRepo(sb, '--trust');
+    const paths = userPaths(sb.env, sb.home);
+    mkdirSync(join(paths.copilotHome, 'hooks'), { recursive: true });
+    copyFileSync(join(repo, '.github', 'hooks', 'fleet.json'), join(paths.copilotHome, 'hooks', 'fleet-copy.json'));
+    const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
+    assert.equal(d.code, 1, d.stdout + d.stderr);
+    const r = d.report!;
+    assert.deepEqual(statuses(r), ALL('twice'));
+    for (const e of r.events) {
+      assert.deepEqual([...e.levels].sort(), ['repo', 'user'], e.id);
+      assert.equal(e.cause?.code, 'both-levels');
+    }
+    assert.match(r.causes[0]!.fix!, /move \$COPILOT_HOME\/hooks\/fleet-copy\.json away, then run fleet-git enable --user/);
+    assert.ok(r.hookFiles.some((h) => h.level === 'user' && h.path.endsWith('fleet-copy.json') && h.run && h.fleetGit));
+  });
+
+  test('node missing from the PATH given to Copilot (and the recorded one gone): events missing, cause named; exit 1', { timeout: 90_000 }, async () => {
+    const sb = sandbox('fleet-git-live-nonode-');
+    const repo = enabledRepo(sb, '--trust');
+    const paths = userPaths(sb.env, sb.home);
+    writeFileSync(join(paths.dataDir, 'node'), join(sb.dir, 'uninstalled', 'node'));
+    // A PATH with the tools Copilot and the hook command use, and no node.
+    const bin = join(sb.dir, 'bin-no-node');
+    mkdirSync(bin);
+    for (const tool of ['git', 'bash', 'sh', 'cat', 'ls', 'env']) {
+      const real = ['/usr/bin', '/bin'].map((d) => join(d, tool)).find((p) => existsSync(p));
+      if (real) symlinkSync(real, join(bin, tool));
+    }
+    const d = await doctor(sb, repo, ['--json', '--copilot', NATIVE], { ...sb.env, PATH: bin });
+    assert.equal(d.code, 1, d.stdout + d.stderr);
+    const r = d.report!;
+    assert.deepEqual(statuses(r), ALL('missing'));
+    for (const e of r.events) assert.equal(e.cause?.code, 'no-node', e.id);
+    assert.match(r.causes[0]!.message, /no node on the PATH Copilot runs hooks with, and the node fleet-git enable recorded \(.*uninstalled\/node\) is gone/);
+  });
+
+  test('a foreign .github/hooks file that is not valid JSON: reported, ours still counted; exit 0', { timeout: 90_000 }, async () => {
+    const sb = sandbox('fleet-git-live-invalid-');
+    const repo = enabledRepo(sb, '--trust');
+    writeFileSync(join(repo, '.github', 'hooks', 'lint.json'), '{ "version": 1, "hooks": { "postToolUse": [ ], }, }\n');
+    const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
+    assert.equal(d.code, 0, d.stdout + d.stderr);
+    const r = d.report!;
+    assert.deepEqual(statuses(r), ALL('once'));
+    const lint = r.hookFiles.find((h) => h.path === join(repo, '.github', 'hooks', 'lint.json'));
+    assert.ok(lint, JSON.stringify(r.hookFiles));
+    assert.equal(lint.fleetGit, false);
+    assert.match(String(lint.invalid), /JSON/);
+    assert.ok(r.notes.some((n) => n.startsWith('.github/hooks/lint.json: Copilot ignores this hook file')), JSON.stringify(r.notes));
+  });
+
+  test("the user's COPILOT_HOME and observer untouched: byte-identical, no event at the observer, other user-level hooks not run", { timeout: 90_000 }, async () => {
+    const sb = sandbox('fleet-git-live-isolated-');
+    const repo = enabledRepo(sb, '--trust');
+    assert.equal(sb.cli(repo, 'enable', '--user').status, 0);
+    const paths = userPaths(sb.env, sb.home);
+    const ran = join(sb.dir, 'notify-ran');
+    writeFileSync(join(paths.copilotHome, 'hooks', 'notify.json'), JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: 'command', bash: `touch '${ran}'` }] } }));
+    writeFileSync(join(paths.copilotHome, 'settings.json'), '{ "theme": "dark" }\n');
+    const obs = await TestObserver.start(paths.fleetSocket);
+    try {
+      const home = snapshot(paths.copilotHome);
+      const fleet = snapshot(paths.fleetDir, (rel) => rel === 'fleet.sock');
+      const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
+      assert.equal(d.code, 0, d.stdout + d.stderr);
+      const r = d.report!;
+      assert.deepEqual(statuses(r), ALL('once'));
+      for (const e of r.events) assert.deepEqual(e.levels, ['user'], `${e.id}: the user level reports, the repository's file steps aside`);
+      assert.deepEqual(snapshot(paths.copilotHome), home);
+      assert.deepEqual(snapshot(paths.fleetDir, (rel) => rel === 'fleet.sock'), fleet);
+      await new Promise((res) => setTimeout(res, 300));
+      assert.deepEqual(obs.events, []);
+      assert.equal(existsSync(ran), false, 'a user-level hook file that is not fleet-git\'s ran');
+      const notify = r.hookFiles.find((h) => h.path.endsWith('notify.json'))!;
+      assert.deepEqual([notify.level, notify.run, notify.fleetGit], ['user', false, false]);
+      assert.ok(r.notes.some((n) => n.includes('$COPILOT_HOME/hooks/notify.json') && n.includes('not run')), JSON.stringify(r.notes));
+    } finally {
+      await obs.close();
+    }
+  });
+});
+
+describe('fleet-git doctor --live, bad input and a session that cannot finish', () => {
+  test('not a repository, no Copilot: one line, exit 2', async () => {
+    const sb = sandbox('fleet-git-live-input-');
+    const d = await doctor(sb, sb.dir, ['--copilot', COPILOT]);
+    assert.equal(d.code, 2);
+    assert.match(d.stderr, /^fleet-git: .*not inside a git repository.*\n$/);
+    const repo = sb.repo('demo');
+    const none = await doctor(sb, repo, [], { ...sb.env, PATH: '/usr/bin:/bin'.split(':').filter((p) => !existsSync(join(p, 'copilot'))).join(':') });
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /^fleet-git: no Copilot CLI found \(no copilot on PATH\): install it with npm install -g @github\/copilot, or name it with --copilot PATH\n$/);
+    const bad = await doctor(sb, repo, ['--copilot', join(sb.dir, 'nope')]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^fleet-git: --copilot .*nope: not an executable file/);
+  });
+
+  test('a Copilot that hangs is stopped at --timeout with everything it started, and the report says so; exit 1', async () => {
+    const sb = sandbox('fleet-git-live-hang-');
+    const repo = sb.repo('demo');
+    const pids = join(sb.dir, 'pids');
+    const fake = join(sb.dir, 'copilot');
+    writeFileSync(fake, `#!/bin/sh\nsleep 300 &\necho $$ $! > '${pids}'\necho starting\nwait\n`);
+    chmodSync(fake, 0o755);
+    const d = await doctor(sb, repo, ['--json', '--copilot', fake, '--timeout', '2']);
+    assert.equal(d.code, 1, d.stdout + d.stderr);
+    assert.ok(d.ms < 15_000, `took ${d.ms} ms`);
+    const r = d.report!;
+    assert.equal(r.session.timedOut, true);
+    assert.deepEqual(statuses(r), ALL('missing'));
+    assert.equal(r.events[0]!.cause?.code, 'session-failed');
+    assert.match(r.events[0]!.cause!.message, /did not finish within 2 s and was stopped before this event \(it said: starting\)/);
+    for (const pid of readFileSync(pids, 'utf8').trim().split(' ').map(Number)) {
+      assert.throws(() => process.kill(pid, 0), /ESRCH/, `process ${pid} was left behind`);
+    }
+  });
+});
