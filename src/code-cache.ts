@@ -1,19 +1,22 @@
-// Starting a CommonJS bundle from V8's code cache: the bytecode of every
-// function a typical run compiled, saved by the build (scripts/build.mjs), so
-// that a run does not parse and compile them again. A cache from another node
-// (or with other V8 flags) is rejected by V8 and the bundle is compiled as usual.
+// Starting a CommonJS bundle from V8's code cache: the bytecode of the
+// functions a run compiled, so that later runs do not parse and compile them
+// again. The cache is made where it is used: the first run that finds none (or
+// one that does not fit) saves it as it exits, after its output is written,
+// with the node that runs it. A cache from another node (or with other V8
+// flags) is rejected by V8, the bundle is compiled as usual, and that run saves
+// a new one.
 //
 // V8 checks a cache against the length of the source only: a cache used with
 // another source of the same length runs the old code. So the cache file starts
 // with the SHA-256 of the bundle it was made from, and is used only with it.
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 
-/** Set by the build to have one run save the cache as it exits. */
-export const WRITE_CACHE_ENV = 'FLEET_GIT_WRITE_CODE_CACHE';
+/** The cache of dist/cli-main.cjs, in fleet-git's data folder. */
+export const CACHE_FILE = 'cli-main.cache';
 
 const HASH_BYTES = 32;
 
@@ -44,18 +47,28 @@ export function compile(file: string, cacheFile: string): Compiled {
 }
 
 /**
- * Runs the bundle at `file` as node runs a CommonJS module; with `write`,
- * saves its code cache when the run exits (written whole, then renamed).
+ * Saves the code cache of `compiled` as `cacheFile` (written whole, then
+ * renamed), only into a folder that exists: the data folder is made by
+ * `enable` and taken away by `uninstall`; a cache never makes it, so runs
+ * before any `enable` compile as usual. Whatever fails, nothing is said.
  */
-export function runBundle(file: string, cacheFile: string, write = false): void {
-  const { script, hash } = compile(file, cacheFile);
-  if (write) {
-    process.on('exit', () => {
-      const tmp = `${cacheFile}.${process.pid}.tmp`;
-      writeFileSync(tmp, Buffer.concat([hash, script.createCachedData()]));
-      renameSync(tmp, cacheFile);
-    });
+export function saveCache({ script, hash }: Compiled, cacheFile: string): void {
+  const tmp = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, Buffer.concat([hash, script.createCachedData()]), { mode: 0o644 });
+    renameSync(tmp, cacheFile);
+  } catch {
+    try { rmSync(tmp, { force: true }); } catch { /* left for nobody to read: its name is not the cache's */ }
   }
+}
+
+/**
+ * Runs the bundle at `file` as node runs a CommonJS module, from `cacheFile`
+ * when it fits; when it does not, saves one as the run exits.
+ */
+export function runBundle(file: string, cacheFile: string): void {
+  const compiled = compile(file, cacheFile);
+  if (compiled.cache !== 'used') process.on('exit', () => saveCache(compiled, cacheFile));
   const module = { exports: {} };
-  (script.runInThisContext() as (...a: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
+  (compiled.script.runInThisContext() as (...a: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
 }

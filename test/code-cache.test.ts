@@ -1,21 +1,60 @@
-// The command starts from V8's code cache (src/code-cache.ts): the build leaves
-// one this node accepts, and a missing or foreign cache only costs time.
+// The command starts from V8's code cache (src/code-cache.ts), which the first
+// run saves in the data folder for the node that runs it; a missing or foreign
+// cache only costs time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compile, WRITE_CACHE_ENV } from '../src/code-cache.js';
-import { CLI, ROOT } from './helpers.js';
+import { CACHE_FILE } from '../src/code-cache.js';
+import { ROOT, sandbox } from './helpers.js';
 
-test('the build leaves a code cache of the command that this node accepts', () => {
-  const started = compile(join(ROOT, 'dist', 'cli-main.cjs'), join(ROOT, 'dist', 'cli-main.cache'));
-  assert.equal(started.cache, 'used');
-  const r = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' });
+/**
+ * What compile() finds for `bundle` and `cache`, asked in a process of its own:
+ * V8 answers a source it compiled before in this process from memory, without
+ * looking at the cache.
+ */
+const cacheState = (bundle: string, cache: string) => spawnSync(process.execPath, ['--import', 'tsx', '-e', `
+  const { compile } = require(${JSON.stringify(join(ROOT, 'src', 'code-cache.ts'))});
+  process.stdout.write(compile(${JSON.stringify(bundle)}, ${JSON.stringify(cache)}).cache);`], { cwd: ROOT, encoding: 'utf8' }).stdout;
+
+test('the first run saves a code cache of the command in the data folder, which the next runs use, and makes no data folder', () => {
+  const s = sandbox();
+  const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
+  const cache = join(data, CACHE_FILE);
+  const bundle = join(ROOT, 'dist', 'cli-main.cjs');
+  let r = s.cli(s.dir, '--version');
   assert.equal(r.status, 0);
   assert.match(r.stdout, /^\d+\.\d+\.\d+\n$/);
+  assert.equal(existsSync(data), false, 'a cache never makes the data folder');
+
+  mkdirSync(data, { recursive: true });
+  r = s.cli(s.dir, '--version');
+  assert.equal(r.status, 0);
+  assert.equal(r.stderr, '');
+  assert.equal(cacheState(bundle, cache), 'used');
+  assert.deepEqual(readdirSync(data), [CACHE_FILE], 'no temporary file is left');
+  const made = statSync(cache).mtimeMs;
+  r = s.cli(s.dir, '--version');
+  assert.equal(r.status, 0);
+  assert.equal(statSync(cache).mtimeMs, made, 'a cache that fits is not written again');
+
+  // Another bundle (an upgrade): the cache no longer fits, and the next run replaces it.
+  writeFileSync(cache, Buffer.concat([createHash('sha256').update('another bundle').digest(), readFileSync(cache).subarray(32)]));
+  assert.equal(cacheState(bundle, cache), 'stale');
+  r = s.cli(s.dir, '--version');
+  assert.equal(r.status, 0);
+  assert.equal(cacheState(bundle, cache), 'used');
+
+  // A cache that cannot be written (here a folder where the file goes): the command runs as usual and says nothing.
+  rmSync(cache);
+  mkdirSync(cache);
+  r = s.cli(s.dir, '--version');
+  assert.equal(r.status, 0);
+  assert.equal(r.stderr, '');
+  assert.deepEqual(readdirSync(data), [CACHE_FILE], 'no temporary file is left');
 });
 
 test('a bundle runs the same with no cache, a garbage cache, and the cache it saved', (t) => {
@@ -26,40 +65,38 @@ test('a bundle runs the same with no cache, a garbage cache, and the cache it sa
   writeFileSync(bundle, "const { basename } = require('node:path');\nmodule.exports.x = 1;\nprocess.stdout.write(`${basename(__filename)} ${basename(__dirname)} ${module.exports.x} ${process.argv.slice(2).join(',')}\\n`);\n");
   const cache = join(dir, 'main.cache');
   const loader = join(dir, 'loader.mjs');
-  writeFileSync(loader, `import { runBundle } from ${JSON.stringify(join(ROOT, 'src', 'code-cache.ts'))};\nrunBundle(${JSON.stringify(bundle)}, ${JSON.stringify(cache)}, process.env.${WRITE_CACHE_ENV} === '1');\n`);
-  const run = (write: boolean) => spawnSync(process.execPath, ['--import', 'tsx', loader, 'a', 'b'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, [WRITE_CACHE_ENV]: write ? '1' : '' } });
+  writeFileSync(loader, `import { runBundle } from ${JSON.stringify(join(ROOT, 'src', 'code-cache.ts'))};\nrunBundle(${JSON.stringify(bundle)}, ${JSON.stringify(cache)});\n`);
+  const run = () => spawnSync(process.execPath, ['--import', 'tsx', loader, 'a', 'b'], { cwd: ROOT, encoding: 'utf8' });
+  const state = () => cacheState(bundle, cache);
   const expected = `main.cjs ${dir.split('/').pop()} 1 a,b\n`;
 
-  let r = run(false);
+  let r = run();
   assert.equal(r.stderr, '');
   assert.equal(r.stdout, expected);
-  assert.equal(existsSync(cache), false, 'no cache is written unless asked');
-  assert.equal(compile(bundle, cache).cache, 'none');
+  assert.equal(state(), 'used', 'the first run saves a cache');
+  const made = readFileSync(cache);
+  assert.equal(run().stdout, expected);
+  assert.ok(readFileSync(cache).equals(made), 'a cache that fits is used and left as it is');
 
   writeFileSync(cache, 'not a code cache, and longer than the hash it should start with');
-  assert.equal(compile(bundle, cache).cache, 'stale');
-  r = run(false);
+  assert.equal(state(), 'stale');
+  r = run();
+  assert.equal(r.stderr, '');
   assert.equal(r.stdout, expected);
-  assert.equal(readFileSync(cache, 'utf8'), 'not a code cache, and longer than the hash it should start with', 'a cache that does not fit is left as it is');
-
-  r = run(true);
-  assert.equal(r.stdout, expected);
-  assert.equal(compile(bundle, cache).cache, 'used');
-  r = run(false);
-  assert.equal(r.stdout, expected);
-  const made = readFileSync(cache);
+  assert.equal(state(), 'used', 'a cache that does not fit is replaced');
 
   // V8 checks a cache against the source's length only: the same length with
   // other code must not run the old code. The hash at the start keeps it out.
   writeFileSync(bundle, readFileSync(bundle, 'utf8').replace('module.exports.x = 1', 'module.exports.x = 2'));
-  assert.equal(compile(bundle, cache).cache, 'stale');
-  assert.equal(run(false).stdout, expected.replace(' 1 a,b', ' 2 a,b'));
+  assert.equal(state(), 'stale');
+  assert.equal(run().stdout, expected.replace(' 1 a,b', ' 2 a,b'));
+  assert.equal(state(), 'used');
 
   // A cache V8 itself turns down (here: its data made from a shorter source) is
-  // not used either. (Compiled here for the first time: V8 answers a source it
-  // compiled before in this process from memory, without looking at the cache.)
+  // not used either, and the run saves one that fits.
   writeFileSync(bundle, `${readFileSync(bundle, 'utf8').replace('module.exports.x = 2', 'module.exports.x = 3')}// longer\n`);
   writeFileSync(cache, Buffer.concat([createHash('sha256').update(readFileSync(bundle)).digest(), made.subarray(32)]));
-  assert.equal(compile(bundle, cache).cache, 'rejected');
-  assert.equal(run(false).stdout, expected.replace(' 1 a,b', ' 3 a,b'));
+  assert.equal(state(), 'rejected');
+  assert.equal(run().stdout, expected.replace(' 1 a,b', ' 3 a,b'));
+  assert.equal(state(), 'used');
 });
