@@ -1,15 +1,15 @@
 // fleet-git doctor: every check passing in a set-up sandbox, and each failing one saying what to do.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { CLI, sandbox } from './helpers.js';
 import { TestObserver } from './observer-server.js';
 
-function doctor(cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'doctor'], { cwd, env });
+function doctor(cwd: string, env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, 'doctor', ...args], { cwd, env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -18,7 +18,7 @@ function doctor(cwd: string, env: Record<string, string>): Promise<{ code: numbe
 }
 
 describe('fleet-git doctor', () => {
-  test('all pass when everything is in place; each broken part is one FAIL line saying what to do', async () => {
+  test('optional parts that are off are notes (exit 0), each with its command; all pass when everything is in place; each broken part is one FAIL line saying what to do (exit 1)', async () => {
     const sb = sandbox();
     const bin = join(sb.dir, 'bin');
     mkdirSync(bin);
@@ -28,13 +28,45 @@ describe('fleet-git doctor', () => {
     const repo = sb.repo('proj');
     const paths = userPaths(env, sb.home);
 
+    // Nothing enabled, nothing listening: all optional, so notes and exit 0.
     let r = await doctor(repo, env);
-    assert.equal(r.code, 1);
-    assert.match(r.stdout, /FAIL {2}the hook client .* is missing: run fleet-git enable/);
-    assert.match(r.stdout, /FAIL {2}no fleet observer at .*fleet observer/);
-    assert.match(r.stdout, /FAIL {2}.*proj: not enabled: run fleet-git enable/);
+    assert.equal(r.code, 0, r.stdout);
+    assert.doesNotMatch(r.stdout, /FAIL/);
+    assert.match(r.stdout, /note {2}the hook client is not installed yet .*: run fleet-git enable\n/);
+    assert.match(r.stdout, /note {2}no fleet observer at .*: run `fleet observer`\n/);
+    assert.match(r.stdout, /note {2}.*proj: not enabled.*: run fleet-git enable\n/);
     assert.match(r.stdout, /ok {4}Copilot CLI 1\.0\.102 /);
     assert.match(r.stdout, /\n-- {4}fleet-git doctor --live runs one real, offline Copilot session here/);
+
+    // Freshly enabled, no clone set-up, no trust, no observer: exit 0, each optional part a note with its command.
+    assert.equal(spawnCli(sb, repo, ['enable']), 0);
+    r = await doctor(repo, env);
+    assert.equal(r.code, 0, r.stdout);
+    assert.doesNotMatch(r.stdout, /FAIL/);
+    assert.match(r.stdout, /ok {4}the hook client runs as Copilot runs it/);
+    assert.match(r.stdout, /note {2}setup for new clones is not in effect \(optional\): new clones do not get fleet-git: run fleet-git setup\n/);
+    assert.match(r.stdout, /note {2}.*proj: Copilot does not trust it.*: run fleet-git enable --trust\n/);
+    assert.match(r.stdout, /note {2}no fleet observer/);
+    assert.match(r.stdout, /no faults: \d+ of \d+ checks passed, and 3 optional parts are off/);
+    const j = await doctor(repo, env, '--json');
+    assert.equal(j.code, 0, j.stderr);
+    const doc = JSON.parse(j.stdout);
+    assert.equal(doc.repo, repo);
+    const levels = Object.fromEntries(doc.checks.map((c: any) => [c.id, c.level]));
+    assert.deepEqual(levels, { node: 'ok', 'hook-client': 'ok', observer: 'note', copilot: 'ok', setup: 'note', config: 'ok', repo: 'ok', 'repo-exclude': 'ok', 'repo-git-hook': 'ok', 'repo-trust': 'note' });
+    assert.deepEqual(doc.checks.find((c: any) => c.id === 'repo-trust').fix, 'fleet-git enable --trust');
+    assert.deepEqual(doc.counts, { ok: 7, notes: 3, faults: 0 });
+    // A real fault: the hook client gone while a repository uses it.
+    rmSync(paths.hookClient);
+    r = await doctor(repo, env);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stdout, /FAIL {2}the hook client .* is missing, so enabled repositories report nothing: run fleet-git enable\n/);
+    assert.match(r.stdout, /FAIL {2}.*proj: .*runs a hook client that no longer exists/);
+    assert.match(r.stdout, /2 of \d+ checks failed, 3 optional parts are off/);
+    const jf = await doctor(repo, env, '--json');
+    assert.equal(jf.code, 1);
+    assert.equal(JSON.parse(jf.stdout).counts.faults, 2);
+    assert.equal(spawnCli(sb, repo, ['enable']), 0);
 
     const obs = await TestObserver.start(paths.fleetSocket);
     try {
@@ -42,6 +74,7 @@ describe('fleet-git doctor', () => {
       assert.equal(setup.status, 0, `fleet-git setup failed: ${setup.stderr}`);
       assert.equal(spawnCli(sb, repo, ['enable', '--trust']), 0);
       r = await doctor(repo, env);
+      assert.match(r.stdout, /ok {4}setup for new clones/);
       assert.equal(r.code, 0, r.stdout);
       assert.doesNotMatch(r.stdout, /FAIL/);
       assert.match(r.stdout, /ok {4}the hook client runs as Copilot runs it/);
@@ -57,7 +90,7 @@ describe('fleet-git doctor', () => {
       writeFileSync(join(paths.configDir, 'config.json5'), '{ include: 3 }');
       r = await doctor(repo, { ...env, PATH: withoutCopilot(sb.env.PATH) });
       assert.equal(r.code, 1);
-      assert.match(r.stdout, /FAIL {2}.*proj: Copilot does not trust it.*fleet-git enable --trust/);
+      assert.match(r.stdout, /note {2}.*proj: Copilot does not trust it.*fleet-git enable --trust/);
       assert.match(r.stdout, /FAIL {2}the config file is invalid: .*config\.json5/);
       assert.match(r.stdout, /FAIL {2}the Copilot CLI is not on PATH: install it with npm install -g @github\/copilot/);
       assert.doesNotMatch(r.stdout, /doctor --live/);

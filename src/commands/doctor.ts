@@ -5,14 +5,22 @@ import { BUILT_CLIENT, runContext, type RunContext } from '../core/context.js';
 import { hookCommand, NODE_FILE } from '../core/hook-file.js';
 import { findOnPath, INSTALL_HINT } from '../core/run.js';
 import { setupState } from '../core/setup.js';
-import { assessRepo } from '../core/state.js';
+import { assessRepo, type RepoState } from '../core/state.js';
 import { loadUserConfig } from '../core/user-config.js';
 import { copilotView, userHookFile, type CopilotView } from '../core/user-hooks.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
 
-interface Check { ok: boolean; what: string }
+/**
+ * One check: `ok`, a `note` (something optional that is off: exit 0, with the
+ * command that turns it on) or a `fault` (something broken: exit 1, with what to do).
+ */
+export type Level = 'ok' | 'note' | 'fault';
+interface Check { id: string; level: Level; message: string; fix?: string }
+type Add = (id: string, level: Level, message: string, fix?: string) => void;
+
+const LABEL: Record<Level, string> = { ok: 'ok  ', note: 'note', fault: 'FAIL' };
 
 /** Whether something accepts connections on the socket, within `ms`. */
 function reachable(path: string, ms = 1000): Promise<string | null> {
@@ -29,16 +37,18 @@ export class DoctorCommand extends FleetCommand {
   static usage = FleetCommand.Usage({
     description: 'check everything between a Copilot session and the fleet observer',
     details: `
-      One line a check, OK or what to do: Node and the hook client, run the way Copilot runs it (/bin/bash --norc --noprofile -c with this PATH); the observer's socket; the Copilot CLI and its version; the user-level hook file; setup for new clones; the config file; and for the repository of the current folder, whether it is enabled, its info/exclude entry, its post-checkout hook and whether Copilot trusts it. Exit code 0 only when every check passes, 1 otherwise.
+      One line a check: Node and the hook client, run the way Copilot runs it (/bin/bash --norc --noprofile -c with this PATH); the observer's socket; the Copilot CLI and its version; the user-level hook file; setup for new clones; the config file; and for the repository of the current folder, whether it is enabled, its info/exclude entry, its post-checkout hook and whether Copilot trusts it.
+
+      Each line is "ok", "note" (an optional part that is off: no observer listening, no setup for new clones, the repository here not enabled or not trusted, core.hooksPath elsewhere; each says the command that turns it on) or "FAIL" (something broken, with what to do). Exit code 0 when nothing failed (notes included), 1 for a fault. --json prints {"checks": [{"id", "level": "ok"|"note"|"fault", "message", "fix"?}], "repo": path or null, "counts": {"ok", "notes", "faults"}}.
 
       With --live: one short, real Copilot session in the repository (REPO, or the current one), run offline by the user's own copilot (from PATH, or --copilot PATH) against a scripted model server of fleet-git's on loopback, with the user's trust and hook levels but a temporary COPILOT_HOME and a socket of its own (the user's dashboard sees nothing). It reports each expected event (sessionStart, postToolUse for a bash and a view call, agentStop with the final message, sessionEnd) as received once, missing or twice, from which hook level, whether ppid was the Copilot process, how long Copilot waited on the hooks, and for each miss the cause and the command that fixes it. Exit 0 only when every event arrived once, 1 otherwise, 2 for bad input; --json prints the report as one JSON document.
     `,
-    examples: [['Check', '$0 doctor'], ['Run one real session here and check every event', '$0 doctor --live']],
+    examples: [['Check', '$0 doctor'], ['The checks as data', '$0 doctor --json'], ['Run one real session here and check every event', '$0 doctor --live']],
   });
 
   live = Option.Boolean('--live', false, { description: 'run one real, offline Copilot session and check what the observer would see' });
   copilot = Option.String('--copilot', { description: 'with --live: the copilot to run (default: the one on PATH)' });
-  json = Option.Boolean('--json', false, { description: 'with --live: the report as one JSON document' });
+  json = Option.Boolean('--json', false, { description: 'the checks (with --live, the report) as one JSON document' });
   timeout = Option.String('--timeout', { description: 'with --live: seconds Copilot may take (default and most: 50)' });
   repo = Option.String({ required: false, name: 'repo' });
 
@@ -47,86 +57,119 @@ export class DoctorCommand extends FleetCommand {
     if (this.copilot !== undefined || this.timeout !== undefined || this.repo !== undefined) throw new InputError('a repository, --copilot and --timeout go with doctor --live');
     const ctx = runContext(this.context.env, this.context.home);
     const checks: Check[] = [];
-    const add = (ok: boolean, what: string) => { checks.push({ ok, what }); this.out(`${ok ? 'ok  ' : 'FAIL'}  ${what}`); };
+    const add: Add = (id, level, message, fix) => {
+      checks.push(fix ? { id, level, message, fix } : { id, level, message });
+      if (!this.json) this.out(`${LABEL[level]}  ${message}${fix ? `: run ${fix}` : ''}`);
+    };
+    const copilot = copilotView(ctx); // config.json and the user-level hook file, read once for every check below
+    const repo = this.currentRepo(ctx);
+    // The hook client matters once something runs it: a repository here enabled, or the user-level hook file.
+    const inUse = (repo?.enabled ?? false) || copilot.userLevel;
 
     this.checkNode(ctx, add);
-    this.checkClient(ctx, add);
+    this.checkClient(ctx, inUse, add);
     const sock = await reachable(ctx.user.fleetSocket);
-    add(sock === null, sock === null ? `the fleet observer is listening on ${ctx.user.fleetSocket}` : `no fleet observer at ${ctx.user.fleetSocket} (${sock}): start one with \`fleet observer\`; until then events are dropped`);
+    if (sock === null) add('observer', 'ok', `the fleet observer is listening on ${ctx.user.fleetSocket}`);
+    else add('observer', 'note', `no fleet observer at ${ctx.user.fleetSocket} (${sock}); until one listens, events are dropped`, '`fleet observer`');
     this.checkCopilot(add);
-    const copilot = copilotView(ctx); // config.json and the user-level hook file, read once for every check below
     const user = copilot.userHook;
-    if (user === null) add(false, `${userHookFile(ctx.user)} cannot be read, so Copilot cannot use it either: repository-level fleet hooks report as usual`);
-    else if (user.kind === 'ours') add(user.current, user.current ? `user-level hooks installed (${userHookFile(ctx.user)})` : `the user-level hook file ${userHookFile(ctx.user)} is from another fleet-git version: run fleet-git enable --user`);
-    else if (user.kind !== 'absent') add(true, `${userHookFile(ctx.user)} is not fleet-git's (left alone): repository-level fleet hooks report as usual, and fleet-git enable --user needs that name`);
+    if (user === null) add('user-hooks', 'fault', `${userHookFile(ctx.user)} cannot be read, so Copilot cannot use it either (repository-level fleet hooks report as usual): make it readable or remove it`);
+    else if (user.kind === 'ours') {
+      if (user.current) add('user-hooks', 'ok', `user-level hooks installed (${userHookFile(ctx.user)})`);
+      else add('user-hooks', 'fault', `the user-level hook file ${userHookFile(ctx.user)} is from another fleet-git version`, 'fleet-git enable --user');
+    } else if (user.kind !== 'absent') add('user-hooks', 'ok', `${userHookFile(ctx.user)} is not fleet-git's (left alone): repository-level fleet hooks report as usual, and fleet-git enable --user needs that name`);
     const setup = setupState(this.context.env, this.context.home);
-    add(setup.state === 'on', `setup for new clones: ${setup.message}`);
+    if (setup.state === 'off') add('setup', 'note', 'setup for new clones is not in effect (optional): new clones do not get fleet-git', 'fleet-git setup');
+    else if (setup.state === 'broken') add('setup', 'fault', `setup for new clones: ${setup.message}`);
+    else if (setup.state === 'hooks-path' && setup.templateDir) add('setup', 'note', `setup for new clones: ${setup.message}`);
+    else add('setup', 'ok', `setup for new clones: ${setup.message}`);
     try {
       const c = loadUserConfig(this.context.env, this.context.home);
-      add(true, c.exists ? `the config file ${c.file} is valid` : `no config file (${c.file}): the defaults apply`);
+      add('config', 'ok', c.exists ? `the config file ${c.file} is valid` : `no config file (${c.file}): the defaults apply`);
     } catch (e) {
-      add(false, `the config file is invalid: ${(e as Error).message}`);
+      add('config', 'fault', `the config file is invalid: ${(e as Error).message}`);
     }
-    this.checkRepo(ctx, copilot, add);
-    const failed = checks.filter((c) => !c.ok).length;
-    this.out(failed ? `${failed} of ${checks.length} checks failed` : `all ${checks.length} checks passed`);
-    return failed ? EXIT.partial : EXIT.ok;
+    if (repo) this.checkRepo(repo, copilot, add);
+    else if (!this.json) this.out(`--    ${this.context.cwd} is not in a git repository: no repository checks`);
+    const count = (l: Level) => checks.filter((c) => c.level === l).length;
+    const faults = count('fault');
+    const notes = count('note');
+    if (this.json) {
+      this.out(JSON.stringify({ checks, repo: repo?.path ?? null, counts: { ok: count('ok'), notes, faults } }, null, 2));
+    } else if (faults) this.out(`${faults} of ${checks.length} checks failed${notes ? `, ${notes} optional part${notes === 1 ? ' is' : 's are'} off (notes)` : ''}`);
+    else if (notes) this.out(`no faults: ${checks.length - notes} of ${checks.length} checks passed, and ${notes} optional part${notes === 1 ? ' is' : 's are'} off (each note says the command that turns it on)`);
+    else this.out(`all ${checks.length} checks passed`);
+    return faults ? EXIT.partial : EXIT.ok;
   }
 
-  private checkNode(ctx: RunContext, add: (ok: boolean, what: string) => void): void {
+  /** The state of the repository of the current folder, or null outside one. */
+  private currentRepo(ctx: RunContext): RepoState | null {
+    try {
+      return assessRepo(locateRepo(this.context.cwd), ctx);
+    } catch (e) {
+      if (e instanceof NotARepoError) return null;
+      throw e;
+    }
+  }
+
+  private checkNode(ctx: RunContext, add: Add): void {
     const onPath = findOnPath('node', this.context.env);
     let recorded: string | null = null;
     try { recorded = readFileSync(`${ctx.user.dataDir}/${NODE_FILE}`, 'utf8').trim() || null; } catch { /* none */ }
     const node = onPath ?? (recorded && existsSync(recorded) ? recorded : null);
-    if (!node) { add(false, `no node on PATH and none recorded: install Node 20 or later, then run fleet-git enable`); return; }
+    if (!node) { add('node', 'fault', `no node on PATH and none recorded: install Node 20 or later, then run fleet-git enable`); return; }
     const r = spawnSync(node, ['--version'], { encoding: 'utf8', timeout: 10_000 });
     const v = r.stdout?.trim() ?? '';
     const major = Number(/^v(\d+)/.exec(v)?.[1] ?? 0);
-    add(r.status === 0 && major >= 18, r.status === 0 ? `node ${v} at ${node}${onPath ? ' (on PATH)' : ' (recorded by fleet-git enable)'}${major < 18 ? ': the hook client needs Node 18 or later' : ''}` : `${node} does not run: reinstall Node, then run fleet-git enable`);
+    add('node', r.status === 0 && major >= 18 ? 'ok' : 'fault', r.status === 0 ? `node ${v} at ${node}${onPath ? ' (on PATH)' : ' (recorded by fleet-git enable)'}${major < 18 ? ': the hook client needs Node 18 or later' : ''}` : `${node} does not run: reinstall Node, then run fleet-git enable`);
   }
 
-  private checkClient(ctx: RunContext, add: (ok: boolean, what: string) => void): void {
-    if (!existsSync(ctx.user.hookClient)) { add(false, `the hook client ${ctx.user.hookClient} is missing: run fleet-git enable`); return; }
+  private checkClient(ctx: RunContext, inUse: boolean, add: Add): void {
+    if (!existsSync(ctx.user.hookClient)) {
+      if (inUse) add('hook-client', 'fault', `the hook client ${ctx.user.hookClient} is missing, so enabled repositories report nothing`, 'fleet-git enable');
+      else add('hook-client', 'note', `the hook client is not installed yet (${ctx.user.hookClient}): nothing here is enabled`, 'fleet-git enable');
+      return;
+    }
     let current = true;
     try { current = readFileSync(BUILT_CLIENT).equals(readFileSync(ctx.user.hookClient)); } catch { /* keep */ }
     const cmd = hookCommand('postToolUse', { dataDir: ctx.user.dataDir });
     const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', cmd], { cwd: this.context.cwd, env: { ...this.context.env }, input: '{}', encoding: 'utf8', timeout: 10_000 });
-    if (r.error) add(false, `cannot run /bin/bash (${(r.error as NodeJS.ErrnoException).code}): Copilot runs hooks with it`);
-    else if (r.status !== 0 || r.stdout !== '') add(false, `the hook command, run as Copilot runs it, exited ${r.status}${r.stdout ? ' and printed to stdout' : ''}: run fleet-git enable`);
-    else add(current, current ? `the hook client runs as Copilot runs it (${ctx.user.hookClient})` : `the hook client ${ctx.user.hookClient} is from another fleet-git version: run fleet-git enable`);
+    if (r.error) add('hook-client', 'fault', `cannot run /bin/bash (${(r.error as NodeJS.ErrnoException).code}): Copilot runs hooks with it`);
+    else if (r.status !== 0 || r.stdout !== '') add('hook-client', 'fault', `the hook command, run as Copilot runs it, exited ${r.status}${r.stdout ? ' and printed to stdout' : ''}`, 'fleet-git enable');
+    else if (current) add('hook-client', 'ok', `the hook client runs as Copilot runs it (${ctx.user.hookClient})`);
+    else add('hook-client', 'fault', `the hook client ${ctx.user.hookClient} is from another fleet-git version`, 'fleet-git enable');
   }
 
-  private checkCopilot(add: (ok: boolean, what: string) => void): void {
+  private checkCopilot(add: Add): void {
     const bin = findOnPath('copilot', this.context.env);
-    if (!bin) { add(false, `the Copilot CLI is not on PATH: install it with ${INSTALL_HINT}`); return; }
+    if (!bin) { add('copilot', 'fault', `the Copilot CLI is not on PATH: install it with ${INSTALL_HINT}`); return; }
     const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000, env: { ...this.context.env } });
     const v = (r.stdout ?? '').trim().split('\n')[0] ?? '';
-    add(r.status === 0, r.status === 0 ? `Copilot CLI ${v} (${bin})` : `${bin} --version failed (exit ${r.status ?? r.signal}): reinstall it with ${INSTALL_HINT}`);
-    if (r.status === 0) this.out('--    fleet-git doctor --live runs one real, offline Copilot session here and checks that every event reaches the observer');
+    add('copilot', r.status === 0 ? 'ok' : 'fault', r.status === 0 ? `Copilot CLI ${v} (${bin})` : `${bin} --version failed (exit ${r.status ?? r.signal}): reinstall it with ${INSTALL_HINT}`);
+    if (r.status === 0 && !this.json) this.out('--    fleet-git doctor --live runs one real, offline Copilot session here and checks that every event reaches the observer');
   }
 
-  private checkRepo(ctx: RunContext, copilot: CopilotView, add: (ok: boolean, what: string) => void): void {
+  private checkRepo(s: RepoState, copilot: CopilotView, add: Add): void {
     const userLevel = copilot.userLevel;
-    let repo;
-    try {
-      repo = locateRepo(this.context.cwd);
-    } catch (e) {
-      if (e instanceof NotARepoError) { this.out(`--    ${this.context.cwd} is not in a git repository: no repository checks`); return; }
-      throw e;
-    }
-    const s = assessRepo(repo, ctx);
     const where = s.path;
-    if (!s.enabled) add(userLevel, userLevel ? `${where}: not enabled, but the user-level hooks report it` : `${where}: not enabled: run fleet-git enable (or fleet-git enable --user for every folder)`);
-    else {
+    if (!s.enabled) {
+      if (userLevel) add('repo', 'ok', `${where}: not enabled, but the user-level hooks report it`);
+      else add('repo', 'note', `${where}: not enabled, so its Copilot sessions do not report (or fleet-git enable --user for every folder)`, 'fleet-git enable');
+    } else {
       const own = [...s.problems.filter((p) => !['exclude-missing', 'git-hook-missing', 'git-hook-displaced', 'git-hook-outdated', 'hooks-path'].includes(p.code)), ...s.worktrees.flatMap((w) => w.problems)];
-      add(own.length === 0, own.length === 0 ? `${where}: enabled (hook file in place${s.worktrees.length ? ` in all ${s.worktrees.length + 1} worktrees` : ''})` : `${where}: ${own.map((p) => p.message).join('; ')}`);
-      add(s.exclude, s.exclude ? `${where}: info/exclude keeps the hook file out of commits` : `${where}: info/exclude has no fleet-git block: run fleet-git enable`);
+      if (own.length === 0) add('repo', 'ok', `${where}: enabled (hook file in place${s.worktrees.length ? ` in all ${s.worktrees.length + 1} worktrees` : ''})`);
+      else add('repo', 'fault', `${where}: ${own.map((p) => p.message).join('; ')}`);
+      if (s.exclude) add('repo-exclude', 'ok', `${where}: info/exclude keeps the hook file out of commits`);
+      else add('repo-exclude', 'fault', `${where}: info/exclude has no fleet-git block`, 'fleet-git enable');
       const hook = s.problems.find((p) => p.code.startsWith('git-hook') || p.code === 'hooks-path');
-      add(!hook, hook ? `${where}: ${hook.message}` : `${where}: the post-checkout hook provisions new worktrees`);
+      // core.hooksPath elsewhere (husky) is the user's choice, not a fault: new worktrees then need fleet-git enable.
+      if (!hook) add('repo-git-hook', 'ok', `${where}: the post-checkout hook provisions new worktrees`);
+      else if (hook.code === 'hooks-path') add('repo-git-hook', 'note', `${where}: ${hook.message}; fleet-git enable in a new worktree gives it the hook file`);
+      else add('repo-git-hook', 'fault', `${where}: ${hook.message}`);
     }
     const by = copilot.trusted.by(where);
-    if (by) add(true, `${where}: Copilot trusts it (${by === where ? 'listed' : `through ${by}`} in ${copilot.configFile})`);
-    else if (userLevel) add(true, `${where}: not trusted by Copilot, which does not matter here: user-level hooks run everywhere`);
-    else if (s.enabled) add(false, `${where}: Copilot does not trust it, so copilot -p sessions silently skip its hooks (interactive ones ask once): run fleet-git enable --trust`);
+    if (by) add('repo-trust', 'ok', `${where}: Copilot trusts it (${by === where ? 'listed' : `through ${by}`} in ${copilot.configFile})`);
+    else if (userLevel) add('repo-trust', 'ok', `${where}: not trusted by Copilot, which does not matter here: user-level hooks run everywhere`);
+    else if (s.enabled) add('repo-trust', 'note', `${where}: Copilot does not trust it, so copilot -p sessions silently skip its hooks (interactive ones ask once)`, 'fleet-git enable --trust');
   }
 }
