@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
-import { CLI, ROOT, sandbox } from './helpers.js';
+import { CLI, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
 import { observerSummary, TestObserver, type Received } from './observer-server.js';
 
 const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
@@ -71,15 +71,7 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
   after(() => obs?.close());
 
   function runCopilot(model: ModelServer, prompt: string): Promise<Run> {
-    const env = {
-      ...sb.env,
-      COPILOT_OFFLINE: 'true',
-      COPILOT_PROVIDER_BASE_URL: model.baseUrl,
-      COPILOT_PROVIDER_API_KEY: 'dummy',
-      COPILOT_MODEL: 'gpt-4.1',
-      COPILOT_ALLOW_ALL: 'true', // repo hooks load in -p mode only when trusted
-      FLEET_MODEL_NAME: 'e2e-profile',
-    };
+    const env = offlineCopilotEnv(sb.env, model.baseUrl, 'e2e-profile');
     const child = spawn(COPILOT, ['-p', prompt, '--allow-all', '--no-auto-update'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
     copilotPid = child.pid ?? 0;
     copilotRunning = true;

@@ -90,3 +90,16 @@ export function run(cmd: string, args: string[], opts: { cwd: string; env: Recor
 
 /** git's own churn (index, logs, packed refs, the last fetch and commit message): not fleet-git's doing, left out of snapshots. */
 export const gitChurn = (rel: string) => /(^|\/)(index|logs|COMMIT_EDITMSG|ORIG_HEAD|FETCH_HEAD|packed-refs)$/.test(rel);
+
+/** The environment that runs Copilot CLI offline against a scripted model server at `baseUrl`, with repository hooks loaded in -p mode (copilot-cli-hooks.md). */
+export function offlineCopilotEnv(base: Record<string, string>, baseUrl: string, fleetModelName: string): Record<string, string> {
+  return {
+    ...base,
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: baseUrl,
+    COPILOT_PROVIDER_API_KEY: 'dummy',
+    COPILOT_MODEL: 'gpt-4.1',
+    COPILOT_ALLOW_ALL: 'true', // repo hooks load in -p mode only when trusted
+    FLEET_MODEL_NAME: fleetModelName,
+  };
+}

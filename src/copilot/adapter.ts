@@ -1,17 +1,45 @@
 // CopilotAdapter: the fleet observer's adapter contract (upstream
 // src/adapters/base.js, see fleet-observer-protocol.md) for GitHub Copilot CLI,
-// as a library export. Launch arguments and environment for a model profile,
-// the repository hook file, payload normalization and the action summary.
+// as a library export that fleet can register in place of its own. Launch
+// arguments and environment for a model profile, the repository hook file
+// (for fleet-git's hook client or fleet's own), payload normalization, the
+// action summary and the failure classes of fleet's load balancer.
 import { homedir } from 'node:os';
-import { basename, dirname } from 'node:path';
-import { actOnRepo } from '../core/repo-lock.js';
+import * as nodeFs from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ensureUserFiles, runContext } from '../core/context.js';
+import { actOnRepo, withRepoLock } from '../core/repo-lock.js';
+import { HOOK_FILE_PATH } from '../core/exclude.js';
+import { classifyHookFile, renderClientHookFile, renderHookFile } from '../core/hook-file.js';
 import { findOnPath } from '../core/run.js';
 import { assessRepo } from '../core/state.js';
-import { locateRepo } from '../git/repo.js';
-import { normalizePayload, summarizeToolUse, type FleetEvent } from './normalize.js';
+import { locateRepo, type Repo } from '../git/repo.js';
+import { canonicalEvent, isPlainId, lastMessage, normalizePayload, summarizeToolUse, type FleetEvent, type NormalizeContext } from './normalize.js';
 import type { ProfileEntry } from './profiles.js';
-import { CLIENT_FILE, type Env } from '../paths.js';
+import { readSessionModel, transcriptOf, transcriptPathFor, waitForFinalMessage } from './transcript.js';
+import { CLIENT_FILE, userPaths, type Env } from '../paths.js';
+
+/**
+ * The file-system calls of the hook-file operations (installHooks, removeHooks,
+ * isHookInstalled): Node's fs, or a stand-in such as an in-memory file system.
+ * `lstatSync`, when there, lets them refuse a symbolic link on the way.
+ */
+export interface AdapterFs {
+  existsSync(path: string): boolean;
+  readFileSync(path: string, encoding: 'utf8'): string | { toString(): string };
+  writeFileSync(path: string, data: string): void;
+  mkdirSync(path: string, options: { recursive: true }): unknown;
+  renameSync(from: string, to: string): void;
+  unlinkSync(path: string): void;
+  lstatSync?(path: string): { isSymbolicLink(): boolean };
+}
+
+export interface AdapterOptions {
+  /** Where the hook-file operations read and write (default: Node's fs, the real disk). */
+  fs?: AdapterFs;
+  /** Where PATH, HOME, COPILOT_HOME, COPILOT_MODEL, FLEET_MODEL_NAME, TERM_PROGRAM and the event hint are read (default: this process's). */
+  env?: Env;
+}
 
 /** One entry of the observer's models.json, as the adapter contract takes it. */
 export type ModelProfile = ProfileEntry;
@@ -29,22 +57,36 @@ export interface FailureClass {
 }
 
 
-// Failures worth retrying with another profile, from Copilot's stderr.
+// Failures worth retrying with another profile, from Copilot's stderr, in the
+// words fleet's own adapters key them on; the first match wins (a hang-up
+// during start-up is start-up's, "temporarily unavailable" after a 503 the upstream's).
 const TRANSIENT: ReadonlyArray<[RegExp, string]> = [
   [/\b429\b|rate.?limit|too many requests/i, 'rate_limited'],
   [/quota|usage limit|premium requests/i, 'quota_exhausted'],
-  [/econnrefused|econnreset|etimedout|enotfound|socket hang up|network error|fetch failed|\b50[234]\b|service unavailable|bad gateway/i, 'upstream_unreachable'],
-  [/try again later|temporarily unavailable/i, 'temporarily_unavailable'],
+  [/tls handshake|handshake failed|socket hang up before start-?up|proxy connect(ion)? (was )?abort/i, 'startup_transient_error'],
+  [/econnrefused|econnreset|etimedout|enotfound|socket hang up|network error|fetch failed|upstream connect error|\b50[234]\b|service unavailable|bad gateway/i, 'upstream_unreachable'],
+  [/temporarily unavailable|try again later|auth\w*\b[^\n]{0,60}\btemporar/i, 'auth_temporarily_unusable'],
 ];
+
+/** How long normalizePayload waits for an agentStop's final message to reach the transcript (Copilot buffers it). */
+const STOP_WAIT_MS = 3000;
 
 export class CopilotAdapter {
   readonly name = 'copilot';
   readonly displayName = 'GitHub Copilot';
   readonly binary = 'copilot';
   readonly hookEvents: readonly string[] = ['SessionStart', 'PostToolUse', 'Stop'];
+  private readonly env: Env;
+  private readonly fs: AdapterFs;
+  /** Whether the hook-file operations reach the real disk, where a repository's git side (exclude, git hook) can be read and written too. */
+  private readonly onDisk: boolean;
 
-  /** `env`: where PATH, COPILOT_MODEL, FLEET_MODEL_NAME, TERM_PROGRAM are read (default: this process's). */
-  constructor(private readonly env: Env = process.env) {}
+  /** `new CopilotAdapter()`, `new CopilotAdapter({ fs })` as fleet's tests make theirs, `{ env }` for another environment. */
+  constructor(options: AdapterOptions = {}) {
+    this.env = options.env ?? process.env;
+    this.fs = options.fs ?? nodeFs;
+    this.onDisk = this.fs.writeFileSync === nodeFs.writeFileSync && this.fs.renameSync === nodeFs.renameSync;
+  }
 
   /** Whether `copilot` is an executable file on PATH. */
   isInstalled(): boolean {
@@ -68,28 +110,58 @@ export class CopilotAdapter {
   }
 
   /**
-   * `fleet-git enable` for the repository at `cwd`: the hook file (every hook
-   * running the client at `hookClientPath`, which must be named hook-client.cjs),
-   * the exclude entry and the post-checkout hook. Throws outside a repository.
+   * The hook file at the root of the worktree holding `cwd` (Copilot reads it
+   * there), for the hook client at `hookClientPath`:
+   * - fleet-git's own (a file named hook-client.cjs), on the real disk:
+   *   `fleet-git enable` (the hook file, the exclude entry, the post-checkout
+   *   hook); throws outside a repository;
+   * - any other client (fleet's `hook-client.js`), or any client through a
+   *   given `fs`: the hook file only, each command naming its event for a
+   *   client that passes none on (renderClientHookFile).
+   * Throws, changing nothing, over a hook file neither fleet nor fleet-git
+   * wrote, a tracked one, or a symbolic link on the way.
    */
-  installHooks(hookClientPath: string, cwd: string): void {
-    if (basename(hookClientPath) !== CLIENT_FILE) throw new Error(`the hook client must be named ${CLIENT_FILE}: ${hookClientPath}`);
-    const ctx = this.context(dirname(hookClientPath));
-    ensureUserFiles(ctx);
-    actOnRepo(locateRepo(cwd), ctx, { do: 'enable', force: false });
+  installHooks(hookClientPath: string, cwd: string = process.cwd()): void {
+    const client = resolve(hookClientPath);
+    const own = basename(client) === CLIENT_FILE;
+    if (own && this.onDisk) {
+      const ctx = this.context(dirname(client));
+      ensureUserFiles(ctx);
+      actOnRepo(locateRepo(cwd), ctx, { do: 'enable', force: false });
+      return;
+    }
+    const { root, repo } = this.where(cwd);
+    const text = own ? renderHookFile({ dataDir: dirname(client) }) : renderClientHookFile(client);
+    // In a repository, after any fleet-git command changing it (the lock they take turns on).
+    if (repo) withRepoLock(repo, this.env, () => this.writeHookFile(root, text));
+    else this.writeHookFile(root, text);
   }
 
-  /** `fleet-git disable` for the repository at `cwd`: anyone else's file stays. */
-  removeHooks(cwd: string): void {
-    actOnRepo(locateRepo(cwd), this.context(), { do: 'disable', upstream: false });
+  /**
+   * Takes out what installHooks put in. On the real disk in a repository:
+   * `fleet-git disable` that also removes fleet's own hook files (as `fleet-git
+   * remove` does). Otherwise: the hook file, when fleet or fleet-git wrote it.
+   * Anyone else's file stays.
+   */
+  removeHooks(cwd: string = process.cwd()): void {
+    const { root, repo } = this.where(cwd);
+    if (repo) {
+      actOnRepo(repo, this.context(), { do: 'disable', upstream: true });
+      return;
+    }
+    const file = join(root, HOOK_FILE_PATH);
+    this.refuseLinks(root);
+    const text = this.read(file);
+    if (text === null) return;
+    const kind = classifyHookFile(text, '').kind;
+    if (kind === 'ours' || kind === 'upstream') this.fs.unlinkSync(file);
   }
 
-  /** Whether the worktree at `cwd` has fleet-git's hook file. */
-  isHookInstalled(cwd: string): boolean {
+  /** Whether the worktree holding `cwd` has a hook file whose events reach the observer: fleet-git's, or installHooks' for fleet's client. */
+  isHookInstalled(cwd: string = process.cwd()): boolean {
     try {
-      const repo = locateRepo(cwd);
-      const state = assessRepo(repo, this.context());
-      return [state.main, ...state.worktrees].some((w) => w !== null && w.path === repo.root && w.enabled);
+      const info = classifyHookFile(this.read(join(this.where(cwd).root, HOOK_FILE_PATH)), '');
+      return info.kind === 'ours' || (info.kind === 'upstream' && info.hinted === true);
     } catch {
       return false;
     }
@@ -99,13 +171,90 @@ export class CopilotAdapter {
     return runContext(this.env, this.env.HOME || homedir(), dataDir);
   }
 
+  /** The worktree root holding `cwd` and its repository (on the real disk, when there is one); else `cwd` itself. */
+  private where(cwd: string): { root: string; repo: Repo | null } {
+    if (this.onDisk) {
+      try {
+        const repo = locateRepo(cwd);
+        return { root: repo.root, repo };
+      } catch { /* not in a repository: the folder itself, as Copilot reads it */ }
+    }
+    return { root: resolve(cwd), repo: null };
+  }
+
+  private read(file: string): string | null {
+    if (!this.fs.existsSync(file)) return null;
+    return String(this.fs.readFileSync(file, 'utf8'));
+  }
+
+  /** Throws when `.github`, `.github/hooks` or the hook file is a symbolic link (fleet-git never writes through one). */
+  private refuseLinks(root: string): void {
+    const lstat = this.fs.lstatSync;
+    if (!lstat) return;
+    for (let rel = HOOK_FILE_PATH; rel !== '.'; rel = dirname(rel)) {
+      const path = join(root, rel);
+      let link = false;
+      try { link = lstat.call(this.fs, path).isSymbolicLink(); } catch { /* not there */ }
+      if (link) throw new Error(`left ${join(root, HOOK_FILE_PATH)} alone: ${path} is a symbolic link (fleet-git never writes through one)`);
+    }
+  }
+
+  /** Writes the hook file through a temporary file and a rename, over nothing, fleet's file or fleet-git's only. */
+  private writeHookFile(root: string, text: string): void {
+    const file = join(root, HOOK_FILE_PATH);
+    this.refuseLinks(root);
+    const before = this.read(file);
+    if (before !== null && classifyHookFile(before, text).kind === 'foreign') {
+      throw new Error(`left ${file} alone: it was written by someone else, not fleet or fleet-git`);
+    }
+    if (before === text) return;
+    if (this.onDisk && this.isTracked(root)) throw new Error(`left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`);
+    const fs = this.fs;
+    fs.mkdirSync(dirname(file), { recursive: true });
+    const tmp = join(dirname(file), `.${basename(file)}.fleet-git-${process.pid}.tmp`);
+    fs.writeFileSync(tmp, text);
+    try {
+      fs.renameSync(tmp, file);
+    } catch (e) {
+      try { fs.unlinkSync(tmp); } catch { /* keep the first error */ }
+      throw e;
+    }
+  }
+
+  private isTracked(root: string): boolean {
+    const { repo } = this.where(root);
+    if (!repo) return false;
+    const s = assessRepo(repo, this.context());
+    return [s.main, ...s.worktrees].some((w) => w !== null && w.path === repo.root && w.tracked);
+  }
+
   /**
-   * The observer's event for a Copilot payload, with this process as the hook
-   * process (the hook client itself also resolves the agent's pid through a
-   * shell and reads the transcript). Null: nothing to send.
+   * The observer's event for a Copilot payload, the same the hook client
+   * sends: the event from `event`, else from the hook command's hint
+   * (FLEET_COPILOT_EVENT in the environment, set by installHooks' file for
+   * fleet's client), else from the payload's `hook_event_name` or `type`. This
+   * process is the hook process and its parent the agent (the command execs
+   * node); a SessionStart's model comes from the transcript when the
+   * environment names none, an agentStop's last message from the transcript,
+   * waited for up to 3 s (blocking: the caller is a hook client). Null: nothing to send.
    */
   normalizePayload(rawInput: unknown, event?: string): FleetEvent | null {
-    return normalizePayload(rawInput, event, { env: this.env, pid: process.pid, ppid: process.ppid });
+    const env = this.env;
+    const kind = canonicalEvent(event, rawInput, env);
+    if (!kind || typeof rawInput !== 'object' || rawInput === null || Array.isArray(rawInput)) return null;
+    const raw = rawInput as Record<string, unknown>;
+    const sessionId = raw.sessionId ?? raw.session_id;
+    if (!isPlainId(sessionId)) return null;
+    const copilotHome = userPaths(env, env.HOME || homedir()).copilotHome;
+    const ctx: NormalizeContext = { env, pid: process.pid, ppid: process.ppid };
+    if (kind === 'sessionStart' && !env.COPILOT_MODEL && typeof raw.model !== 'string') {
+      ctx.transcriptModel = readSessionModel(transcriptPathFor(copilotHome, sessionId));
+    }
+    const ev = normalizePayload(raw, kind, ctx);
+    if (ev && kind === 'agentStop' && ev.last_assistant_message === null) {
+      ev.last_assistant_message = lastMessage(waitForFinalMessage(transcriptOf(raw, copilotHome, sessionId), STOP_WAIT_MS));
+    }
+    return ev;
   }
 
   /** `Bash: npm test`, `Read index.ts`, `Edit app.ts`: the same for Copilot and Claude tool names. */
@@ -113,10 +262,11 @@ export class CopilotAdapter {
     return summarizeToolUse(toolName, toolInput);
   }
 
-  classifyFailure(result: RunResult): FailureClass {
-    const text = result?.stderrSnippet ?? '';
+  /** Whether fleet's load balancer may try the next profile after a failed start; never throws. */
+  classifyFailure(result: RunResult | null | undefined): FailureClass {
+    const snippet = result?.stderrSnippet;
+    const text = typeof snippet === 'string' ? snippet : '';
     for (const [re, reason] of TRANSIENT) if (re.test(text)) return { kind: 'failover-safe', reason };
     return { kind: 'terminal', reason: 'unclassified' };
   }
 }
-

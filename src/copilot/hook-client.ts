@@ -13,7 +13,7 @@ import { homedir } from 'node:os';
 import { userPaths, type UserPaths } from '../paths.js';
 import { NO_ENTRY_OK } from '../fs/atomic.js';
 import { canonicalEvent, isPlainId, lastMessage, normalizePayload, type FleetEvent, type NormalizeContext } from './normalize.js';
-import { readFinalMessage, readSessionModel, transcriptPathFor } from './transcript.js';
+import { readFinalMessage, readSessionModel, transcriptOf, transcriptPathFor } from './transcript.js';
 import { sendEvent } from '../fleet/socket.js';
 import { hasFleetGitCommand, hookCommands, userHookFile } from '../core/hook-mark.js';
 import { recordSessionStop, restoreSessionMessage, writeSessionStart } from '../fleet/sessions.js';
@@ -80,11 +80,6 @@ function agentPid(): number {
   return pid;
 }
 
-function transcriptOf(raw: Record<string, unknown>, paths: UserPaths, sessionId: string): string {
-  const given = raw.transcriptPath ?? raw.transcript_path;
-  return typeof given === 'string' && given.startsWith('/') ? given : transcriptPathFor(paths.copilotHome, sessionId);
-}
-
 async function deliver(ev: FleetEvent, paths: UserPaths): Promise<void> {
   if (ev.event === 'SessionStart') writeSessionStart(paths.fleetSessions, ev);
   else if (ev.event === 'Stop') recordSessionStop(paths.fleetSessions, ev.session_id, ev.last_assistant_message);
@@ -147,7 +142,7 @@ async function main(argv: string[]): Promise<void> {
   if (!ev) return;
 
   if (kind === 'agentStop' && ev.last_assistant_message === null) {
-    const transcript = transcriptOf(input, paths, sessionId);
+    const transcript = transcriptOf(input, paths.copilotHome, sessionId);
     const final = readFinalMessage(transcript);
     if (final.state === 'pending') return spawnWaiter(argv[1]!, ev, transcript);
     ev.last_assistant_message = lastMessage(final.text);

@@ -79,13 +79,23 @@ const EVENT_ALIASES: Record<string, CopilotEventName> = {
 };
 
 /**
- * The Copilot event a hook serves, from the hook command's argument (camelCase
- * or PascalCase) or, when that is missing, the payload's `hook_event_name`.
+ * The environment variable a hook command sets to name its event for a hook
+ * client that passes no event on (fleet's own: `node <client> --tool copilot`).
+ */
+export const EVENT_ENV = 'FLEET_COPILOT_EVENT';
+
+/**
+ * The Copilot event a hook serves (camelCase or PascalCase): the hook command's
+ * argument; else the command's hint in `env` (EVENT_ENV); else the payload's
+ * `hook_event_name` (Copilot's Claude-compatible shape) or `type`.
  * Null for events fleet-git does not forward (preToolUse, userPromptSubmitted, ...).
  */
-export function canonicalEvent(event: unknown, raw?: unknown): CopilotEventName | null {
-  let name = typeof event === 'string' && event ? event : undefined;
-  if (!name && isObject(raw) && typeof raw.hook_event_name === 'string') name = raw.hook_event_name;
+export function canonicalEvent(event: unknown, raw?: unknown, env?: Readonly<Record<string, string | undefined>>): CopilotEventName | null {
+  let name = typeof event === 'string' && event ? event : env?.[EVENT_ENV] || undefined;
+  if (!name && isObject(raw)) {
+    const given = raw.hook_event_name ?? raw.type;
+    if (typeof given === 'string') name = given;
+  }
   if (!name) return null;
   return EVENT_ALIASES[name.toLowerCase()] ?? null;
 }
@@ -169,7 +179,7 @@ export function summarizeToolUse(toolName: string, toolInput: unknown): string {
  */
 export function normalizePayload(rawInput: unknown, event: unknown, ctx: NormalizeContext = {}): FleetEvent | null {
   if (!isObject(rawInput)) return null;
-  const kind = canonicalEvent(event, rawInput);
+  const kind = canonicalEvent(event, rawInput, ctx.env);
   if (!kind) return null;
   const raw = rawInput;
   const sessionId = pick(raw, 'sessionId', 'session_id');

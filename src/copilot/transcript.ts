@@ -9,6 +9,12 @@ export function transcriptPathFor(copilotHome: string, sessionId: string): strin
   return join(copilotHome, 'session-state', sessionId, 'events.jsonl');
 }
 
+/** A payload's transcript: its own absolute `transcriptPath` (agentStop has one), else where Copilot keeps it. */
+export function transcriptOf(raw: Record<string, unknown>, copilotHome: string, sessionId: string): string {
+  const given = raw.transcriptPath ?? raw.transcript_path;
+  return typeof given === 'string' && given.startsWith('/') ? given : transcriptPathFor(copilotHome, sessionId);
+}
+
 /** Up to `max` bytes from `start` (negative: from the end), or null when unreadable. */
 function readSlice(path: string, max: number, fromEnd: boolean): { text: string; whole: boolean } | null {
   let fd: number | undefined;
@@ -104,4 +110,21 @@ export function readFinalMessage(path: string): FinalMessage {
     if (slice.whole) break;
   }
   return { state: 'pending' };
+}
+
+/**
+ * readFinalMessage, polled for up to `waitMs` while the transcript says the
+ * answer is not written yet, blocking this thread (for callers that must
+ * answer synchronously). The text, or null when none came in time.
+ */
+export function waitForFinalMessage(path: string, waitMs: number, pollMs = 25): string | null {
+  const deadline = Date.now() + waitMs;
+  let sleeper: Int32Array | undefined;
+  for (;;) {
+    const final = readFinalMessage(path);
+    if (final.state === 'found') return final.text;
+    const left = deadline - Date.now();
+    if (left <= 0) return null;
+    Atomics.wait((sleeper ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, Math.min(pollMs, left));
+  }
 }

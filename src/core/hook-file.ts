@@ -3,6 +3,7 @@
 import { FLEET_MARK, hasFleetGitCommand, hookCommands } from './hook-mark.js';
 import { readTemplate, render, shQuote } from './templates.js';
 import { CLIENT_FILE } from '../paths.js';
+import { EVENT_ENV } from '../copilot/normalize.js';
 
 
 export interface ClientLocation {
@@ -30,9 +31,25 @@ export function hookCommand(event: string, where: ClientLocation): string {
 
 /** The whole hook file, as bytes to write. */
 export function renderHookFile(where: ClientLocation): string {
+  return hookFileWith((event) => hookCommand(event, where));
+}
+
+/**
+ * The hook file for another hook client, fleet's own (`node <client> --tool
+ * copilot`), which passes no event on: each command names its event in the
+ * environment (EVENT_ENV), which the adapter's normalizePayload reads. It runs
+ * `node` from Copilot's PATH and exits 0 when the client or node is gone; it
+ * carries fleet's mark only, so it is fleet's file (upstream), not fleet-git's.
+ */
+export function renderClientHookFile(clientPath: string): string {
+  const template = readTemplate('fleet-client-command.sh').trim();
+  return hookFileWith((event) => render(template, { client: shQuote(clientPath), hint: EVENT_ENV, event }));
+}
+
+function hookFileWith(command: (event: string) => string): string {
   const doc = JSON.parse(readTemplate('fleet.json')) as { hooks: Record<string, { bash: string }[]> };
   for (const [event, entries] of Object.entries(doc.hooks)) {
-    for (const entry of entries) entry.bash = hookCommand(event, where);
+    for (const entry of entries) entry.bash = command(event);
   }
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
@@ -49,10 +66,16 @@ export interface HookFileInfo {
   current: boolean;
   /** For ours: the hook client paths its commands run (to tell a stale file). */
   readonly clients: readonly string[];
+  /**
+   * For upstream: every command names its event (renderClientHookFile, the
+   * adapter's file for fleet's own hook client), so its events reach the observer.
+   */
+  hinted?: boolean;
 }
 
 /** No file: the one answer a scan gives thousands of times. */
 const ABSENT: HookFileInfo = Object.freeze({ kind: 'absent', current: false, clients: Object.freeze([]) });
+const HINT = ` ${EVENT_ENV}=`;
 
 /** Tells whose a hook file is, from its text (null: no file). */
 export function classifyHookFile(text: string | null, expected: string): HookFileInfo {
@@ -63,6 +86,6 @@ export function classifyHookFile(text: string | null, expected: string): HookFil
     const clients = [...new Set(dirs.filter((d): d is string => !!d).map((d) => `${d}/${CLIENT_FILE}`))];
     return { kind: 'ours', current: text === expected, clients };
   }
-  if (commands.some((c) => c.includes(FLEET_MARK))) return { kind: 'upstream', current: false, clients: [] };
+  if (commands.some((c) => c.includes(FLEET_MARK))) return { kind: 'upstream', current: false, clients: [], hinted: commands.every((c) => c.includes(HINT)) };
   return { kind: 'foreign', current: false, clients: [] };
 }

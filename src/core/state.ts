@@ -116,7 +116,10 @@ function worktreeState(wt: Worktree, commonDir: string, ctx: RunContext, listed?
       w.problems.push({ code: 'hook-file-outdated', message: `${HOOK_FILE_PATH} in ${where} was written by another fleet-git version: run fleet-git enable` });
     }
   } else if (hookFile.kind === 'upstream') {
-    w.problems.push({ code: 'hook-file-upstream', message: `${HOOK_FILE_PATH} in ${where} was written by the upstream 'fleet hooks install', whose Copilot events never reach the observer: fleet-git enable --force replaces it` });
+    const message = hookFile.hinted
+      ? `${HOOK_FILE_PATH} in ${where} runs fleet's own hook client (written by fleet-git's adapter for 'fleet hooks install'): fleet manages it; fleet-git enable --force replaces it with fleet-git's`
+      : `${HOOK_FILE_PATH} in ${where} was written by the upstream 'fleet hooks install', whose Copilot events never reach the observer: fleet-git enable --force replaces it`;
+    w.problems.push({ code: 'hook-file-upstream', message });
   } else {
     w.problems.push({ code: 'hook-file-foreign', message: `${HOOK_FILE_PATH} in ${where} was not written by fleet-git: it is left alone (fleet-git enable --force replaces it, keeping a copy to restore)` });
   }
