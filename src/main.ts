@@ -23,12 +23,64 @@ const COMMANDS: Record<string, Load> = {
   run: async () => (await import('./commands/run.js')).RunCommand,
   model: async () => (await import('./commands/model-list.js')).ModelListCommand,
   doctor: async () => (await import('./commands/doctor.js')).DoctorCommand,
+  completion: async () => (await import('./commands/completion.js')).CompletionCommand,
 };
+
+/** What each option's value is, as usage lines name it (clipanion 3 prints `--under #0`). */
+const VALUE_NAMES: Record<string, string> = {
+  '--under': 'ROOT', '--include': 'GLOB', '--exclude': 'GLOB', '--ignore': 'GLOB', '--depth': 'N', '--test': 'PATH',
+  '--model': 'NAME', '--cwd': 'DIR', '--proxy': 'URL', '--copilot': 'PATH', '--timeout': 'S', '--color': 'WHEN',
+};
+
+/** A usage text with each option's value named (`--under ROOT`), not numbered, the option lists aligned again. */
+export function nameValues(text: string): string {
+  const named = text.replace(/(--?[A-Za-z][\w-]*)((?: #\d+)+)/g, (_m, name: string, args: string) => `${name}${args.replace(/ #\d+/g, ` ${VALUE_NAMES[name] ?? 'VALUE'}`)}`);
+  // Help's option list: "  --name VALUE   description" lines, padded by clipanion to the old widths.
+  const lines = named.split('\n');
+  const row = /^ {2}(-\S*(?: [A-Z]+)*) {2,}(\S.*)$/;
+  for (let i = 0; i < lines.length; i++) {
+    let j = i;
+    while (j < lines.length && row.test(lines[j])) j++;
+    if (j === i) continue;
+    const rows = lines.slice(i, j).map((l) => row.exec(l)!);
+    const width = Math.max(...rows.map((m) => m[1].length));
+    rows.forEach((m, k) => { lines[i + k] = `  ${m[1].padEnd(width)}    ${m[2]}`; });
+    i = j;
+  }
+  return lines.join('\n');
+}
+
+class FleetCli extends Cli<Context> {
+  usage(...args: Parameters<Cli<Context>['usage']>): string {
+    return nameValues(super.usage(...args));
+  }
+}
+
+/** The nearest of `names` to `typed` (edit distance at most a third of its length, and 2), or null. */
+export function nearest(typed: string, names: string[]): string | null {
+  const dist = (a: string, b: string) => {
+    let prev = Array.from({ length: b.length + 1 }, (_v, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = row;
+    }
+    return prev[b.length];
+  };
+  let best: string | null = null;
+  let bestD = Math.min(2, Math.ceil(typed.replace(/^-+/, '').length / 3));
+  for (const n of names) {
+    const d = n.startsWith(typed) ? 0 : dist(typed, n);
+    if (d <= bestD && (best === null || d < bestD)) { best = n; bestD = d; }
+  }
+  return best;
+}
 
 /** The Cli for one command line: only the command its first word names, or every command when it names none. */
 async function makeCli(argv: string[] = []): Promise<Cli<Context>> {
-  const cli = new Cli<Context>({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: pkg.version, enableColors: !!process.stdout.isTTY && !process.env.NO_COLOR });
-  const named = Object.hasOwn(COMMANDS, argv[0] ?? '') ? [COMMANDS[argv[0]]] : Object.values(COMMANDS);
+  const cli = new FleetCli({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: pkg.version, enableColors: !!process.stdout.isTTY && !process.env.NO_COLOR });
+  // completion describes every command, so it loads them all.
+  const named = Object.hasOwn(COMMANDS, argv[0] ?? '') && argv[0] !== 'completion' ? [COMMANDS[argv[0]]] : Object.values(COMMANDS);
   for (const c of await Promise.all(named.map((load) => load()))) cli.register(c);
   cli.register(Builtins.HelpCommand);
   cli.register(Builtins.VersionCommand);
@@ -37,6 +89,9 @@ async function makeCli(argv: string[] = []): Promise<Cli<Context>> {
 
 /** Runs one command line; a malformed one gets one line on stderr and exit code 2. */
 export async function main(argv: string[], context: Context): Promise<number> {
+  // `fleet-git help [COMMAND...]` is `fleet-git [COMMAND...] --help`, as with gh and git.
+  const typed = argv;
+  if (argv[0] === 'help') argv = [...argv.slice(1), '--help'];
   const cli = await makeCli(argv);
   let command;
   try {
@@ -46,8 +101,16 @@ export async function main(argv: string[], context: Context): Promise<number> {
     const first = message.split('\n').find((l) => l.trim()) ?? 'invalid command line';
     const what = first.trim().replace(/[;:]? *did you mean.*$/i, '').replace(/\.$/, '');
     // clipanion names one command it thinks was meant on a line of its own: "$ fleet-git model list".
-    const meant = /did you mean:\s*\n\s*\$ (.+?)\s*$/m.exec(message)?.[1]?.replace(/ \[[^\]]*\]| \.\.\./g, '');
-    context.stderr.write(`fleet-git: ${what}: ${argv.join(' ')} (${meant ? `did you mean ${meant}?` : 'fleet-git --help lists the commands'})\n`);
+    let meant = /did you mean:\s*\n\s*\$ (.+?)\s*$/m.exec(message)?.[1]?.replace(/ \[[^\]]*\]| \.\.\./g, '');
+    // An unknown option: the nearest option of the command named (clipanion names none).
+    const unknown = /(?:Unsupported|Invalid) option name \("([^"]+)"\)/.exec(message)?.[1];
+    if (unknown && !meant && Object.hasOwn(COMMANDS, argv[0] ?? '')) {
+      const options = cli.definitions().filter((d) => d.path.split(' ')[1] === argv[0]).flatMap((d) => d.options.flatMap((o) => o.definition.split(' ')[0].split(',')));
+      const near = nearest(unknown.split('=')[0], options);
+      if (near) meant = near;
+    }
+    const hint = meant ? `did you mean ${meant}?` : Object.hasOwn(COMMANDS, argv[0] ?? '') ? `fleet-git help ${argv[0]} lists its options` : 'fleet-git help lists the commands';
+    context.stderr.write(`fleet-git: ${what}: ${typed.join(' ')} (${hint})\n`);
     return EXIT.usage;
   }
   return cli.run(command, context).then((code) => (command.help ? EXIT.ok : code));

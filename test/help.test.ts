@@ -1,0 +1,109 @@
+// fleet-git help, help COMMAND, usage lines with named values, the nearest option
+// for an unknown one, and the completion scripts run by real bash, zsh and fish.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { sandbox } from './helpers.js';
+
+const COMMANDS = ['enable', 'disable', 'status', 'setup', 'config', 'scan', 'remove', 'run', 'model', 'doctor', 'completion'];
+
+describe('help', () => {
+  const sb = sandbox();
+
+  test('fleet-git help lists every command; help COMMAND is COMMAND --help; no value is shown as #0', () => {
+    const all = sb.cli(sb.dir, 'help');
+    assert.equal(all.status, 0, all.stderr);
+    for (const c of COMMANDS) assert.match(all.stdout, new RegExp(`fleet-git ${c}\\b`));
+    assert.equal(all.stdout, sb.cli(sb.dir, '--help').stdout);
+    assert.doesNotMatch(all.stdout, / #\d/);
+    assert.match(all.stdout, /\[--under ROOT\]/);
+    for (const c of [...COMMANDS.filter((c) => c !== 'model'), 'model list']) {
+      const h = sb.cli(sb.dir, 'help', ...c.split(' '));
+      assert.equal(h.status, 0, `${c}: ${h.stderr}`);
+      assert.equal(h.stdout, sb.cli(sb.dir, ...c.split(' '), '--help').stdout, c);
+      assert.doesNotMatch(h.stdout, / #\d/, c);
+    }
+    const enable = sb.cli(sb.dir, 'help', 'enable').stdout;
+    // The option list stays aligned with the longer names.
+    const cols = enable.split('\n').filter((l) => /^ {2}--/.test(l)).map((l) => /^ {2}\S+(?: [A-Z]+)? +/.exec(l)![0].length);
+    assert.ok(cols.length > 3 && new Set(cols).size === 1, enable);
+    assert.match(enable, /^ {2}--under ROOT {4,}enable every repository/m);
+    const none = sb.cli(sb.dir, 'help', 'nosuch');
+    assert.equal(none.status, 2);
+    assert.equal(none.stderr, 'fleet-git: Command not found: help nosuch (fleet-git help lists the commands)\n');
+  });
+
+  test('an unknown option names the nearest one, or where the options are listed (exit 2)', () => {
+    for (const [args, hint] of [
+      [['enable', '--forse'], 'did you mean --force?'],
+      [['scan', '--jsn'], 'did you mean --json?'],
+      [['remove', '--dryrun', 'x'], 'did you mean --dry-run?'],
+      [['enable', '--undr=x'], 'did you mean --under?'],
+      [['status', '--zzzzzz'], 'fleet-git help status lists its options'],
+    ] as const) {
+      const r = sb.cli(sb.dir, ...args);
+      assert.equal(r.status, 2, args.join(' '));
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, new RegExp(`^fleet-git: (Unsupported|Invalid) option name .*: ${args.join(' ')} \\(${hint.replace(/[?]/g, '\\?')}\\)\\n$`));
+    }
+  });
+});
+
+describe('completion', () => {
+  const sb = sandbox();
+  const script = (shell: string) => {
+    const r = sb.cli(sb.dir, 'completion', shell);
+    assert.equal(r.status, 0, r.stderr);
+    const file = join(sb.dir, `completion.${shell}`);
+    writeFileSync(file, r.stdout);
+    return file;
+  };
+
+  test('bash: sourced in real bash, the completion function gives the commands, a command\'s options, subcommands and folders', () => {
+    const file = script('bash');
+    const complete = (...words: string[]) => {
+      const r = spawnSync('bash', ['--norc', '--noprofile', '-c', `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _fleet_git; printf '%s\\n' "\${COMPREPLY[@]}"; complete -p fleet-git`, 'bash', file, ...words], { cwd: sb.dir, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout.trim().split('\n');
+    };
+    assert.deepEqual(complete('fleet-git', '').slice(0, -1), COMMANDS);
+    assert.deepEqual(complete('fleet-git', 'di').slice(0, -1), ['disable']);
+    assert.deepEqual(complete('fleet-git', 'enable', '--u').slice(0, -1), ['--under', '--user']);
+    assert.deepEqual(complete('fleet-git', 'model', '').slice(0, -1), ['list']);
+    assert.deepEqual(complete('fleet-git', 'help', 'sc').slice(0, -1), ['scan']);
+    writeFileSync(join(sb.dir, 'a-file'), '');
+    assert.deepEqual(complete('fleet-git', 'enable', '--under', 'hom').slice(0, -1), ['home'], 'a folder, not a file');
+    assert.match(complete('fleet-git', '').at(-1)!, /^complete .*-F _fleet_git fleet-git$/);
+  });
+
+  test('fish: loaded by real fish, complete -C gives the commands and options', () => {
+    const file = script('fish');
+    const complete = (line: string) => {
+      const r = spawnSync('fish', ['--no-config', '-c', `source $argv[1]; complete -C $argv[2]`, file, line], { cwd: sb.dir, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stderr, '');
+      return r.stdout.trim().split('\n').map((l) => l.split('\t')[0]);
+    };
+    assert.deepEqual(complete('fleet-git di'), ['disable', 'doctor'].filter((c) => c.startsWith('di')));
+    assert.ok(complete('fleet-git ').includes('enable'));
+    assert.deepEqual(complete('fleet-git enable --u').sort(), ['--under', '--user']);
+    assert.deepEqual(complete('fleet-git model '), ['list']);
+  });
+
+  test('zsh: accepted by real zsh (zsh -n), and with compinit it registers _fleet_git for fleet-git', () => {
+    const file = script('zsh');
+    const n = spawnSync('zsh', ['-n', file], { encoding: 'utf8' });
+    assert.equal(n.status, 0, n.stderr);
+    const r = spawnSync('zsh', ['-f', '-c', `autoload -Uz compinit && compinit -u -D && source "$1" && print -r -- $_comps[fleet-git] && whence -w _fleet_git`, 'zsh', file], { cwd: sb.dir, encoding: 'utf8', env: { ...sb.env, ZDOTDIR: sb.dir } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, '_fleet_git\n_fleet_git: function\n');
+  });
+
+  test('an unknown shell is exit 2 with one line', () => {
+    const r = sb.cli(sb.dir, 'completion', 'tcsh');
+    assert.equal(r.status, 2);
+    assert.equal(r.stderr, 'fleet-git: completion takes bash, zsh or fish, not "tcsh"\n');
+  });
+});
