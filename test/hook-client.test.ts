@@ -175,6 +175,16 @@ describe('hook client with a listening observer', () => {
     assert.equal(stop.last_assistant_message, null);
   });
 
+  test('a tool named constructor, toString, __proto__, hasOwnProperty or valueOf reaches the observer (issue 12, item 10)', async () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      const id = `proto-${name.replace(/_/g, '')}`;
+      const r = await runClient(sb.env, ['postToolUse'], JSON.stringify({ sessionId: id, toolName: name, toolArgs: { command: 'ls' }, toolResult: { textResultForLlm: 'ok' } }));
+      assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+      const ev = await obs.waitFor((e) => e.session_id === id, 5000);
+      assert.deepEqual([ev.event, ev.tool_name, ev.tool_output], ['PostToolUse', name, 'ok']);
+    }
+  });
+
   test('hostile input: exit 0, nothing on stdout, nothing unparseable sent, no path from a session id', async () => {
     const home = snapshot(sb.home, (rel) => rel.startsWith('.config/claude-code-fleet'));
     const big = JSON.stringify({ sessionId: 'big-one', toolName: 'create', toolArgs: { path: '/w/big.txt', file_text: 'x'.repeat(6 * 1024 * 1024) }, toolResult: { textResultForLlm: 'y\n'.repeat(1024 * 1024) } });

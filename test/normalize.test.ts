@@ -230,3 +230,33 @@ describe('transcript', () => {
 function pickKeys(o: object, keys: string[]): Record<string, unknown> {
   return Object.fromEntries(keys.map((k) => [k, (o as Record<string, unknown>)[k]]));
 }
+
+describe('payload strings that name members of Object.prototype (issue 12, item 10)', () => {
+  const NAMES = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'toLocaleString'];
+
+  test('a tool, an event or an errorContext named so is a plain string: the event is sent, named as it came, or not at all', () => {
+    for (const name of NAMES) {
+      const ev = normalizePayload({ sessionId: 'proto', toolName: name, toolArgs: { command: 'ls' } }, 'postToolUse', ctx);
+      assert.ok(ev, name);
+      assert.equal(ev.tool_name, name);
+      assert.deepEqual(ev.tool_input, { command: 'ls' });
+      assert.equal(mapToolName(name), name);
+      assert.equal(summarizeToolUse(name, { command: 'ls' }), name);
+      assert.equal(canonicalEvent(name), null, name);
+      assert.equal(canonicalEvent(undefined, { hook_event_name: name }), null, name);
+      assert.equal(normalizePayload({ sessionId: 'proto' }, name, ctx), null, name);
+      const err = normalizePayload({ sessionId: 'proto', errorContext: name, error: { message: 'boom' } }, 'errorOccurred', ctx)!;
+      assert.equal(err.message, `Copilot error (${name}): boom`);
+    }
+  });
+
+  test('a __proto__ key in the tool input stays data: no other prototype, nothing inherited', () => {
+    const raw = JSON.parse('{"sessionId":"p","toolName":"view","toolArgs":{"__proto__":{"file_path":7,"command":"x"},"path":"/w/a.ts"}}');
+    const ev = normalizePayload(raw, 'postToolUse', ctx)!;
+    const input = ev.tool_input as Record<string, unknown>;
+    assert.equal(observerSummary(ev.tool_name, ev.tool_input), 'Read a.ts');
+    assert.equal(Object.getPrototypeOf(input), Object.prototype);
+    assert.equal(input.command, undefined);
+    assert.deepEqual(JSON.parse(JSON.stringify(ev)).tool_input, JSON.parse('{"__proto__":{"file_path":7,"command":"x"},"path":"/w/a.ts","file_path":"/w/a.ts"}'));
+  });
+});

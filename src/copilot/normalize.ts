@@ -67,16 +67,18 @@ const TOOL_OUTPUT_MAX = 2000;
 const STRING_MAX = 1000;
 const MESSAGE_MAX = 500;
 
-const EVENT_ALIASES: Record<string, CopilotEventName> = {
-  sessionstart: 'sessionStart',
-  posttooluse: 'postToolUse',
-  posttoolusefailure: 'postToolUseFailure',
-  agentstop: 'agentStop',
-  stop: 'agentStop',
-  sessionend: 'sessionEnd',
-  notification: 'notification',
-  erroroccurred: 'errorOccurred',
-};
+// Every table below is looked up by a string from the payload: Maps, so that a
+// name such as `constructor` or `__proto__` finds nothing of Object.prototype.
+const EVENT_ALIASES: ReadonlyMap<string, CopilotEventName> = new Map([
+  ['sessionstart', 'sessionStart'],
+  ['posttooluse', 'postToolUse'],
+  ['posttoolusefailure', 'postToolUseFailure'],
+  ['agentstop', 'agentStop'],
+  ['stop', 'agentStop'],
+  ['sessionend', 'sessionEnd'],
+  ['notification', 'notification'],
+  ['erroroccurred', 'errorOccurred'],
+]);
 
 /**
  * The environment variable a hook command sets to name its event for a hook
@@ -97,7 +99,7 @@ export function canonicalEvent(event: unknown, raw?: unknown, env?: Readonly<Rec
     if (typeof given === 'string') name = given;
   }
   if (!name) return null;
-  return EVENT_ALIASES[name.toLowerCase()] ?? null;
+  return EVENT_ALIASES.get(name.toLowerCase()) ?? null;
 }
 
 /** A session id that may become a file name: letters, digits, `_`, `-`, inner dots; no `..`. */
@@ -106,19 +108,19 @@ export function isPlainId(id: unknown): id is string {
 }
 
 /** Copilot's lowercase tool names mapped to the Claude names the observer's summarizer knows. */
-const TOOL_NAME_MAP: Readonly<Record<string, string>> = {
-  bash: 'Bash',
-  view: 'Read',
-  edit: 'Edit',
-  create: 'Write',
-  grep: 'Grep',
-  glob: 'Glob',
-  web_fetch: 'WebFetch',
-};
+const TOOL_NAME_MAP: ReadonlyMap<string, string> = new Map([
+  ['bash', 'Bash'],
+  ['view', 'Read'],
+  ['edit', 'Edit'],
+  ['create', 'Write'],
+  ['grep', 'Grep'],
+  ['glob', 'Glob'],
+  ['web_fetch', 'WebFetch'],
+]);
 
 /** The Claude-style name for a Copilot tool; unknown names pass through unchanged. */
 export function mapToolName(toolName: string): string {
-  return Object.prototype.hasOwnProperty.call(TOOL_NAME_MAP, toolName) ? TOOL_NAME_MAP[toolName]! : toolName;
+  return TOOL_NAME_MAP.get(toolName) ?? toolName;
 }
 
 /**
@@ -133,18 +135,18 @@ function mapToolInput(toolName: string, toolInput: unknown): Record<string, unkn
   }
   if (!isObject(input)) return typeof input === 'string' ? clipString(input, STRING_MAX) : null;
   const out = clip(input, 0) as Record<string, unknown>;
-  if (out.file_path === undefined && typeof out.path === 'string') out.file_path = out.path;
-  const keys = SUMMARY_KEYS[toolName];
-  if (keys) for (const k of keys) if (k in out && typeof out[k] !== 'string') delete out[k];
+  if (!Object.hasOwn(out, 'file_path') && typeof out.path === 'string') out.file_path = out.path;
+  const keys = SUMMARY_KEYS.get(toolName);
+  if (keys) for (const k of keys) if (Object.hasOwn(out, k) && typeof out[k] !== 'string') delete out[k];
   return out;
 }
 
 // The input keys the observer's summarizer reads with string methods, per tool.
 // A non-string there would throw inside the observer.
-const SUMMARY_KEYS: Record<string, string[]> = {
-  Read: ['file_path'], Edit: ['file_path'], Write: ['file_path'],
-  Bash: ['command'], Grep: ['pattern'], Glob: ['pattern'],
-};
+const SUMMARY_KEYS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['Read', ['file_path']], ['Edit', ['file_path']], ['Write', ['file_path']],
+  ['Bash', ['command']], ['Grep', ['pattern']], ['Glob', ['pattern']],
+]);
 
 /**
  * The action text the observer shows for a tool call, for Copilot names and
@@ -273,12 +275,12 @@ function failureOf(raw: Record<string, unknown>): string | null {
   return e !== null ? clipString(e, TOOL_OUTPUT_MAX) : toolOutputOf(raw);
 }
 
-const CONTEXT_LABELS: Record<string, string> = {
-  model_call: 'model call',
-  tool_execution: 'tool execution',
-  system: 'system',
-  user_input: 'user input',
-};
+const CONTEXT_LABELS: ReadonlyMap<string, string> = new Map([
+  ['model_call', 'model call'],
+  ['tool_execution', 'tool execution'],
+  ['system', 'system'],
+  ['user_input', 'user input'],
+]);
 
 /** `Copilot error (model call): bad request test`: where it failed and why. */
 function errorMessage(raw: Record<string, unknown>): string {
@@ -292,7 +294,7 @@ function errorMessage(raw: Record<string, unknown>): string {
       else if (isObject(inner) && isObject(inner.error) && typeof inner.error.message === 'string') why = inner.error.message;
     } catch { /* keep the text */ }
   }
-  const where = context ? ` (${CONTEXT_LABELS[context] ?? context})` : '';
+  const where = context ? ` (${CONTEXT_LABELS.get(context) ?? context})` : '';
   return `Copilot error${where}${why ? `: ${why}` : ''}`;
 }
 
@@ -330,7 +332,8 @@ function clip(value: unknown, depth: number): unknown {
   let n = 0;
   for (const [k, v] of Object.entries(value)) {
     if (n++ >= 50) break;
-    out[k] = clip(v, depth + 1);
+    // Defined, not assigned: a `__proto__` key stays a key, not out's prototype.
+    Object.defineProperty(out, k, { value: clip(v, depth + 1), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
