@@ -3,9 +3,9 @@
 // halfway leaves the repository as it was.
 import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readTextIfExists, writeAtomic, writeInPlace } from '../fs/atomic.js';
+import { isPresent, readTextIfExists, removeIfEmpty, removeStaleTemps, within, writeAtomic, writeInPlace } from '../fs/atomic.js';
 import type { RunContext } from './context.js';
-import { forgetCreated, keepRecorded, readCreated, recordCreated, removeCreatedDirs } from './created.js';
+import { forgetCreated, keepRecorded, readCreated, recordCreated, removeCreatedDirs, removeEmptyRecord } from './created.js';
 import { HOOK_FILE_PATH, addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
 import { REPLACED_FILE } from './hook-file.js';
 import { installGitHook, uninstallGitHook } from './git-hook.js';
@@ -34,25 +34,47 @@ function missingHookDirs(root: string): string[] {
   return HOOK_DIRS.filter((rel) => !existsSync(join(root, rel)));
 }
 
+/**
+ * Makes the folders `rels` (outermost first) under `base`, recorded in `gitDir`
+ * before any is made: a process killed in between leaves a record of a folder
+ * that is not there (disable forgets it), never a folder nobody recorded.
+ * The undo removes those this run made (each only if empty) and forgets them all.
+ */
+function makeRecordedDirs(gitDir: string, base: string, rels: readonly string[], undo: Undo[]): void {
+  if (!rels.length) return;
+  const made: string[] = [];
+  undo.push(() => {
+    for (const rel of [...made].reverse()) removeIfEmpty(join(base, rel));
+    forgetCreated(gitDir, [...rels]);
+  });
+  recordCreated(gitDir, ...rels);
+  for (const rel of rels) {
+    mkdirSync(join(base, rel));
+    made.push(rel);
+  }
+}
+
+/**
+ * Removes the temporary files a killed fleet-git left where it writes in the
+ * repository (writeAtomic's and the git hook's, see removeStaleTemps): one
+ * readdir per folder, and none for a worktree without `.github/hooks`.
+ */
+function sweepTemps(s: RepoState, out: Outcome): void {
+  const dirs = [s.repo.commonDir, within(s.repo.commonDir, 'info'), within(s.repo.commonDir, 'hooks')];
+  for (const w of allWorktrees(s)) {
+    if (w.link) continue;
+    if (w.worktree.gitDir !== s.repo.commonDir) dirs.push(w.worktree.gitDir);
+    const hooks = within(w.path, '.github/hooks');
+    if (w.hookFile.kind !== 'absent' || isPresent(hooks)) dirs.push(hooks);
+  }
+  const removed = dirs.flatMap(removeStaleTemps);
+  if (removed.length) out.changes.push(`removed ${removed.length === 1 ? 'a temporary file' : `${removed.length} temporary files`} an interrupted fleet-git had left: ${removed.join(', ')}`);
+}
+
 /** Writes the hook file, making and recording its folders (recordCreated skips those the exclude block records). */
 function writeHookFile(w: WorktreeState, ctx: RunContext, undo: Undo[]): void {
   const file = join(w.path, HOOK_FILE_PATH);
-  const made: string[] = [];
-  try {
-    for (const rel of HOOK_DIRS) {
-      const dir = join(w.path, rel);
-      if (!existsSync(dir)) {
-        mkdirSync(dir);
-        made.push(rel);
-      }
-    }
-  } finally {
-    // Recorded in one append, also when the second folder could not be made.
-    if (made.length) {
-      recordCreated(w.worktree.gitDir, ...made);
-      undo.push(() => removeCreatedDirs(w.worktree.gitDir, w.path, made));
-    }
-  }
+  makeRecordedDirs(w.worktree.gitDir, w.path, missingHookDirs(w.path), undo);
   const before = readTextIfExists(file);
   writeAtomic(file, ctx.hookFile, undefined, before);
   undo.push(() => (before === null ? unlinkSync(file) : writeAtomic(file, before)));
@@ -93,18 +115,16 @@ function enableExclude(s: RepoState, out: Outcome, undo: Undo[], created: readon
   const common = s.repo.commonDir;
   const info = join(common, 'info');
   const file = join(info, 'exclude');
-  if (!existsSync(info)) {
-    mkdirSync(info);
-    recordCreated(common, 'info');
-    undo.push(() => removeCreatedDirs(common, common, ['info']));
-  }
+  if (!existsSync(info)) makeRecordedDirs(common, common, ['info'], undo);
   const before = readTextIfExists(file);
   if (before === null) {
-    recordCreated(common, 'info/exclude');
     undo.push(() => forgetCreated(common, ['info/exclude']));
+    recordCreated(common, 'info/exclude');
   }
-  writeInPlace(file, addExcludeBlock(before, created), before);
-  undo.push(() => (before === null ? unlinkSync(file) : writeAtomic(file, before)));
+  const after = addExcludeBlock(before, created);
+  writeInPlace(file, after, before); // a failed append is cut back off (writeInPlace)
+  // Undone in place too: a truncation back to the user's bytes needs no free space.
+  undo.push(() => (before === null ? unlinkSync(file) : writeInPlace(file, before, after)));
   out.changes.push(`excluded /${HOOK_FILE_PATH} in ${file}`);
 }
 
@@ -123,6 +143,7 @@ export function enableRepo(s: RepoState, ctx: RunContext, opts: EnableOptions = 
   const out: Outcome = { path: s.path, changes: [], notes: [], info: [] };
   const undo: Undo[] = [];
   if (leftAloneForLink(s, out)) return out;
+  sweepTemps(s, out);
   try {
     // The exclude block first (the hook file is never there unexcluded). When the
     // main worktree's git dir holds it, it records the folders that worktree's
@@ -196,9 +217,11 @@ function disableExclude(s: RepoState, out: Outcome): void {
 export function disableRepo(s: RepoState, opts: DisableOptions = {}): Outcome {
   const out: Outcome = { path: s.path, changes: [], notes: [], info: [] };
   if (leftAloneForLink(s, out)) return out;
+  sweepTemps(s, out);
   for (const w of allWorktrees(s)) disableWorktree(w, opts, out);
   disableExclude(s, out);
   const did = uninstallGitHook(s.repo);
   if (did) out.changes.push(did);
+  for (const gitDir of new Set([s.repo.commonDir, ...allWorktrees(s).map((w) => w.worktree.gitDir)])) removeEmptyRecord(gitDir);
   return out;
 }

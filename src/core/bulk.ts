@@ -12,9 +12,9 @@ import { CREATED_FILE } from './created.js';
 import { HOOK_FILE_PATH } from './exclude.js';
 import { REPLACED_FILE } from './hook-file.js';
 import { HOOK_NAME, PREV_SUFFIX, isOurGitHook } from './git-hook.js';
-import { byPath, describeError, discover, hasGitDir, type DiscoverOptions, type FoundWithGitDir, type FoundWorktree } from './discover.js';
+import { byPath, discover, hasGitDir, type DiscoverOptions, type FoundWithGitDir, type FoundWorktree } from './discover.js';
 import { allWorktrees, assessRepo, isHealthy, stateJson, type Judged, type RepoState } from './state.js';
-import { NO_ENTRY_OK, readTextIfExists } from '../fs/atomic.js';
+import { NO_ENTRY_OK, describeError, readTextIfExists } from '../fs/atomic.js';
 import { copilotJson, copilotView, type CopilotView } from './user-hooks.js';
 
 /** What a row is: a repository fleet-git can work in, or something listed with a reason. */

@@ -18,7 +18,7 @@
 // and no exclude glob matches.
 import { realpathSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import { VERIFY, readTextIfExists, writeAtomic } from '../fs/atomic.js';
 import { expandHome } from '../paths.js';
 import { shQuote } from './templates.js';
 import type { UserConfig } from './user-config.js';
@@ -125,7 +125,7 @@ function mtimeNs(path: string): bigint | null {
  */
 export function writeRules(dataDir: string, c: UserConfig | null, configFile: string, home: string): boolean {
   const file = join(dataDir, RULES_FILE);
-  const changed = writeAtomic(file, renderRules(c, configFile, home), 0o644);
+  const changed = writeAtomic(file, renderRules(c, configFile, home), 0o644, undefined, VERIFY);
   if (!changed) {
     const now = new Date();
     utimesSync(file, now, now);

@@ -2,7 +2,7 @@
 // repositories: the user's paths, the bytes it would write, the git config reader.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readIfExists, writeAtomic } from '../fs/atomic.js';
+import { VERIFY, readIfExists, removeStaleTemps, writeAtomic } from '../fs/atomic.js';
 import { ConfigReader } from '../git/config.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { CLIENT_FILE, userPaths, type Env, type UserPaths } from '../paths.js';
@@ -43,11 +43,13 @@ export function runContext(env: Env, home: string, dataDir?: string): RunContext
 export function ensureUserFiles(ctx: RunContext, nodePath = process.execPath): string[] {
   const changed: string[] = [];
   mkdirSync(ctx.user.dataDir, { recursive: true });
+  removeStaleTemps(ctx.user.dataDir); // left by a fleet-git killed while it wrote here
   const built = readIfExists(BUILT_CLIENT);
   if (built === null) throw new Error(`the hook client ${BUILT_CLIENT} is missing: reinstall fleet-git (npm run build in a checkout)`);
-  if (writeAtomic(ctx.user.hookClient, built, 0o644)) changed.push(`installed the hook client at ${ctx.user.hookClient}`);
-  if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, 0o644)) changed.push(`recorded node at ${nodePath}`);
-  if (writeAtomic(ctx.user.canonicalHookFile, ctx.hookFile, 0o644)) changed.push(`wrote ${ctx.user.canonicalHookFile}`);
+  // Each written whole, read back, then renamed into place: a full disk never leaves a truncated hook client that every hook would run.
+  if (writeAtomic(ctx.user.hookClient, built, 0o644, undefined, VERIFY)) changed.push(`installed the hook client at ${ctx.user.hookClient}`);
+  if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, 0o644, undefined, VERIFY)) changed.push(`recorded node at ${nodePath}`);
+  if (writeAtomic(ctx.user.canonicalHookFile, ctx.hookFile, 0o644, undefined, VERIFY)) changed.push(`wrote ${ctx.user.canonicalHookFile}`);
   return changed;
 }
 

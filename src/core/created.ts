@@ -5,9 +5,9 @@
 // in the same run as it adds the exclude block, comment lines in that block: one
 // file fewer to create per repository (on some disks each costs a third of a
 // millisecond, which adds up over thousands in enable --under).
-import { appendFileSync, unlinkSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextIfExists, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
+import { appendWhole, readTextIfExists, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
 import { blockRecords } from './exclude.js';
 
 export const CREATED_FILE = 'fleet-git-created';
@@ -26,7 +26,7 @@ export function readCreated(gitDir: string): string[] {
 
 function append(gitDir: string, entries: string[], known: string[]): void {
   const fresh = entries.filter((e) => !known.includes(e));
-  if (fresh.length) appendFileSync(join(gitDir, CREATED_FILE), `${fresh.join('\n')}\n`);
+  if (fresh.length) appendWhole(join(gitDir, CREATED_FILE), `${fresh.join('\n')}\n`);
 }
 
 /** Records entries not yet recorded, in one append to the record file. */
@@ -46,6 +46,12 @@ export function forgetCreated(gitDir: string, entries: string[]): void {
   if (left.length === recorded.length) return;
   if (left.length) writeAtomic(join(gitDir, CREATED_FILE), `${left.join('\n')}\n`);
   else try { unlinkSync(join(gitDir, CREATED_FILE)); } catch { /* none */ }
+}
+
+/** Removes a record file with nothing in it: what a fleet-git killed between creating it and writing to it leaves. */
+export function removeEmptyRecord(gitDir: string): void {
+  const file = join(gitDir, CREATED_FILE);
+  if (readTextIfExists(file)?.trim() === '') try { unlinkSync(file); } catch { /* gone */ }
 }
 
 /**

@@ -10,7 +10,7 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { parseCommonDir, parseGitFile, type Listed } from '../git/repo.js';
 import { isTrue, parseConfigValues } from '../git/config.js';
 import { loadPicomatch } from '../glob.js';
-import { isCode, NO_ENTRY_OK, within } from '../fs/atomic.js';
+import { describeError, isCode, NO_ENTRY_OK, within } from '../fs/atomic.js';
 
 const DIRENTS = { withFileTypes: true } as const;
 /** dev and ino exactly, for telling a folder reached twice (following links). */
@@ -80,24 +80,6 @@ export function hasGitDir(f: Found): f is FoundWithGitDir {
   return f.kind === 'repo' || f.kind === 'worktree' || f.kind === 'submodule' || f.kind === 'separate';
 }
 
-/** A short human reason for a file-system error: `permission denied (EACCES)`. */
-export function describeError(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  const code = typeof e?.code === 'string' ? e.code : undefined;
-  const words: Record<string, string> = {
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    ENOENT: 'does not exist',
-    ENOTDIR: 'not a folder',
-    ELOOP: 'too many levels of symbolic links',
-    EIO: 'input/output error',
-    EMFILE: 'too many open files',
-    ENAMETOOLONG: 'name too long',
-  };
-  if (code && words[code]) return `${words[code]} (${code})`;
-  if (code) return `${e.message ?? 'error'} (${code})`.replace(/^[A-Z]+: /, '');
-  return String((e as Error)?.message ?? err);
-}
 
 /** A matcher for ignore globs: true when a folder (relative path with `/`, or its name) matches any. */
 export function ignoreMatcher(globs: readonly string[] | undefined): ((rel: string, name: string) => boolean) | undefined {

@@ -134,8 +134,8 @@ export function installGitHook(repo: Repo, script: string, info: GitHookInfo): s
   const done: string[] = [];
   if (info.kind === 'ours' && info.current) return dropDisplacedCopy(info, done);
   if (!existsSync(dir)) {
-    mkdirSync(dir, { recursive: true });
-    recordCreated(repo.commonDir, 'hooks');
+    recordCreated(repo.commonDir, 'hooks'); // before the folder: a kill in between leaves no folder unrecorded
+    mkdirSync(dir);
   }
   if (info.kind === 'foreign') {
     keepPrevHook(path, 'enable');

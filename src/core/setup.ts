@@ -10,7 +10,7 @@
 // uses), run first by fleet-git's hook and renamed back by undo.
 import { cpSync, existsSync, mkdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { readIfExists, readTextIfExists, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
+import { VERIFY, readIfExists, readTextIfExists, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
 import { ConfigReader, type ConfigValue } from '../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../git/global-config.js';
 import { PACKAGE_ROOT } from '../package-root.js';
@@ -111,7 +111,7 @@ function writeDataFiles(env: Env, home: string, out: SetupOutcome): void {
   const compiled = compileRules(env, home);
   const ctx = runContext(env, home);
   for (const c of ensureUserFiles(ctx)) out.changes.push(c);
-  if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, 0o644)) out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
+  if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, 0o644, undefined, VERIFY)) out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
   if (compiled) out.changes.push(`compiled the include/exclude rules of ${configFile(env, home)} into ${join(u.dataDir, RULES_FILE)}`);
 }
 
@@ -141,7 +141,7 @@ function installTemplateHook(dir: string, script: string, created: string[], out
     const prev = keepPrevHook(path, 'setup');
     out.changes.push(`kept your template's ${HOOK_NAME} hook, which new clones run first (it is now ${prev})`);
   }
-  if (writeAtomic(path, script, 0o755)) out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}`);
+  if (writeAtomic(path, script, 0o755, text, VERIFY)) out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}`);
 }
 
 /** Sets up (or repairs) fleet-git for new clones. */
@@ -154,7 +154,7 @@ export function setup(env: Env, home: string): SetupOutcome {
   writeDataFiles(env, home, out);
   const script = renderTemplateHook(env, home);
   if (hp) {
-    if (writeAtomic(join(u.dataDir, CLONE_HOOK), script, 0o755)) out.changes.push(`wrote ${join(u.dataDir, CLONE_HOOK)}`);
+    if (writeAtomic(join(u.dataDir, CLONE_HOOK), script, 0o755, undefined, VERIFY)) out.changes.push(`wrote ${join(u.dataDir, CLONE_HOOK)}`);
     out.notes.push(
       `core.hooksPath=${hp.value} is set in your ${hp.scope} git config (${hp.file}): git then runs hooks only from there, never from a template, so setup would change nothing for new clones and did not touch your git configuration.`,
       `Either add this line to ${join(expandHome(hp.value, home), HOOK_NAME)} (new clones and worktrees that the config includes then get fleet-git): ${shQuote(join(u.dataDir, CLONE_HOOK))} "$@" || true`,

@@ -99,36 +99,132 @@ export function readTextIfExists(path: string): string | null {
 }
 
 /**
+ * Writes all of `bytes` at the file's offset, or throws: a short write (a full
+ * disk writes what fits, then fails) is never taken for a whole one.
+ */
+export function writeAll(fd: number, bytes: Buffer): void {
+  for (let off = 0; off < bytes.length; ) {
+    const n = writeSync(fd, bytes, off, bytes.length - off);
+    if (n <= 0) throw Object.assign(new Error(`wrote ${off} of ${bytes.length} bytes`), { code: 'EIO' });
+    off += n;
+  }
+}
+
+/**
+ * Appends `text` to a file (made when missing), whole or not at all: an append
+ * that fails is cut back to the file's length before it, and a file it made is
+ * removed. Never through a symbolic link (O_NOFOLLOW).
+ */
+export function appendWhole(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+  } catch (e) {
+    throw writeFailure(e, path);
+  }
+  let size = -1;
+  try {
+    size = fstatSync(fd).size;
+    writeAll(fd, Buffer.from(text, 'utf8'));
+  } catch (e) {
+    if (size > 0) ftruncateSync(fd, size);
+    else if (size === 0) try { unlinkSync(path); } catch { /* gone */ }
+    throw writeFailure(e, path);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** writeAtomic's `verify`: read the temporary file back and compare before renaming it into place (for the few files every hook runs). */
+export const VERIFY = true;
+
+/**
  * Writes `data` to `path` atomically. The file keeps the mode of the file it
- * replaces; a new file gets `mode` (default 0644, less the umask).
+ * replaces; a new file gets `mode` (default 0644, less the umask). With
+ * `verify`, the temporary file is read back and compared before the rename.
  * Returns false, without touching the file, when it already holds exactly `data`.
  */
-export function writeAtomic(path: string, data: string | Buffer, mode?: number, current?: string | null): boolean {
+export function writeAtomic(path: string, data: string | Buffer, mode?: number, current?: string | null, verify = false): boolean {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   // `current`: the file's text as the caller has just read it (null: no file), so as not to read it again.
   const old = current === undefined ? readIfExists(path) : current === null ? null : Buffer.from(current, 'utf8');
   if (old !== null && old.equals(bytes) && (mode === undefined || (statSync(path).mode & 0o7777) === mode)) return false;
   let keepMode: number | undefined = mode;
   if (old !== null && mode === undefined) keepMode = statSync(path).mode & 0o7777;
-  const tmp = join(dirname(path), `.${basename(path)}.fleet-git-${process.pid}-${Date.now().toString(36)}.tmp`);
-  const fd = openSync(tmp, 'wx', keepMode ?? 0o644);
+  const tmp = join(dirname(path), `.${basename(path)}.fleet-git-${process.pid}-${Date.now().toString(36)}.tmp`); // TEMP_NAME
+  let fd: number;
+  try {
+    fd = openSync(tmp, 'wx', keepMode ?? 0o644);
+  } catch (e) {
+    throw writeFailure(e, path);
+  }
   try {
     try {
       // No fsync, as git does not for such files by default: the rename keeps a
       // failure of fleet-git itself from leaving half a file, and a bulk run
       // over thousands of repositories stays fast.
-      writeSync(fd, bytes);
+      writeAll(fd, bytes);
     } finally {
       closeSync(fd);
     }
+    if (verify && !readFileSync(tmp).equals(bytes)) throw Object.assign(new Error(`${tmp} did not read back as written`), { code: 'EIO' });
     // open() gave the file keepMode less the umask: set it only when that differs.
     if (keepMode !== undefined && (keepMode & ~umask() & 0o777) !== keepMode) chmodSync(tmp, keepMode);
     renameSync(tmp, path);
   } catch (e) {
     try { unlinkSync(tmp); } catch { /* already gone */ }
-    throw e;
+    throw writeFailure(e, path);
   }
   return true;
+}
+
+/**
+ * fleet-git's temporary files: `.NAME.fleet-git-PID-TIME.tmp` (writeAtomic) and
+ * `NAME.fleet-git-PID.tmp` (the git hook). A process killed between making one
+ * and renaming it leaves it behind; the next fleet-git that changes the folder
+ * removes it (removeStaleTemps).
+ */
+const TEMP_NAME = /^\.?[^/]+\.fleet-git-(\d+)(?:-[0-9a-z]+)?\.tmp$/;
+/** No write of fleet-git's takes this long: a temporary file this old is stale whatever its PID says (PIDs are reused). */
+const TEMP_STALE_MS = 60_000;
+
+/** Whether process `pid` is alive (EPERM: alive, another user's). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return isCode(e, 'EPERM');
+  }
+}
+
+/**
+ * Removes fleet-git's temporary files in `dir` whose process is gone, or that
+ * are older than a minute; any other file, a folder or a link of that name is
+ * left. Returns the paths removed. One readdir, nothing more when there is none.
+ */
+export function removeStaleTemps(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.tmp')) continue;
+    const m = TEMP_NAME.exec(name);
+    if (!m) continue;
+    const path = within(dir, name);
+    try {
+      const st = lstatSync(path);
+      if (!st.isFile()) continue;
+      if (isAlive(Number(m[1])) && Number(m[1]) !== process.pid && Date.now() - st.mtimeMs < TEMP_STALE_MS) continue;
+      unlinkSync(path);
+      removed.push(path);
+    } catch { /* gone meanwhile, or not ours to remove */ }
+  }
+  return removed;
 }
 
 /**
@@ -145,7 +241,7 @@ export function writeInPlace(path: string, data: string, current: string | null)
   if (!grows && !shrinks) return writeAtomic(path, data, undefined, current);
   let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
   } catch (e) {
     if (!isCode(e, 'ENOENT')) throw e;
     return writeAtomic(path, data, undefined, null); // gone since it was read: written whole
@@ -158,10 +254,10 @@ export function writeInPlace(path: string, data: string, current: string | null)
         return true;
       }
       try {
-        writeSync(fd, data.slice(current!.length));
+        writeAll(fd, Buffer.from(data.slice(current!.length), 'utf8'));
       } catch (e) {
         ftruncateSync(fd, size);
-        throw e;
+        throw writeFailure(e, path);
       }
       return true;
     }
@@ -186,6 +282,35 @@ let umaskValue: number | undefined;
 /** The process's umask, read once (fleet-git never changes it). */
 function umask(): number {
   return (umaskValue ??= process.umask());
+}
+
+/** A short human reason for a file-system error: `permission denied (EACCES)`. */
+export function describeError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const words: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    ENOENT: 'does not exist',
+    ENOTDIR: 'not a folder',
+    ELOOP: 'too many levels of symbolic links',
+    EIO: 'input/output error',
+    ENOSPC: 'no space left on the disk',
+    EDQUOT: 'disk quota exceeded',
+    EROFS: 'read-only file system',
+    EEXIST: 'already exists',
+    EMFILE: 'too many open files',
+    ENAMETOOLONG: 'name too long',
+  };
+  if (code && words[code]) return `${words[code]} (${code})`;
+  if (code) return `${e.message ?? 'error'} (${code})`.replace(/^[A-Z]+: /, '');
+  return String((e as Error)?.message ?? err);
+}
+
+/** An error of writing `path`, in one line that says where: `could not write PATH: no space left on the disk (ENOSPC)`; the code is kept. */
+export function writeFailure(e: unknown, path: string): Error {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  return Object.assign(new Error(`could not write ${path}: ${describeError(e)}`), { code });
 }
 
 export function isCode(e: unknown, code: string): boolean {
