@@ -9,6 +9,7 @@ import { isUnder } from '../paths.js';
 import { UsageError } from '../errors.js';
 import type { RunContext } from './context.js';
 import { CREATED_FILE } from './created.js';
+import { LOCK_FILE } from './repo-lock.js';
 import { HOOK_FILE_PATH } from './exclude.js';
 import { REPLACED_FILE } from './hook-file.js';
 import { HOOK_NAME, PREV_SUFFIX, isOurGitHook } from './git-hook.js';
@@ -205,7 +206,8 @@ export function surveyJson(roots: string[], repos: RowJson[]): SurveyJson {
 export function hasFleetState(s: RepoState): boolean {
   if (s.enabled) return true;
   const common = s.repo.commonDir;
-  if (existsSync(join(common, CREATED_FILE)) || existsSync(join(common, 'hooks', `${HOOK_NAME}${PREV_SUFFIX}`))) return true;
+  // A lock left by a killed fleet-git counts: remove takes it over and leaves nothing behind.
+  if (existsSync(join(common, CREATED_FILE)) || existsSync(join(common, 'hooks', `${HOOK_NAME}${PREV_SUFFIX}`)) || existsSync(join(common, LOCK_FILE))) return true;
   return allWorktrees(s).some((w) =>
     (w.hookFile.kind === 'upstream' && !w.tracked) || existsSync(join(w.worktree.gitDir, REPLACED_FILE)) || (w.worktree.gitDir !== common && existsSync(join(w.worktree.gitDir, CREATED_FILE))));
 }

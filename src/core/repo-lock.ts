@@ -6,7 +6,8 @@
 // worktrees), made as git makes `index.lock` (see fs/lock.ts).
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { acquireLock, isAlive, LockBusyError, makeLinkSource } from '../fs/lock.js';
+import { isAlive } from '../fs/atomic.js';
+import { acquireLock, LockBusyError, makeLinkSource } from '../fs/lock.js';
 import type { Repo } from '../git/repo.js';
 import type { Env } from '../paths.js';
 import { disableRepo, enableRepo, type Outcome } from './actions.js';

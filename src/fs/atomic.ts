@@ -188,13 +188,13 @@ const TEMP_NAME = /^\.?[^/]+\.fleet-git-(\d+)(?:-[0-9a-z]+)?\.tmp$/;
 /** No write of fleet-git's takes this long: a temporary file this old is stale whatever its PID says (PIDs are reused). */
 const TEMP_STALE_MS = 60_000;
 
-/** Whether process `pid` is alive (EPERM: alive, another user's). */
-function isAlive(pid: number): boolean {
+/** Whether process `pid` is alive: anything but "no such process" counts as alive (EPERM: another user's). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return isCode(e, 'EPERM');
+    return !isCode(e, 'ESRCH');
   }
 }
 

@@ -10,7 +10,7 @@
 // for a file made each time). Where the link cannot be made (another file
 // system), the lock is a file of its own.
 import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { isCode } from './atomic.js';
+import { isAlive, isCode } from './atomic.js';
 
 /** The lock is held by another live process past the wait: one line, what to do. */
 export class LockBusyError extends Error {}
@@ -64,15 +64,6 @@ function tryTake(path: string, linkFrom: string | null | undefined): boolean {
   } catch (e) {
     if (isCode(e, 'EEXIST')) return false;
     throw e;
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return !isCode(e, 'ESRCH');
   }
 }
 
