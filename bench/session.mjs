@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+// What fleet-git's hook costs a Copilot user on every tool call. The real
+// Copilot CLI (the pinned devDependency) runs offline against a scripted model
+// (bench/lib/fake-model.mjs) that answers with K bash tool calls and then a
+// plain answer; Copilot waits for every hook, so each tool call's hook time is
+// on the session's critical path. Three repositories, interleaved session by
+// session: no hook file, a hook file of `true` commands for the same events
+// (Copilot's own cost of running any hook: the floor), and fleet-git's, written
+// by `fleet-git enable`. For each, the slope of session wall time over K (least
+// squares) is the cost per tool call; fleet-git's minus the `true` floor is
+// what fleet-git adds (target: at most 5 ms).
+//
+// A listening observer (in this process, framing as the real one) checks that
+// every event of every fleet-git session arrived exactly once and in order, and
+// times each from Copilot's payload timestamp (when it fired the hook) to its
+// arrival on the socket (targets: median at most 100 ms, max 1 s).
+//
+//   npm run build && node bench/session.mjs [--rounds 5] [--ks 0,10,40] [--parallel 1]
+//
+// --parallel N runs N sessions of each kind at once (slopes are then of the
+// batch's wall time). Uses a temporary HOME: the real observer sees nothing.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeModel } from './lib/fake-model.mjs';
+import { median } from './lib/stats.mjs';
+
+const ROOT = join(import.meta.dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.cjs');
+const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
+for (const f of [CLI, COPILOT]) if (!existsSync(f)) { console.error(`bench: ${f} is missing: run npm ci && npm run build`); process.exit(1); }
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : dflt; };
+const rounds = Math.max(1, Number(opt('rounds', '5')));
+const ks = opt('ks', '0,10,40').split(',').map(Number);
+const parallel = Math.max(1, Number(opt('parallel', '1')));
+
+const dir = mkdtempSync(join(tmpdir(), 'fleet-git-bench-session-'));
+const home = join(dir, 'home');
+mkdirSync(home, { recursive: true });
+writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Bench\n\temail = bench@example.invalid\n[init]\n\tdefaultBranch = main\n');
+const env = {
+  PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8',
+  GIT_CONFIG_GLOBAL: join(home, '.gitconfig'), GIT_CONFIG_NOSYSTEM: '1',
+  XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), COPILOT_HOME: join(home, '.copilot'),
+  // As the machine has it: the hook command must cope with it.
+  ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
+  ...(process.env.XDG_RUNTIME_DIR ? { XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR } : {}),
+};
+
+function repo(name) {
+  const path = join(dir, name);
+  mkdirSync(path);
+  const git = (...a) => execFileSync('git', a, { cwd: path, env, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(path, 'README.md'), `# ${name}\n`);
+  git('add', '-A');
+  git('commit', '-q', '-m', 'init');
+  return path;
+}
+const repos = { none: repo('none'), true: repo('true'), fleet: repo('fleet') };
+execFileSync(process.execPath, [CLI, 'enable'], { cwd: repos.fleet, env, stdio: 'ignore' });
+const fleetFile = readFileSync(join(repos.fleet, '.github', 'hooks', 'fleet.json'), 'utf8');
+const trueDoc = JSON.parse(fleetFile);
+for (const entries of Object.values(trueDoc.hooks)) for (const e of entries) e.bash = 'true';
+mkdirSync(join(repos.true, '.github', 'hooks'), { recursive: true });
+writeFileSync(join(repos.true, '.github', 'hooks', 'fleet.json'), JSON.stringify(trueDoc, null, 2));
+
+// ---- the observer -------------------------------------------------------------
+const sockPath = join(home, '.config', 'claude-code-fleet', 'fleet.sock');
+mkdirSync(join(home, '.config', 'claude-code-fleet'), { recursive: true });
+const received = []; // { ev, at }
+let badLines = 0;
+const observer = createServer((c) => {
+  let buf = '';
+  c.on('error', () => {});
+  c.on('data', (d) => {
+    const at = Date.now();
+    buf += d;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      try { received.push({ ev: JSON.parse(line), at }); } catch { badLines++; }
+    }
+  });
+});
+await new Promise((r) => observer.listen(sockPath, r));
+
+// ---- sessions -------------------------------------------------------------------
+const model = await startFakeModel({
+  // The prompt says how many tool calls: "steps N".
+  calls: (body) => {
+    const first = (body.messages ?? []).find((m) => m?.role === 'user');
+    const text = typeof first?.content === 'string' ? first.content : JSON.stringify(first?.content ?? '');
+    return Number(/steps (\d+)/.exec(text)?.[1] ?? 0);
+  },
+});
+const copilotEnv = {
+  ...env, COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: model.baseUrl, COPILOT_PROVIDER_API_KEY: 'dummy',
+  COPILOT_MODEL: 'gpt-4.1', COPILOT_ALLOW_ALL: 'true',
+};
+
+function session(kind, k) {
+  const t = performance.now();
+  const child = spawn(COPILOT, ['-p', `steps ${k}`, '--allow-all', '--no-auto-update'], { cwd: repos[kind], env: copilotEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  return new Promise((resolve, reject) => child.on('close', (code) => {
+    if (code !== 0) reject(new Error(`copilot -p (${kind}, K=${k}) exited ${code}: ${err.slice(-500)}`));
+    else resolve(performance.now() - t);
+  }));
+}
+
+async function batch(kind, k) {
+  const t = performance.now();
+  await Promise.all(Array.from({ length: parallel }, () => session(kind, k)));
+  return performance.now() - t;
+}
+
+const kinds = ['none', 'true', 'fleet'];
+const times = Object.fromEntries(kinds.map((kind) => [kind, []])); // [k, ms]
+await batch('none', 1); await batch('true', 1); await batch('fleet', 1); // warm up (disk cache, the forwarder's first start)
+await new Promise((r) => setTimeout(r, 4000)); // the warm-up's last events are in
+let expectedFleet = 0;
+const fleetSessionsBefore = new Set(received.map((r) => r.ev.session_id));
+console.log(`session bench: ${rounds} rounds, K = ${ks.join(', ')}, ${parallel} session(s) at once, kinds interleaved (${new Date().toISOString().slice(0, 10)})`);
+for (let r = 0; r < rounds; r++) {
+  for (const k of ks) {
+    // Rotate the order of the kinds each round, so that none always follows another.
+    for (let j = 0; j < kinds.length; j++) {
+      const kind = kinds[(j + r + k) % kinds.length];
+      times[kind].push([k, await batch(kind, k)]);
+      if (kind === 'fleet') expectedFleet += parallel * (k + 3); // SessionStart, K PostToolUse, the turn's Stop, the session end's Stop
+    }
+  }
+  process.stdout.write(`round ${r + 1}/${rounds} done\n`);
+}
+await new Promise((r) => setTimeout(r, 4000)); // the last events (and an agentStop waiting for the transcript)
+
+/** Least-squares slope and intercept of ms over K. */
+function fit(points) {
+  const n = points.length;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
+  const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
+  const slope = sxy / sxx;
+  return { slope, intercept: my - slope * mx };
+}
+const slopes = {};
+for (const kind of kinds) {
+  const { slope, intercept } = fit(times[kind]);
+  slopes[kind] = slope;
+  const per = ks.map((k) => `K=${k} ${(median(times[kind].filter(([x]) => x === k).map(([, y]) => y)) / 1000).toFixed(2)} s`).join(', ');
+  console.log(`${kind.padEnd(5)} hooks: ${slope.toFixed(1)} ms per tool call (intercept ${(intercept / 1000).toFixed(2)} s; medians ${per})`);
+}
+console.log(`per tool call over no hooks: true ${(slopes.true - slopes.none).toFixed(1)} ms, fleet-git ${(slopes.fleet - slopes.none).toFixed(1)} ms`);
+console.log(`fleet-git minus the true floor: ${(slopes.fleet - slopes.true).toFixed(1)} ms per tool call (target <= 5)`);
+
+// ---- what the observer got --------------------------------------------------------
+const events = received.filter((r) => !fleetSessionsBefore.has(r.ev.session_id));
+const bySession = new Map();
+for (const r of events) {
+  const list = bySession.get(r.ev.session_id) ?? [];
+  list.push(r.ev);
+  bySession.set(r.ev.session_id, list);
+}
+let disorder = 0;
+for (const list of bySession.values()) {
+  // SessionStart, PostToolUse step-0..step-(K-1), then the Stops.
+  const shape = list.map((e) => (e.event === 'PostToolUse' ? `P${/step-(\d+)/.exec(e.tool_input?.command ?? '')?.[1]}` : e.event)).join(' ');
+  const steps = list.filter((e) => e.event === 'PostToolUse').length;
+  const want = ['SessionStart', ...Array.from({ length: steps }, (_, i) => `P${i}`), 'Stop', 'Stop'].join(' ');
+  if (shape !== want) disorder++;
+}
+const lat = events.map((r) => r.at - r.ev.timestamp);
+console.log(`observer: ${events.length} of ${expectedFleet} events from ${bySession.size} sessions, ${disorder} session(s) out of order or incomplete, ${badLines} unparseable lines`);
+if (lat.length) console.log(`hook fired to event on the socket: median ${median(lat)} ms, max ${Math.max(...lat)} ms (targets <= 100 and <= 1000)`);
+
+await model.close();
+observer.close();
+rmSync(dir, { recursive: true, force: true });
+if (events.length !== expectedFleet || disorder || badLines) process.exitCode = 1;
