@@ -203,7 +203,7 @@ describe('CopilotAdapter', () => {
     }
     for (const [event, entries] of Object.entries(doc.hooks) as Array<[string, Array<{ bash: string }>]>) {
       assert.ok(entries[0]!.bash.includes(join(sb.dir, 'data')), event);
-      assert.ok(entries[0]!.bash.includes(` ${event};`), event);
+      assert.ok(entries[0]!.bash.includes(` e=${event};`), event);
     }
     a.removeHooks(repo);
     assert.equal(existsSync(file), false);
@@ -366,7 +366,7 @@ describe('CopilotAdapter', () => {
         assert.deepEqual([code, out], [0, '']);
       }
       const start = await obs.waitFor((e) => e.event === 'SessionStart');
-      assert.equal(start.ppid, process.pid); // bash exec'd node: its parent is the one that ran the hook
+      assert.equal(start.ppid, process.pid); // the hook's bash: its parent is the one that ran the hook
       const tool = await obs.waitFor((e) => e.event === 'PostToolUse');
       assert.equal(observerSummary(tool.tool_name, tool.tool_input), 'Bash: echo hello-from-tool');
     } finally {

@@ -152,4 +152,24 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
       await model.close();
     }
   });
+
+  test('8 sessions at once, 50 tool calls each: every event reaches the observer once, each session in order', { timeout: 600_000 }, async () => {
+    const model = await startModelServer({ toolCalls: 50 });
+    const before = new Set(obs.events.map((e) => e.session_id));
+    try {
+      const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => runCopilot(model, `steps, session ${i}`)));
+      for (const run of runs) assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
+      const sessions = () => [...new Set(obs.events.map((e) => e.session_id))].filter((s) => !before.has(s));
+      await obs.waitFor(() => sessions().length === 8 && sessions().every((sid) => obs.events.some((e) => e.session_id === sid && e.message === 'complete')), 60_000);
+      await new Promise((r) => setTimeout(r, 500));
+      for (const sid of sessions()) {
+        const got = obs.events.filter((e) => e.session_id === sid);
+        const shape = got.map((e) => (e.event === 'PostToolUse' ? Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string }).command))?.[1]) : `${e.event}${e.message ? `:${e.message}` : ''}`));
+        assert.deepEqual(shape, ['SessionStart', ...Array.from({ length: 50 }, (_, i) => i), 'Stop:end_turn', 'Stop:complete'], sid as string);
+      }
+      assert.deepEqual(obs.badLines, []);
+    } finally {
+      await model.close();
+    }
+  });
 });

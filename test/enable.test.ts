@@ -52,7 +52,7 @@ describe('enable', () => {
       assert.equal(entries[0].type, 'command');
       assert.equal(typeof entries[0].timeoutSec, 'number');
       assert.match(entries[0].bash, /claude-code-fleet/);
-      assert.ok(entries[0].bash.includes(` ${event};`), `the command names ${event}`);
+      assert.ok(entries[0].bash.includes(` e=${event};`), `the command names ${event}`);
     }
     assert.match(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), /^\/\.github\/hooks\/fleet\.json$/m);
     assert.equal(s.git(repo, 'status', '--porcelain'), '', 'nothing shows up for commit');

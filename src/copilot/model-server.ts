@@ -29,6 +29,8 @@ export interface ModelServerOptions {
   script?: Readonly<Script>;
   /** Wait before the final answer (the transcript lags most when the answer is slow). */
   finalDelayMs?: number;
+  /** Instead of the script: this many `bash` tool calls (`echo step-N`), then the final answer. */
+  toolCalls?: number;
 }
 
 export interface ModelServer {
@@ -41,10 +43,15 @@ export interface ModelServer {
 
 type Step = { tool: { name: string; args: Record<string, unknown> } } | { text: string };
 
-function stepFor(body: Record<string, unknown>, script: Readonly<Script>): Step {
+function stepFor(body: Record<string, unknown>, script: Readonly<Script>, toolCalls: number | undefined): Step {
   const messages = Array.isArray(body.messages) ? (body.messages as Array<{ role?: string }>) : [];
   const toolResults = messages.filter((m) => m?.role === 'tool').length;
   const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
+  if (toolCalls !== undefined) {
+    return hasTools && toolResults < toolCalls
+      ? { tool: { name: 'bash', args: { command: `echo step-${toolResults}`, description: 'step', mode: 'sync', initial_wait: 10 } } }
+      : { text: script.finalText };
+  }
   if (hasTools && toolResults === 0) return { tool: { name: 'bash', args: { command: script.command, description: 'Say hello', mode: 'sync', initial_wait: 10 } } };
   if (hasTools && toolResults === 1) return { tool: { name: 'view', args: { path: script.viewPath } } };
   return { text: script.finalText };
@@ -79,7 +86,7 @@ export function startModelServer(opts: ModelServerOptions = {}): Promise<ModelSe
     }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
     requests.push(body);
-    const step = stepFor(body, script);
+    const step = stepFor(body, script, opts.toolCalls);
     const id = `chatcmpl-${++calls}`;
     if ('text' in step && opts.finalDelayMs) await new Promise((r) => setTimeout(r, opts.finalDelayMs));
     const toolCall = 'tool' in step

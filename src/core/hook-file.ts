@@ -21,9 +21,15 @@ export const NODE_FILE = 'node';
 /** Where enable --force keeps a hook file it replaced (in the worktree's git dir), to put it back on disable. */
 export const REPLACED_FILE = 'fleet-git-replaced-fleet.json';
 
-/** The shell command Copilot runs for one event. */
+/**
+ * The shell command Copilot runs for one event (templates/hook-command.sh, its
+ * lines joined by spaces): it writes the event to the spool folder and starts
+ * the forwarder when none runs (src/copilot/forwarder.ts), all without starting
+ * node on Copilot's path.
+ */
 export function hookCommand(event: string, where: ClientLocation): string {
-  return render(readTemplate('hook-command.sh').trim(), {
+  const text = readTemplate('hook-command.sh').trim().split('\n').map((l) => l.trim()).join(' ');
+  return render(text, {
     data: shQuote(where.dataDir),
     event,
   });

@@ -1,0 +1,228 @@
+// The forwarder: hands the events the hook command spooled to the observer,
+// in the order Copilot fired them, and exits once no event came for a while.
+//
+// The hook command (templates/hook-command.sh) runs no node: it writes each
+// event into the spool folder (mode 0700, files 0600) as one file,
+// `<EPOCHREALTIME digits>.<hook pid>.ev`, holding the payload and then the
+// hook's facts, each ended by a NUL byte (bash strips NULs from the payload):
+//
+//   payload, event, ppid, pid, HOME, COPILOT_HOME, COPILOT_HOOK_DIR,
+//   COPILOT_MODEL, FLEET_MODEL_NAME, TERM_PROGRAM, ITERM_SESSION_ID,
+//   FLEET_GIT_OBSERVER_DIR, FLEET_GIT_PROBE, TRAILER
+//
+// A file without the trailer is still being written (or its writer died: it is
+// removed after ORPHAN_MS). Then the hook reads `forwarder.pid` and starts this
+// process (detached, its own process group, no stdio) when that process is not
+// alive; it never waits for it.
+//
+// One forwarder per spool folder: it holds `forwarder.sock`, a Unix socket it
+// listens on and never reads (a killed forwarder's socket refuses connections:
+// the next one removes it). It writes its pid to `forwarder.pid` for the hook.
+// Before it exits it removes that file and looks at the spool once more, so an
+// event whose hook still saw it alive is not left behind: a hook that reads the
+// file after that starts a new forwarder, which waits for the lock.
+//
+// Per session, events are delivered one after another in spool order; an
+// agentStop whose final message is not in the transcript yet holds back only
+// its own session's later events. Each file is removed just before its event
+// is sent, one event at a time: a killed forwarder loses at most that one.
+import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import type { Server } from 'node:net';
+import { NO_ENTRY_OK } from '../fs/atomic.js';
+import { OBSERVER_DIR_VAR } from '../paths.js';
+import { PROBE_VAR } from './normalize.js';
+import { awaitFinalMessage, deliver, prepare, type HookRun, type Prepared } from './hook-event.js';
+
+/** argv[2] of the forwarder, argv[3] its spool folder. */
+export const FORWARD_FLAG = '--forward';
+/** The last field of a complete spool file (the hook command writes it last). */
+export const SPOOL_TRAILER = 'fleet-git-event-1';
+const SPOOL_FIELDS = 14;
+/** The variables the hook command writes, in its order (the normalizer and the user's paths read them). */
+const SPOOL_ENV = ['HOME', 'COPILOT_HOME', 'COPILOT_HOOK_DIR', 'COPILOT_MODEL', 'FLEET_MODEL_NAME', 'TERM_PROGRAM', 'ITERM_SESSION_ID', OBSERVER_DIR_VAR, PROBE_VAR] as const;
+export const PID_FILE = 'forwarder.pid';
+const LOCK_FILE = 'forwarder.sock';
+/** How long the forwarder stays after the last event (FLEET_GIT_FORWARDER_IDLE_MS overrides, for tests). */
+export const IDLE_MS = 10_000;
+/** A spool file without its trailer this old lost its writer. */
+const ORPHAN_MS = 60_000;
+/** How long a new forwarder waits for one that is leaving to let go of the lock. */
+const LOCK_WAIT_MS = 3000;
+
+function idleMs(): number {
+  const n = Number(process.env.FLEET_GIT_FORWARDER_IDLE_MS);
+  return Number.isFinite(n) && n >= 50 && n <= 600_000 ? n : IDLE_MS;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function remove(name: string): void {
+  try { unlinkSync(name); } catch { /* gone already */ }
+}
+
+/** A spool file's hook run; 'incomplete' while its trailer is missing. */
+export function parseSpooled(buf: Buffer): HookRun | 'incomplete' {
+  const parts = buf.toString('utf8').split('\0');
+  if (parts.length < SPOOL_FIELDS + 1 || parts[parts.length - 1] !== '' || parts[parts.length - 2] !== SPOOL_TRAILER) return 'incomplete';
+  const f = parts.slice(parts.length - SPOOL_FIELDS, parts.length - 1);
+  const [event, ppid, pid, ...values] = f;
+  const env: Record<string, string> = {};
+  SPOOL_ENV.forEach((k, i) => { if (values[i]) env[k] = values[i]!; });
+  const num = (s: string | undefined) => (s && /^[1-9]\d*$/.test(s) ? Number(s) : null);
+  return {
+    event: event || undefined,
+    text: parts.slice(0, parts.length - SPOOL_FIELDS).join('\0'),
+    env,
+    pid: num(pid),
+    ppid: () => num(ppid),
+  };
+}
+
+/** Spool order: the hook's clock in the file name (microseconds), else the file's time. */
+function orderOf(name: string): number {
+  const digits = name.slice(0, name.indexOf('.'));
+  if (/^\d+$/.test(digits)) return Number(digits);
+  return (statSync(name, NO_ENTRY_OK)?.mtimeMs ?? 0) * 1000;
+}
+
+type Listen = Server | 'busy' | 'stale' | 'error';
+
+async function tryListen(): Promise<Listen> {
+  // Loaded here: the direct client, which bundles this module too, never needs it.
+  const { createConnection, createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createServer((c) => c.destroy());
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EADDRINUSE') return resolve('error');
+      const probe = createConnection(LOCK_FILE);
+      probe.once('connect', () => { probe.destroy(); resolve('busy'); });
+      probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'stale' : 'error'));
+    });
+    server.listen(LOCK_FILE, () => resolve(server));
+  });
+}
+
+/** The spool folder's lock, waiting for a forwarder that is leaving; null when another keeps it. */
+async function takeLock(): Promise<Server | null> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let stale = 0; ;) {
+    const r = await tryListen();
+    if (typeof r !== 'string') return r;
+    if (r === 'error') return null;
+    if (r === 'stale') {
+      if (++stale > 3) return null;
+      remove(LOCK_FILE);
+      continue;
+    }
+    if (Date.now() >= deadline) return null;
+    await sleep(25);
+  }
+}
+
+function writePid(): void {
+  try {
+    const tmp = `${PID_FILE}.${process.pid}`;
+    writeFileSync(tmp, String(process.pid), { mode: 0o600 });
+    renameSync(tmp, PID_FILE);
+  } catch { /* the hook then starts another, which finds the lock taken */ }
+}
+
+function readPid(): string | null {
+  try { return readFileSync(PID_FILE, 'utf8').trim(); } catch { return null; }
+}
+
+interface Item { name: string; order: number; run: Prepared }
+
+export async function forward(spool: string): Promise<void> {
+  try { process.chdir(spool); } catch { return; } // relative names: a socket path has at most 107 bytes
+  process.title = 'fleet-git-forwarder';
+  // Its own process group already; a terminal's Ctrl-C or hang-up is not for it.
+  for (const sig of ['SIGINT', 'SIGHUP', 'SIGPIPE'] as const) process.on(sig, () => {});
+  const lock = await takeLock();
+  if (!lock) return;
+  const ino = statSync(LOCK_FILE, NO_ENTRY_OK)?.ino;
+  const ownsLock = () => ino !== undefined && statSync(LOCK_FILE, NO_ENTRY_OK)?.ino === ino;
+  writePid();
+
+  const idle = idleMs();
+  const known = new Set<string>();
+  const chains = new Map<string, Promise<void>>();
+  let busy = 0;
+  let sending: Promise<void> = Promise.resolve();
+  let wake = () => {};
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch('.', () => wake());
+    watcher.on('error', () => { watcher = undefined; });
+  } catch { /* polled instead */ }
+
+  /** One event at a time: its file goes, then its line is sent. */
+  const send = (item: Item) => (sending = sending.then(async () => {
+    remove(item.name);
+    await deliver(item.run.ev, item.run.paths);
+  }, () => {}));
+
+  const enqueue = (item: Item) => {
+    busy++;
+    const sid = item.run.ev.session_id;
+    const next = (chains.get(sid) ?? Promise.resolve())
+      .then(async () => {
+        if (item.run.waitFor) await awaitFinalMessage(item.run.ev, item.run.waitFor);
+        await send(item);
+      })
+      .catch(() => {})
+      .finally(() => {
+        busy--;
+        if (chains.get(sid) === next) chains.delete(sid);
+        wake();
+      });
+    chains.set(sid, next);
+  };
+
+  /** Takes in the complete files not seen yet, oldest first; true when there were any. */
+  const scan = (): boolean => {
+    let names: string[];
+    try { names = readdirSync('.'); } catch { return false; }
+    const fresh: Item[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.ev') || known.has(name)) continue;
+      let buf: Buffer;
+      try { buf = readFileSync(name); } catch { continue; }
+      const run = parseSpooled(buf);
+      if (run === 'incomplete') {
+        const st = statSync(name, NO_ENTRY_OK);
+        if (st && Date.now() - st.mtimeMs > ORPHAN_MS) remove(name);
+        continue;
+      }
+      known.add(name);
+      let prepared: Prepared | null = null;
+      try { prepared = prepare(run); } catch { /* not an event */ }
+      if (!prepared) { remove(name); continue; }
+      fresh.push({ name, order: orderOf(name), run: prepared });
+    }
+    fresh.sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : 1));
+    for (const item of fresh) enqueue(item);
+    return fresh.length > 0;
+  };
+
+  let last = Date.now();
+  for (;;) {
+    if (scan()) last = Date.now();
+    if (!ownsLock()) break; // another forwarder took a lock it thought stale: leave it the spool
+    if (busy === 0 && Date.now() - last >= idle) {
+      if (readPid() === String(process.pid)) remove(PID_FILE);
+      // A hook that read the pid file before it went wrote its event before: it is here now.
+      if (!scan()) break;
+      writePid();
+      last = Date.now();
+    }
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, watcher ? 250 : 25);
+      wake = () => { clearTimeout(t); resolve(); };
+    });
+  }
+  while (busy > 0) await new Promise<void>((resolve) => { wake = resolve; });
+  watcher?.close();
+  // Closing removes the socket file: only while it is still ours.
+  if (ownsLock()) lock.close();
+}

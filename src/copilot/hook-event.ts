@@ -1,0 +1,118 @@
+// One Copilot hook event, from its payload and the hook's environment to the
+// observer: shared by the forwarder (which gets both from the spool file the
+// hook command wrote) and the direct client (which old hook files still run).
+import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { userPaths, type Env, type UserPaths } from '../paths.js';
+import { NO_ENTRY_OK } from '../fs/atomic.js';
+import { canonicalEvent, isPlainId, lastMessage, normalizePayload, type FleetEvent, type NormalizeContext } from './normalize.js';
+import { readFinalMessage, readSessionModel, transcriptOf, transcriptPathFor } from './transcript.js';
+import { sendEvent } from '../fleet/socket.js';
+import { hasFleetGitCommand, hookCommands, userHookFile } from '../core/hook-mark.js';
+import { recordSessionStop, writeSessionStart } from '../fleet/sessions.js';
+
+/** What the hook knew when Copilot ran it. */
+export interface HookRun {
+  /** The Copilot event the hook command serves (its argument). */
+  event: string | undefined;
+  /** The payload Copilot wrote on the hook's stdin. */
+  text: string;
+  /** The hook's environment (only what normalizing and the user's paths need). */
+  env: Env;
+  /** The hook process. */
+  pid: number | null;
+  /** The Copilot process; asked for SessionStart only. */
+  ppid: () => number | null;
+}
+
+export interface Prepared {
+  ev: FleetEvent;
+  paths: UserPaths;
+  /** An agentStop whose final message is not in the transcript yet: where to wait for it. */
+  waitFor: string | null;
+}
+
+const POLL_MS = 25;
+/** How long an agentStop waits for its final message (measured lag: about 80 ms). */
+export const STOP_WAIT_MS = 3000;
+
+export function pathsOf(env: Env): UserPaths {
+  return userPaths(env, env.HOME || homedir());
+}
+
+/** Larger than any hook file fleet-git writes (about 2 KB): such a user-level file is not ours, and is not read. */
+const USER_FILE_MAX = 256 * 1024;
+
+/**
+ * Copilot runs every hook source it finds. When this run comes from a
+ * repository's hook file (COPILOT_HOOK_DIR is <repo>/.github/hooks) and the
+ * user-level hook file ($COPILOT_HOME/hooks/fleet.json) is fleet-git's too,
+ * that one reports the event: do nothing. A file of that name that is not
+ * fleet-git's (or cannot be read) silences nothing. One stat and one small
+ * read, and only for repository runs. Without COPILOT_HOOK_DIR the level is
+ * unknown: report.
+ */
+function userLevelReports(env: Env, paths: UserPaths): boolean {
+  const dir = env.COPILOT_HOOK_DIR;
+  if (!dir || !/\/\.github\/hooks(\/|$)/.test(dir)) return false;
+  try {
+    const file = userHookFile(paths);
+    const st = statSync(file, NO_ENTRY_OK);
+    if (!st || !st.isFile() || st.size > USER_FILE_MAX) return false;
+    return hasFleetGitCommand(hookCommands(readFileSync(file, 'utf8')) ?? []);
+  } catch {
+    return false;
+  }
+}
+
+/** The observer's event for one hook run, or null when nothing is to be sent. */
+export function prepare(run: HookRun): Prepared | null {
+  const { env, text } = run;
+  const paths = pathsOf(env);
+  if (!text || userLevelReports(env, paths)) return null;
+  let raw: unknown;
+  try { raw = JSON.parse(text); } catch { return null; }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const input = raw as Record<string, unknown>;
+  const kind = canonicalEvent(run.event, input, env);
+  if (!kind) return null;
+  const sessionId = input.sessionId ?? input.session_id;
+  if (!isPlainId(sessionId)) return null;
+
+  const ctx: NormalizeContext = { env };
+  if (kind === 'sessionStart') {
+    ctx.pid = run.pid;
+    ctx.ppid = run.ppid();
+    if (!env.COPILOT_MODEL && typeof input.model !== 'string') {
+      ctx.transcriptModel = readSessionModel(transcriptPathFor(paths.copilotHome, sessionId));
+    }
+  }
+  const ev = normalizePayload(input, kind, ctx);
+  if (!ev) return null;
+  let waitFor: string | null = null;
+  if (kind === 'agentStop' && ev.last_assistant_message === null) {
+    const transcript = transcriptOf(input, paths.copilotHome, sessionId);
+    const final = readFinalMessage(transcript);
+    if (final.state === 'pending') waitFor = transcript;
+    else ev.last_assistant_message = lastMessage(final.text);
+  }
+  return { ev, paths, waitFor };
+}
+
+/** Waits (up to STOP_WAIT_MS from now) for an agentStop's final message and puts it in the event. */
+export async function awaitFinalMessage(ev: FleetEvent, transcript: string): Promise<void> {
+  const deadline = Date.now() + STOP_WAIT_MS;
+  for (;;) {
+    const final = readFinalMessage(transcript);
+    if (final.state === 'found') { ev.last_assistant_message = lastMessage(final.text); return; }
+    if (Date.now() >= deadline) return;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+/** The observer's session file, then the line on its socket. */
+export async function deliver(ev: FleetEvent, paths: UserPaths): Promise<void> {
+  if (ev.event === 'SessionStart') writeSessionStart(paths.fleetSessions, ev);
+  else if (ev.event === 'Stop') recordSessionStop(paths.fleetSessions, ev.session_id, ev.last_assistant_message);
+  await sendEvent(paths.fleetSocket, ev);
+}
