@@ -18,7 +18,10 @@
 //   npm run build && node bench/session.mjs [--rounds 5] [--ks 0,10,40] [--parallel 1]
 //
 // --parallel N runs N sessions of each kind at once (slopes are then of the
-// batch's wall time). Uses a temporary HOME: the real observer sees nothing.
+// batch's wall time). --direct adds a fourth kind, the hook command fleet-git
+// wrote before the forwarder (node on every event, the client's direct mode),
+// for a before-and-after in one run. Uses a temporary HOME: the real observer
+// sees nothing.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -37,6 +40,7 @@ const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0
 const rounds = Math.max(1, Number(opt('rounds', '5')));
 const ks = opt('ks', '0,10,40').split(',').map(Number);
 const parallel = Math.max(1, Number(opt('parallel', '1')));
+const withDirect = args.includes('--direct');
 
 const dir = mkdtempSync(join(tmpdir(), 'fleet-git-bench-session-'));
 const home = join(dir, 'home');
@@ -61,13 +65,20 @@ function repo(name) {
   git('commit', '-q', '-m', 'init');
   return path;
 }
-const repos = { none: repo('none'), true: repo('true'), fleet: repo('fleet') };
+const repos = { none: repo('none'), true: repo('true'), fleet: repo('fleet'), ...(withDirect ? { direct: repo('direct') } : {}) };
 execFileSync(process.execPath, [CLI, 'enable'], { cwd: repos.fleet, env, stdio: 'ignore' });
 const fleetFile = readFileSync(join(repos.fleet, '.github', 'hooks', 'fleet.json'), 'utf8');
 const trueDoc = JSON.parse(fleetFile);
 for (const entries of Object.values(trueDoc.hooks)) for (const e of entries) e.bash = 'true';
 mkdirSync(join(repos.true, '.github', 'hooks'), { recursive: true });
 writeFileSync(join(repos.true, '.github', 'hooks', 'fleet.json'), JSON.stringify(trueDoc, null, 2));
+if (withDirect) {
+  const data = /^d=('(?:[^']|'\\'')*')/.exec(JSON.parse(fleetFile).hooks.postToolUse[0].bash)[1];
+  const directDoc = JSON.parse(fleetFile);
+  for (const [event, entries] of Object.entries(directDoc.hooks)) for (const e of entries) e.bash = `d=${data}; n=$(command -v node 2>/dev/null || cat "$d/node" 2>/dev/null); unset NODE_EXTRA_CA_CERTS; [ -f "$d/hook-client.cjs" ] && [ -x "$n" ] && exec "$n" "$d/hook-client.cjs" ${event}; exit 0 # claude-code-fleet fleet-git`;
+  mkdirSync(join(repos.direct, '.github', 'hooks'), { recursive: true });
+  writeFileSync(join(repos.direct, '.github', 'hooks', 'fleet.json'), JSON.stringify(directDoc, null, 2));
+}
 
 // ---- the observer -------------------------------------------------------------
 const sockPath = join(home, '.config', 'claude-code-fleet', 'fleet.sock');
@@ -121,9 +132,9 @@ async function batch(kind, k) {
   return performance.now() - t;
 }
 
-const kinds = ['none', 'true', 'fleet'];
+const kinds = ['none', 'true', 'fleet', ...(withDirect ? ['direct'] : [])];
 const times = Object.fromEntries(kinds.map((kind) => [kind, []])); // [k, ms]
-await batch('none', 1); await batch('true', 1); await batch('fleet', 1); // warm up (disk cache, the forwarder's first start)
+for (const kind of kinds) await batch(kind, 1); // warm up (disk cache, the forwarder's first start)
 await new Promise((r) => setTimeout(r, 4000)); // the warm-up's last events are in
 let expectedFleet = 0;
 const fleetSessionsBefore = new Set(received.map((r) => r.ev.session_id));
@@ -134,7 +145,7 @@ for (let r = 0; r < rounds; r++) {
     for (let j = 0; j < kinds.length; j++) {
       const kind = kinds[(j + r + k) % kinds.length];
       times[kind].push([k, await batch(kind, k)]);
-      if (kind === 'fleet') expectedFleet += parallel * (k + 3); // SessionStart, K PostToolUse, the turn's Stop, the session end's Stop
+      if (kind === 'fleet' || kind === 'direct') expectedFleet += parallel * (k + 3); // SessionStart, K PostToolUse, the turn's Stop, the session end's Stop
     }
   }
   process.stdout.write(`round ${r + 1}/${rounds} done\n`);
@@ -156,10 +167,11 @@ for (const kind of kinds) {
   const { slope, intercept } = fit(times[kind]);
   slopes[kind] = slope;
   const per = ks.map((k) => `K=${k} ${(median(times[kind].filter(([x]) => x === k).map(([, y]) => y)) / 1000).toFixed(2)} s`).join(', ');
-  console.log(`${kind.padEnd(5)} hooks: ${slope.toFixed(1)} ms per tool call (intercept ${(intercept / 1000).toFixed(2)} s; medians ${per})`);
+  console.log(`${kind.padEnd(6)} hooks: ${slope.toFixed(1)} ms per tool call (intercept ${(intercept / 1000).toFixed(2)} s; medians ${per})`);
 }
 console.log(`per tool call over no hooks: true ${(slopes.true - slopes.none).toFixed(1)} ms, fleet-git ${(slopes.fleet - slopes.none).toFixed(1)} ms`);
 console.log(`fleet-git minus the true floor: ${(slopes.fleet - slopes.true).toFixed(1)} ms per tool call (target <= 5)`);
+if (withDirect) console.log(`the hook command before the forwarder (node on every event) minus the true floor: ${(slopes.direct - slopes.true).toFixed(1)} ms per tool call`);
 
 // ---- what the observer got --------------------------------------------------------
 const events = received.filter((r) => !fleetSessionsBefore.has(r.ev.session_id));
@@ -177,9 +189,13 @@ for (const list of bySession.values()) {
   const want = ['SessionStart', ...Array.from({ length: steps }, (_, i) => `P${i}`), 'Stop', 'Stop'].join(' ');
   if (shape !== want) disorder++;
 }
-const lat = events.map((r) => r.at - r.ev.timestamp);
 console.log(`observer: ${events.length} of ${expectedFleet} events from ${bySession.size} sessions, ${disorder} session(s) out of order or incomplete, ${badLines} unparseable lines`);
-if (lat.length) console.log(`hook fired to event on the socket: median ${median(lat)} ms, max ${Math.max(...lat)} ms (targets <= 100 and <= 1000)`);
+// Which kind each session was, from its SessionStart's cwd.
+const kindOf = new Map(events.filter((r) => r.ev.event === 'SessionStart').map((r) => [r.ev.session_id, Object.keys(repos).find((k) => repos[k] === r.ev.cwd)]));
+for (const kind of ['fleet', 'direct']) {
+  const lat = events.filter((r) => kindOf.get(r.ev.session_id) === kind).map((r) => r.at - r.ev.timestamp);
+  if (lat.length) console.log(`${kind}: hook fired to event on the socket: median ${median(lat)} ms, max ${Math.max(...lat)} ms over ${lat.length} events (targets <= 100 and <= 1000)`);
+}
 
 await model.close();
 observer.close();
