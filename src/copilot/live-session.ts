@@ -26,6 +26,7 @@ export interface SessionRun {
 
 const OUTPUT_MAX = 64 * 1024;
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const PIPE_GRACE_MS = 200;
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {
   try { process.kill(-pid, signal); } catch { /* gone */ }
@@ -55,7 +56,10 @@ export function runSession(bin: string, args: string[], opts: { cwd: string; env
     // In a group of its own, the session does not get the terminal's Ctrl-C: pass it on.
     const onSignal = () => { interrupted = true; stop(); };
     for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
+    let settled = false;
     const done = (r: Omit<SessionRun, 'pid' | 'output' | 'ms' | 'timedOut' | 'interrupted'>) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       clearTimeout(hard);
       for (const sig of STOP_SIGNALS) process.off(sig, onSignal);
@@ -63,7 +67,18 @@ export function runSession(bin: string, args: string[], opts: { cwd: string; env
       resolve({ pid: child.pid ?? 0, output, ms: Date.now() - started, timedOut, interrupted, ...r });
     };
     child.on('error', (e: NodeJS.ErrnoException) => done({ code: null, signal: null, spawnError: e.code ?? e.message }));
-    child.on('close', (code, signal) => done({ code, signal, spawnError: null }));
+    // Not 'close': a process that left the group may hold the output pipes open.
+    // What is still buffered has a moment to arrive, then the pipes are let go.
+    child.on('exit', (code, signal) => {
+      if (child.pid) killGroup(child.pid, 'SIGKILL'); // what it left in its group
+      const finish = () => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        done({ code, signal, spawnError: null });
+      };
+      const t = setTimeout(finish, PIPE_GRACE_MS);
+      child.once('close', () => { clearTimeout(t); finish(); });
+    });
   });
 }
 

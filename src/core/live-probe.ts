@@ -85,7 +85,8 @@ export interface LiveReport {
   causes: Cause[];
   /** What is worth knowing and is not a fault. */
   notes: string[];
-  session: { exitCode: number | null; signal: string | null; timedOut: boolean; interrupted: boolean; ms: number; output: string };
+  /** `output`: what Copilot printed (the first 2,000 characters), when the session failed. */
+  session: { exitCode: number | null; signal: string | null; timedOut: boolean; interrupted: boolean; ms: number; output: string | null };
 }
 
 export interface ProbeOptions {
@@ -135,10 +136,10 @@ function jsonFiles(dir: string): string[] {
   return out.sort();
 }
 
-interface SeenFile { path: string; text: string | null; fleetGit: boolean; allFleetGit: boolean; parseError: string | null }
+export interface SeenFile { path: string; text: string | null; fleetGit: boolean; allFleetGit: boolean; parseError: string | null }
 
 /** A hook file as the probe sees it: whether its commands run fleet-git's hook client (its mark, or its data folder). */
-function seeFile(path: string, dataDir: string): SeenFile {
+export function seeFile(path: string, dataDir: string): SeenFile {
   const text = readTextIfExists(path);
   if (text === null) return { path, text, fleetGit: false, allFleetGit: false, parseError: 'cannot be read' };
   const ours = (c: string) => c.includes(HOOK_MARK) || c.includes(dataDir);
@@ -241,7 +242,10 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
     const version = transcript.copilotVersion ?? log.copilotVersion ?? (run.spawnError || run.timedOut || run.interrupted ? null : copilotVersion(bin, env, 5_000));
     const node = nodeFor(env, dataDir);
     const trusted = opts.env.COPILOT_ALLOW_ALL === 'true' || opts.env.GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS === 'true' || new FolderIndex(trustedFolders(ctx.user)).by(root) !== null;
-    return judge({ root, bin, version, run, received, transcript: transcript.hookRuns, log, node, trusted, repoFiles, userFiles, carried, probeHome, realHome, finalText: script.finalText, userFleetJson: userHookFile(ctx.user), ppidParent });
+    const clients = new Set([...repoFiles, ...carried].filter((x) => x.fleetGit).flatMap((x) => classifyHookFile(x.text, '').clients));
+    const missingClients = [...clients].filter((c) => !existsSync(c));
+    const settingsHooks = /"hooks"\s*:/.test(readTextIfExists(join(realHome, 'settings.json')) ?? '');
+    return judge({ root, bin, version, run, received, transcript: transcript.hookRuns, log, node, trusted, repoFiles, userFiles, carried, probeHome, realHome, finalText: script.finalText, userFleetJson: userHookFile(ctx.user), ppidParent, missingClients, settingsHooks });
   } finally {
     killTagged(PROBE_VAR, token);
     await listener?.close();
@@ -250,7 +254,7 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
   }
 }
 
-interface Facts {
+export interface Facts {
   root: string;
   bin: string;
   version: string | null;
@@ -269,6 +273,10 @@ interface Facts {
   userFleetJson: string;
   /** The parent of the SessionStart's ppid, read while Copilot ran (null: unknown). */
   ppidParent: number | null;
+  /** Hook clients that fleet-git's hook files name and that do not exist. */
+  missingClients: string[];
+  /** $COPILOT_HOME/settings.json has hooks (not run in the probe). */
+  settingsHooks: boolean;
 }
 
 function levelOf(e: Received, f: Facts): Level {
@@ -317,7 +325,7 @@ export function judge(f: Facts): LiveReport {
     if (!f.node.usable) {
       return { code: 'no-node', message: `no node on the PATH Copilot runs hooks with${f.node.recorded ? `, and the node fleet-git enable recorded (${f.node.recorded}) is gone` : ''}, so the hook does nothing`, fix: 'install Node 18 or later (or put it on PATH), then run fleet-git enable' };
     }
-    const gone = [...new Set([...repoSources, ...userSources].flatMap((x) => classifyHookFile(x.text, '').clients))].find((c) => !existsSync(c));
+    const gone = f.missingClients[0];
     if (gone) return { code: 'client-missing', message: `the hook client ${gone} is missing`, fix: 'fleet-git enable' };
     return { code: 'unknown', message: run ? 'Copilot ran the hook, but nothing reached the probe\'s socket' : 'Copilot did not run a hook for this event', fix: 'fleet-git doctor' };
   }
@@ -363,8 +371,7 @@ export function judge(f: Facts): LiveReport {
     if (h.level === 'repo' && !h.fleetGit) notes.push(h.invalid ? `${rel(h.path)}: Copilot ignores this hook file of the repository, silently, in every session (${h.invalid})` : `${rel(h.path)}: another hook file of this repository; the probe loads it as every session here does`);
     if (h.level === 'user' && !h.run) notes.push(`${home(h.path)}: a user-level hook file that is not fleet-git's, not run in the probe${h.invalid ? ` (Copilot ignores it anyway: ${h.invalid})` : ''}`);
   }
-  const settings = readTextIfExists(join(f.realHome, 'settings.json'));
-  if (settings && /"hooks"\s*:/.test(settings)) notes.push('$COPILOT_HOME/settings.json has hooks of its own: not run in the probe');
+  if (f.settingsHooks) notes.push('$COPILOT_HOME/settings.json has hooks of its own: not run in the probe');
   if (!f.node.onPath && f.node.usable) notes.push(`no node on the PATH Copilot runs hooks with: the hook used the one fleet-git enable recorded (${f.node.recorded})`);
 
   const causes: Cause[] = [];
@@ -379,6 +386,6 @@ export function judge(f: Facts): LiveReport {
     hookFiles,
     causes,
     notes,
-    session: { exitCode: f.run.code, signal: f.run.signal, timedOut: f.run.timedOut, interrupted: f.run.interrupted, ms: f.run.ms, output: f.run.output.slice(0, 2000) },
+    session: { exitCode: f.run.code, signal: f.run.signal, timedOut: f.run.timedOut, interrupted: f.run.interrupted, ms: f.run.ms, output: sessionOk ? null : f.run.output.slice(0, 2000) },
   };
 }
