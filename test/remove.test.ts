@@ -55,6 +55,36 @@ describe('enable --under', () => {
   });
 });
 
+describe('bulk output', () => {
+  it('one line per repository changed, a note shared by many printed once with their number, then the summary; -q: failures and the summary only', () => {
+    const sb = sandbox();
+    const root = join(sb.dir, 'code');
+    const repos = ['a', 'b', 'c', 'd'].map((n) => sb.repo(`code/${n}`));
+    // core.hooksPath elsewhere (as husky sets it) gives each repository the same note.
+    for (const r of repos.slice(0, 3)) sb.git(r, 'config', 'core.hooksPath', '.husky/_');
+    const en = sb.cli(sb.dir, 'enable', '--under', root);
+    assert.equal(en.status, 0, en.stderr);
+    const lines = en.stdout.trimEnd().split('\n').filter((l) => !/hook client|data folder|fleet-git-created|node/.test(l) || l.startsWith(root));
+    assert.deepEqual(lines.filter((l) => l.endsWith(': enabled')), repos.map((r) => `${r}: enabled`));
+    const notes = lines.filter((l) => l.startsWith('note'));
+    assert.equal(notes.length, 1, en.stdout);
+    assert.match(notes[0], /^note, for 3 repositories \(.*\/code\/a, \.\.\.\): worktree auto-provisioning is not active here: /);
+    assert.match(en.stdout, /\nenable: 4 changed, 0 unchanged, 0 failed \(4 repositories under .*\)\n$/);
+    assert.ok(en.stdout.split('\n').length <= 4 + 1 + 1 + 4, `a handful of lines, not one a change:\n${en.stdout}`);
+    // -q: nothing but the summary (and what failed, on stderr).
+    for (const r of repos) assert.equal(sb.cli(r, 'disable').status, 0);
+    const q = sb.cli(sb.dir, 'enable', '--under', root, '-q');
+    assert.equal(q.status, 0, q.stderr);
+    assert.equal(q.stdout, `enable: 4 changed, 0 unchanged, 0 failed (4 repositories under ${root})\n`);
+    writeFileSync(join(repos[3], '.git', 'index.lock'), ''); // a git process at work there: that one fails
+    const rq = sb.cli(sb.dir, 'remove', root, '--yes', '--quiet');
+    assert.equal(rq.status, 1);
+    assert.equal(rq.stderr, `${repos[3]}: failed: a git process holds ${join(repos[3], '.git', 'index.lock')} (if none is running, remove that file and try again)\n`);
+    assert.match(rq.stdout, /^remove: 3 changed, 0 unchanged, 1 failed \(4 of 4 repositories/);
+    assert.equal(rq.stdout.split('\n').length, 2, rq.stdout);
+  });
+});
+
 describe('remove', () => {
   it('leaves every repository exactly as it was before it was enabled (the upstream hook file goes too)', () => {
     const { sb, ws, snap, userHook } = setup();

@@ -198,7 +198,7 @@ describe('scan: what Copilot makes of each repository', () => {
     assert.equal(opens.length, 1, opens.join('\n'));
   });
 
-  it('the table: a short Copilot note per repository, and how many enabled ones copilot -p would skip', async () => {
+  it('the table: a Copilot note only on an enabled repository copilot -p would skip, the others counted once; and how many would be skipped', async () => {
     let out = '';
     const stdout = Object.assign(new Writable({ write(c, _e, cb) { out += c; cb(); } }), { isTTY: true });
     const cli = new Cli<Context>();
@@ -206,10 +206,10 @@ describe('scan: what Copilot makes of each repository', () => {
     const code = await cli.run(['scan', root], { ...Cli.defaultContext, stdout, stderr: new Writable({ write(_c, _e, cb) { cb(); } }), cwd: sb.dir, env: sb.env, home: sb.home });
     assert.equal(code, 0, out);
     const line = (name: string) => out.split('\n').find((l) => l.trimStart().startsWith(join(root, name))) ?? '';
-    assert.match(line('trusted'), /copilot: trusted, repository hooks$/);
     assert.match(line('untrusted'), /copilot: untrusted, so copilot -p skips its hooks$/);
-    assert.match(line('plain'), /copilot: untrusted, no hooks$/);
-    assert.doesNotMatch(line('bare.git'), /copilot:/);
+    // The others are counted once, not repeated on each line.
+    for (const name of ['trusted', 'plain', 'bare.git']) assert.doesNotMatch(line(name), /copilot:/, name);
+    assert.match(out, /^Copilot, by repository: 1 trusted with repository hooks, 1 untrusted with no hooks, 1 untrusted with repository hooks \(marked above\)$/m);
     assert.match(out, /^1 enabled repository is not trusted by Copilot: copilot -p sessions skip their hooks silently/m);
   });
 });

@@ -3,7 +3,7 @@ import { ensureUserFiles, runContext, type RunContext } from '../core/context.js
 import { actOnRepo } from '../core/repo-lock.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { loadBulk, printBulkResult, printOutcome, resolveRepos, rootsOf, saveTrust, withProgress } from './report.js';
+import { BulkReport, loadBulk, printOutcome, resolveRepos, rootsOf, saveTrust, withProgress } from './report.js';
 import { TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
 import { loadUserConfig } from '../core/user-config.js';
 import { installUserHooks } from '../core/user-hooks.js';
@@ -32,6 +32,7 @@ export class EnableCommand extends FleetCommand {
   include = Option.Array('--include', [], { description: 'with --under: only repositories whose path below it (or folder name) matches this glob' });
   exclude = Option.Array('--exclude', [], { description: 'with --under: skip folders matching this glob' });
   trust = Option.Boolean('--trust', false, { description: "also list the repository in Copilot's trustedFolders, so that copilot -p sessions run its hooks (disable takes it out again; the config file's trust: true does the same)" });
+  quiet = Option.Boolean('-q,--quiet', false, { description: 'print only what failed or was left alone, and the summary' });
   user = Option.Boolean('--user', false, { description: 'install the user-level hook file ($COPILOT_HOME/hooks/fleet.json): every folder reports; with no repository given, only that' });
   repos = Option.Rest({ name: 'repo' });
 
@@ -83,7 +84,8 @@ export class EnableCommand extends FleetCommand {
     edit?.load();
     const out = new bulk.LineBuffer(this.context.stdout);
     const err = new bulk.LineBuffer(this.context.stderr);
-    if (!this.user) for (const line of ensureUserFiles(ctx)) out.push(line);
+    for (const line of this.user ? [] : ensureUserFiles(ctx)) if (!this.quiet) out.push(line);
+    const report = new BulkReport(out, err, 'enabled', this.quiet);
     let trusted = 0;
     const { applyAll, countsLine } = await import('../core/bulk-apply.js');
     const { counts } = await applyAll(wanted, ctx, { do: 'enable', force: this.force }, {
@@ -92,8 +94,9 @@ export class EnableCommand extends FleetCommand {
           if (edit!.add(root)) { trusted++; o.changes.push(root === o.path ? `listed in Copilot's trustedFolders` : `listed its worktree ${root} in Copilot's trustedFolders`); }
         }
       },
-      onResult: (r) => printBulkResult(out, err, r, 'enabled'),
+      onResult: (r) => report.add(r),
     });
+    report.finish();
     let trustFailed = false;
     if (edit && trusted) {
       try {

@@ -1,6 +1,6 @@
 import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { ask, isTty, loadBulk, printBulkResult, rootsOf, withProgress } from './report.js';
+import { ask, BulkReport, isTty, loadBulk, rootsOf, withProgress } from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import type { Row } from '../core/bulk.js';
 import { loadUserConfig } from '../core/user-config.js';
@@ -23,6 +23,7 @@ export class RemoveCommand extends FleetCommand {
 
   dryRun = Option.Boolean('--dry-run', false, { description: 'print the plan, change nothing' });
   yes = Option.Boolean('--yes', false, { description: 'act on every repository found without asking' });
+  quiet = Option.Boolean('-q,--quiet', false, { description: 'print only what failed or was left alone, and the summary' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plan as one JSON document' });
   roots = Option.Rest({ name: 'root', required: 1 });
 
@@ -79,6 +80,7 @@ export class RemoveCommand extends FleetCommand {
     let trustError: string | null = null;
     let untrusted = 0;
     const { applyAll, countsLine } = await import('../core/bulk-apply.js');
+    const report = new BulkReport(out, err, 'removed', this.quiet);
     const { counts } = await applyAll(targets, ctx, { do: 'disable', upstream: true }, {
       after: (o, row) => {
         for (const root of trustError === null ? listed(row) : []) {
@@ -89,8 +91,9 @@ export class RemoveCommand extends FleetCommand {
           }
         }
       },
-      onResult: (r) => printBulkResult(out, err, r, 'removed'),
+      onResult: (r) => report.add(r),
     });
+    report.finish();
     counts.unchanged += untouched;
     if (trustError === null) {
       try {

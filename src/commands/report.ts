@@ -38,17 +38,43 @@ export function printOutcome(cmd: FleetCommand, o: Outcome, verb: string): boole
   return o.notes.length > 0;
 }
 
-/** Prints one repository's result in a bulk run: only what changed, failed or was left alone. */
-export function printBulkResult(out: LineBuffer, err: LineBuffer, r: BulkResult, verb: string): void {
-  if (r.error !== undefined) {
-    err.push(`${r.row.path}: failed: ${r.error}`);
-    return;
+/**
+ * A bulk run's report: one line per repository that changed or failed (what
+ * failed or was left alone goes to stderr), and each note once, with the number
+ * of repositories it applies to, at the end (2,000 repositories under husky got
+ * 2,000 copies of the same note). Quiet: failures only (the caller prints the summary).
+ */
+export class BulkReport {
+  /** Each note with the repository's path taken out, and the repositories it came from. */
+  private readonly notes = new Map<string, { text: string; paths: string[] }>();
+
+  constructor(private readonly out: LineBuffer, private readonly err: LineBuffer, private readonly verb: string, private readonly quiet = false) {}
+
+  add(r: BulkResult): void {
+    if (r.error !== undefined) {
+      this.err.push(`${r.row.path}: failed: ${r.error}`);
+      return;
+    }
+    const o = r.outcome!;
+    if (o.changes.length && !this.quiet) this.out.push(`${o.path}: ${this.verb}`);
+    for (const n of o.notes) this.err.push(`${o.path}: ${n}`);
+    if (this.quiet) return;
+    for (const n of o.info) {
+      const key = n.split(o.path).join('\0');
+      const seen = this.notes.get(key);
+      if (seen) seen.paths.push(o.path);
+      else this.notes.set(key, { text: n, paths: [o.path] });
+    }
   }
-  const o = r.outcome!;
-  if (o.changes.length) out.push(`${o.path}: ${verb}`);
-  for (const c of o.changes) out.push(`  ${c}`);
-  for (const n of o.info) out.push(`  note: ${n}`);
-  for (const n of o.notes) err.push(`${o.path}: ${n}`);
+
+  /** Prints the notes, each once: with its repository when it is one, else with their number. */
+  finish(): void {
+    for (const [key, { text, paths }] of this.notes) {
+      if (paths.length === 1) this.out.push(`${paths[0]}: note: ${text}`);
+      else this.out.push(`note, for ${paths.length} repositories (${paths[0]}, ...): ${key.split('\0').join('<repository>')}`);
+    }
+    this.notes.clear();
+  }
 }
 
 // The bulk and discovery modules are loaded when a bulk command runs, not at start-up.

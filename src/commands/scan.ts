@@ -36,7 +36,7 @@ export class ScanCommand extends FleetCommand {
     details: `
       Walks the folders (the current one by default), stopping at each repository root and skipping node_modules, and reads each repository's state from its files, as \`fleet-git status\` does: enabled and healthy, enabled with problems (and which), not enabled, or not usable (bare, stale, broken, unreadable, with the reason). Linked worktrees are shown with their repository.
 
-      For each repository it also tells whether Copilot trusts it (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's own, the user-level one, both (each event is still sent once) or none.
+      For each repository it also tells whether Copilot trusts it (on a terminal: marked on the line of an enabled one that copilot -p would skip, the others counted once at the end) (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's own, the user-level one, both (each event is still sent once) or none.
 
       On a terminal it prints a table grouped by state with counts at the end. Otherwise one line per repository and linked worktree, tab-separated: the path, the state (healthy, problems, not-enabled or not-usable) and the problem codes, comma-separated, or - when there are none (a path holding a tab, a newline, a backslash or a control character, or starting with a double quote, is printed as a JSON string). With --json, the one stable machine format, one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees", "copilot": {"trusted", "hooks"}}], "counts"} ("copilot" on usable repositories only; "hooks" is "repo", "user", "both" or "none"). Exit code 0 whatever it finds, 2 for a folder that does not exist.
     `,
@@ -94,8 +94,10 @@ export class ScanCommand extends FleetCommand {
       if (r.enclosing) notes.push(`inside ${r.enclosing}`);
       return notes.length ? ` (${notes.join('; ')})` : '';
     };
-    // Copilot's side, one short note a repository; an enabled one that copilot -p would skip stands out.
+    // Copilot's side: an enabled repository that copilot -p would skip stands out on its line;
+    // the rest is counted once at the end (thousands of repositories, a handful of cases).
     let skipped = 0;
+    const copilotCounts = new Map<string, number>();
     const copilotNote = (r: RowJson) => {
       const c = r.copilot;
       if (!c) return '';
@@ -103,7 +105,9 @@ export class ScanCommand extends FleetCommand {
         skipped++;
         return `  ${paint('33', 'copilot: untrusted, so copilot -p skips its hooks')}`;
       }
-      return `  ${paint('2', `copilot: ${c.trusted ? 'trusted' : 'untrusted'}, ${HOOK_LEVELS[c.hooks]}`)}`;
+      const k = `${c.trusted ? 'trusted' : 'untrusted'} with ${HOOK_LEVELS[c.hooks]}`;
+      copilotCounts.set(k, (copilotCounts.get(k) ?? 0) + 1);
+      return '';
     };
     for (const g of GROUPS) {
       const rows = s.repos.filter((r) => jsonGroup(r) === g);
@@ -128,6 +132,7 @@ export class ScanCommand extends FleetCommand {
       `${c.repositories} repositor${c.repositories === 1 ? 'y' : 'ies'} and ${c.worktrees} linked worktree${c.worktrees === 1 ? '' : 's'} under ${s.roots.join(', ')}: ` +
         `${paint(tint.healthy, `${c.healthy} healthy`)}, ${paint(tint.problems, `${c.withProblems} with problems`)}, ${c.notEnabled} not enabled, ${paint(tint['not-usable'], `${c.notUsable} not usable`)}`,
     );
+    if (copilotCounts.size) lines.push(paint('2', `Copilot, by repository: ${[...copilotCounts].map(([k, n]) => `${n} ${k}`).join(', ')}${skipped ? `, ${skipped} untrusted with repository hooks (marked above)` : ''}`));
     if (s.repos.some((r) => r.copilot?.hooks === 'user' || r.copilot?.hooks === 'both')) lines.push(`user-level fleet hooks are installed: Copilot sessions in every folder report, trusted or not`);
     if (skipped) lines.push(paint('33', `${skipped} enabled repositor${skipped === 1 ? 'y is' : 'ies are'} not trusted by Copilot: copilot -p sessions skip their hooks silently (fleet-git enable --under ROOT --trust, or trust: true in the config file)`));
     this.context.stdout.write(`${lines.join('\n')}\n`);
