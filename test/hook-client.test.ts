@@ -4,14 +4,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HOOK_MARK } from '../src/core/hook-mark.js';
-import { sendEvent } from '../src/fleet/socket.js';
+import { LINE_MAX, sendEvent } from '../src/fleet/socket.js';
 import { restoreSessionMessage } from '../src/fleet/sessions.js';
 import { userPaths } from '../src/paths.js';
 import { FIXTURES, sandbox, snapshot } from './helpers.js';
-import { observerSummary, TestObserver } from './observer-server.js';
+import { observerSummary, RawObserver, TestObserver, wholeLines } from './observer-server.js';
 import { CLIENT, runClient } from './hook-run.js';
 
 const SID = '3111f3f3-d287-4b60-bd4b-f11fcf55db9e';
@@ -315,7 +315,7 @@ describe('hook client with no observer, or a broken one', () => {
   });
 
   for (const transport of ['auto', 'net'] as const) {
-    test(`sendEvent (${transport}): delivered, absent, stale, and a reader that never reads once the socket buffer is full`, async () => {
+    test(`sendEvent (${transport}): delivered, absent, stale, and a reader that never reads`, async () => {
       const live = await TestObserver.start(paths.fleetSocket);
       try {
         assert.equal(await sendEvent(paths.fleetSocket, { event: 'Stop', session_id: `via-${transport}`, text: 'é\u2028\n' }, 300, transport), true);
@@ -331,6 +331,8 @@ describe('hook client with no observer, or a broken one', () => {
       const stuck = await TestObserver.start(paths.fleetSocket, { stuck: true });
       try {
         const started = Date.now();
+        // A whole line of the largest size, each time into a new connection's kernel buffer; a longer one is never sent.
+        for (let i = 0; i < 5; i++) assert.equal(await sendEvent(paths.fleetSocket, { big: 'x'.repeat(LINE_MAX - 11) }, 300, transport), true);
         assert.equal(await sendEvent(paths.fleetSocket, { big: 'x'.repeat(8 * 1024 * 1024) }, 300, transport), false);
         assert.ok(Date.now() - started < 5000);
       } finally {
@@ -338,4 +340,64 @@ describe('hook client with no observer, or a broken one', () => {
       }
     });
   }
+});
+
+describe('forwarded lines: at most 64 KiB, and whole (issue 12, item 11)', () => {
+  const sb = sandbox();
+  const paths = userPaths(sb.env, sb.home);
+  const ctl = '\u0001'.repeat(1000); // six bytes each in JSON
+  const nested = { a: Array.from({ length: 50 }, () => ({ b: Array.from({ length: 50 }, () => ({ c: [ctl, 'x'.repeat(1000)] })) })) };
+  const deepCwd = `/w/${'d'.repeat(3 * 1024 * 1024)}/project`;
+  const payloads: Array<[string, Record<string, unknown>, Record<string, string>?]> = [
+    ['sessionStart', { sessionId: 'big-start', cwd: deepCwd, model: 'm'.repeat(1024 * 1024) }, { FLEET_MODEL_NAME: 'f'.repeat(100_000), TERM_PROGRAM: ctl.repeat(20) }],
+    ['postToolUse', { sessionId: 'big-tool', cwd: '/w/app', toolName: 'bash', toolArgs: { ...nested, command: 'npm test' }, toolResult: { textResultForLlm: ctl.repeat(100) } }],
+    ['postToolUse', { sessionId: 'big-keys', toolName: 'view', toolArgs: { [`k${'y'.repeat(200_000)}`]: 1, path: '/w/src/index.ts' } }],
+    ['agentStop', { sessionId: 'big-stop', stopReason: 's'.repeat(1024 * 1024), last_assistant_message: ctl }],
+    ['notification', { sessionId: 'big-note', message: ctl.repeat(50), notification_type: 't'.repeat(1024 * 1024) }],
+    ['errorOccurred', { sessionId: 'big-error', errorContext: ctl.repeat(100), error: { message: ctl.repeat(100) } }],
+  ];
+
+  for (const mode of ['normal', 'stuck', 'slow'] as const) {
+    test(`huge payloads become lines of at most 64 KiB that a ${mode} observer gets whole`, { timeout: 60_000 }, async () => {
+      const obs = await RawObserver.start(paths.fleetSocket, mode);
+      try {
+        for (const [event, payload, env] of payloads) {
+          const r = await runClient({ ...sb.env, ...env }, [event], JSON.stringify(payload));
+          assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+        }
+        obs.resume();
+        await obs.waitEnded(payloads.length);
+        assert.equal(obs.ended.length, payloads.length);
+        const events = obs.ended.map((bytes) => {
+          assert.ok(bytes.length <= LINE_MAX, `a line of ${bytes.length} bytes`);
+          const lines = wholeLines(bytes);
+          assert.equal(lines.length, 1);
+          return lines[0]!;
+        });
+        const byId = new Map(events.map((e) => [e.session_id, e]));
+        const start = byId.get('big-start')!;
+        assert.equal(basename(String(start.cwd)), 'project', 'the cwd keeps its end, which names the card');
+        assert.equal(typeof start.model, 'string');
+        assert.equal(observerSummary(byId.get('big-tool')!.tool_name, byId.get('big-tool')!.tool_input), 'Bash: npm test');
+        assert.equal(observerSummary(byId.get('big-keys')!.tool_name, byId.get('big-keys')!.tool_input), 'Read index.ts');
+        assert.equal(typeof byId.get('big-stop')!.message, 'string');
+      } finally {
+        await obs.close();
+      }
+    });
+  }
+
+  test('sendEvent sends no line over 64 KiB, not a byte of it', async () => {
+    const obs = await RawObserver.start(paths.fleetSocket);
+    try {
+      const at = (n: number) => ({ pad: 'x'.repeat(n - '{"pad":""}\n'.length) });
+      assert.equal(await sendEvent(paths.fleetSocket, at(LINE_MAX + 1)), false);
+      assert.equal(await sendEvent(paths.fleetSocket, at(LINE_MAX)), true);
+      await obs.waitEnded(1);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(obs.ended.map((b) => b.length), [LINE_MAX]);
+    } finally {
+      await obs.close();
+    }
+  });
 });

@@ -5,7 +5,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { canonicalEvent, isPlainId, lastMessage, mapToolName, normalizePayload, summarizeToolUse, type FleetEvent } from '../src/copilot/normalize.js';
+import { canonicalEvent, EVENT_MAX_BYTES, isPlainId, lastMessage, mapToolName, normalizePayload, summarizeToolUse, type FleetEvent } from '../src/copilot/normalize.js';
+import { LINE_MAX } from '../src/fleet/socket.js';
 import { finalMessageFromLines, readFinalMessage, readSessionModel } from '../src/copilot/transcript.js';
 import { FIXTURES } from './helpers.js';
 import { observerSummary } from './observer-server.js';
@@ -258,5 +259,25 @@ describe('payload strings that name members of Object.prototype (issue 12, item 
     assert.equal(Object.getPrototypeOf(input), Object.prototype);
     assert.equal(input.command, undefined);
     assert.deepEqual(JSON.parse(JSON.stringify(ev)).tool_input, JSON.parse('{"__proto__":{"file_path":7,"command":"x"},"path":"/w/a.ts","file_path":"/w/a.ts"}'));
+  });
+});
+
+describe('every event fits in one line of at most 64 KiB (issue 12, item 11)', () => {
+  test('whatever the sizes, the JSON of an event stays within EVENT_MAX_BYTES, with room left for a last message', () => {
+    assert.ok(EVENT_MAX_BYTES + Buffer.byteLength(JSON.stringify(lastMessage('\u0001'.repeat(1000)))) + 1 <= LINE_MAX);
+    const ctl = '\u0001'.repeat(5000);
+    const wide = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${ctl}${i}`, [ctl, { [ctl]: [ctl, ctl] }]]));
+    const env = { FLEET_MODEL_NAME: ctl.repeat(20), TERM_PROGRAM: ctl, ITERM_SESSION_ID: ctl, COPILOT_MODEL: ctl, FLEET_GIT_PROBE: '1', COPILOT_HOOK_DIR: ctl.repeat(9) };
+    const big = { sessionId: 's', cwd: `/${ctl.repeat(100)}/app`, toolName: ctl, toolArgs: { ...wide, command: 'npm test' }, toolResult: ctl, stopReason: ctl, reason: ctl, message: ctl, notification_type: ctl, errorContext: ctl, error: ctl, last_assistant_message: ctl };
+    for (const event of ['sessionStart', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd', 'notification', 'errorOccurred']) {
+      for (const payload of [big, { ...big, toolName: 'bash' }, { ...big, toolArgs: JSON.stringify(big.toolArgs) }]) {
+        const ev = normalizePayload(payload, event, { ...ctx, env })!;
+        const bytes = Buffer.byteLength(JSON.stringify(ev));
+        assert.ok(bytes <= EVENT_MAX_BYTES, `${event}: ${bytes} bytes`);
+        assert.ok(String(ev.cwd).endsWith('/app'), 'the cwd keeps its end');
+      }
+    }
+    const bash = normalizePayload({ ...big, toolName: 'bash' }, 'postToolUse', { ...ctx, env })!;
+    assert.equal(observerSummary(bash.tool_name, bash.tool_input), 'Bash: npm test', 'the keys the observer reads come first');
   });
 });

@@ -2,7 +2,9 @@
 // (src/fleet/listener.ts), which frames exactly as the observer does
 // (fleet-observer-protocol.md): buffer what arrives, split on \n, JSON.parse
 // each line, silently drop lines that do not parse, never answer.
-import { basename } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { basename, dirname } from 'node:path';
 import { EventListener, type Received } from '../src/fleet/listener.js';
 
 export type { Received };
@@ -59,4 +61,73 @@ export function observerSummary(toolName: unknown, toolInput: unknown): string {
     default:
       return String(toolName);
   }
+}
+
+/**
+ * A listener that keeps the raw bytes of each connection, to check framing
+ * itself: `normal` reads at once, `stuck` reads nothing until resume(), `slow`
+ * reads a chunk every `slowMs`.
+ */
+export class RawObserver {
+  /** One entry per connection that has ended: everything it sent. */
+  readonly ended: Buffer[] = [];
+  private readonly open = new Set<Socket>();
+  private resumed: boolean;
+
+  private constructor(private readonly server: Server, private readonly mode: 'normal' | 'stuck' | 'slow', private readonly slowMs: number) {
+    this.resumed = mode !== 'stuck';
+  }
+
+  static start(socketPath: string, mode: 'normal' | 'stuck' | 'slow' = 'normal', slowMs = 20): Promise<RawObserver> {
+    mkdirSync(dirname(socketPath), { recursive: true });
+    rmSync(socketPath, { force: true });
+    const server = createServer({ pauseOnConnect: true });
+    const obs = new RawObserver(server, mode, slowMs);
+    server.on('connection', (c) => obs.accept(c));
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, () => resolve(obs));
+    });
+  }
+
+  private accept(c: Socket): void {
+    const chunks: Buffer[] = [];
+    this.open.add(c);
+    c.on('error', () => {});
+    c.on('data', (d: Buffer) => {
+      chunks.push(d);
+      if (this.mode === 'slow') { c.pause(); setTimeout(() => c.resume(), this.slowMs); }
+    });
+    c.on('close', () => { this.open.delete(c); this.ended.push(Buffer.concat(chunks)); });
+    if (this.resumed) c.resume();
+  }
+
+  /** A stuck observer starts reading what its connections hold. */
+  resume(): void {
+    this.resumed = true;
+    for (const c of this.open) c.resume();
+  }
+
+  /** Waits until `n` connections have ended (or `ms` passed). */
+  async waitEnded(n: number, ms = 10_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.ended.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  close(): Promise<void> {
+    for (const c of this.open) c.destroy();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** The events in one connection's bytes, which must be whole lines of JSON objects (a partial or unparsable line throws, saying what it was). */
+export function wholeLines(bytes: Buffer): Received[] {
+  const text = bytes.toString('utf8');
+  if (text === '') return [];
+  if (!text.endsWith('\n')) throw new Error(`a partial line: ${bytes.length} bytes without a final newline, starting ${JSON.stringify(text.slice(0, 80))}`);
+  return text.slice(0, -1).split('\n').map((line) => {
+    const v = JSON.parse(line) as unknown;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(`not a JSON object: ${line.slice(0, 80)}`);
+    return v as Received;
+  });
 }

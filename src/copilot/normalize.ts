@@ -63,9 +63,41 @@ const LAST_MESSAGE_MAX = 500;
 export function lastMessage(text: string | null | undefined): string | null {
   return clipString(text ?? null, LAST_MESSAGE_MAX);
 }
-const TOOL_OUTPUT_MAX = 2000;
-const STRING_MAX = 1000;
-const MESSAGE_MAX = 500;
+
+/**
+ * The most bytes an event from normalizePayload takes as JSON: the 64 KiB line
+ * the send path keeps to (src/fleet/socket.ts, LINE_MAX, its newline included)
+ * less room for the last message the hook client may add to a Stop afterwards
+ * (lastMessage: 500 characters, at most 3,000 bytes as JSON).
+ */
+export const EVENT_MAX_BYTES = 60 * 1024;
+
+/** How long each part of an event may be, in characters (see clipString). */
+interface Limits {
+  /** One string inside the tool input; a bare string tool input. */
+  string: number;
+  /** The whole tool input: its strings and keys together, roughly (the JSON of it a bit more). */
+  toolInput: number;
+  toolOutput: number;
+  message: number;
+  /** Names: the model, the tool, the terminal, the fleet profile, a notification's type, a key. */
+  name: number;
+  /** Paths, clipped at their start: the cwd's end names the observer's card. */
+  path: number;
+}
+
+const FULL: Limits = { string: 1000, toolInput: 16 * 1024, toolOutput: 2000, message: 500, name: 256, path: 4096 };
+const scaled = (f: number): Limits => {
+  const out = { ...FULL };
+  for (const k of Object.keys(out) as Array<keyof Limits>) out[k] = Math.floor(FULL[k] * f);
+  return out;
+};
+/**
+ * The limits normalizePayload tries in turn until the event's JSON fits in
+ * EVENT_MAX_BYTES (characters that JSON escapes, such as control characters,
+ * take up to six bytes each, others up to three). The last one always fits.
+ */
+const STEPS: readonly Limits[] = [FULL, scaled(1 / 4), scaled(1 / 16), { string: 0, toolInput: 0, toolOutput: 0, message: 0, name: 64, path: 64 }];
 
 // Every table below is looked up by a string from the payload: Maps, so that a
 // name such as `constructor` or `__proto__` finds nothing of Object.prototype.
@@ -123,30 +155,28 @@ export function mapToolName(toolName: string): string {
   return TOOL_NAME_MAP.get(toolName) ?? toolName;
 }
 
+// The tool input keys the observer reads with string methods (a non-string
+// there throws inside it), and `path`, which becomes `file_path`: copied
+// first, before anything else spends the tool input's budget.
+const OBSERVER_KEYS = ['file_path', 'command', 'pattern'];
+const FIRST_KEYS = ['file_path', 'path', 'command', 'pattern'];
+
 /**
  * The tool input as the observer's summarizer reads it: an object parsed from a
- * JSON string when needed, `file_path` added from `path`, long strings clipped,
- * and the keys the summarizer calls string methods on kept only when they are strings.
+ * JSON string when needed, `file_path` added from `path`, clipped within `lim`,
+ * and the keys the observer calls string methods on kept only when they are strings.
  */
-function mapToolInput(toolName: string, toolInput: unknown): Record<string, unknown> | string | null {
+function mapToolInput(toolInput: unknown, lim: Limits): Record<string, unknown> | string | null {
   let input: unknown = toolInput;
   if (typeof toolInput === 'string') {
-    try { input = JSON.parse(toolInput); } catch { return clipString(toolInput, STRING_MAX); }
+    try { input = JSON.parse(toolInput); } catch { return clipString(toolInput, lim.string); }
   }
-  if (!isObject(input)) return typeof input === 'string' ? clipString(input, STRING_MAX) : null;
-  const out = clip(input, 0) as Record<string, unknown>;
+  if (!isObject(input)) return typeof input === 'string' ? clipString(input, lim.string) : null;
+  const out = clipObject(input, 0, { left: lim.toolInput }, lim, FIRST_KEYS);
   if (!Object.hasOwn(out, 'file_path') && typeof out.path === 'string') out.file_path = out.path;
-  const keys = SUMMARY_KEYS.get(toolName);
-  if (keys) for (const k of keys) if (Object.hasOwn(out, k) && typeof out[k] !== 'string') delete out[k];
+  for (const k of OBSERVER_KEYS) if (Object.hasOwn(out, k) && typeof out[k] !== 'string') delete out[k];
   return out;
 }
-
-// The input keys the observer's summarizer reads with string methods, per tool.
-// A non-string there would throw inside the observer.
-const SUMMARY_KEYS: ReadonlyMap<string, readonly string[]> = new Map([
-  ['Read', ['file_path']], ['Edit', ['file_path']], ['Write', ['file_path']],
-  ['Bash', ['command']], ['Grep', ['pattern']], ['Glob', ['pattern']],
-]);
 
 /**
  * The action text the observer shows for a tool call, for Copilot names and
@@ -155,7 +185,7 @@ const SUMMARY_KEYS: ReadonlyMap<string, readonly string[]> = new Map([
  */
 export function summarizeToolUse(toolName: string, toolInput: unknown): string {
   const name = mapToolName(String(toolName ?? ''));
-  const mapped = mapToolInput(name, toolInput);
+  const mapped = mapToolInput(toolInput, FULL);
   const input: Record<string, unknown> = isObject(mapped) ? mapped : {};
   const str = (k: string) => (typeof input[k] === 'string' ? (input[k] as string) : '');
   switch (name) {
@@ -183,16 +213,26 @@ export function normalizePayload(rawInput: unknown, event: unknown, ctx: Normali
   if (!isObject(rawInput)) return null;
   const kind = canonicalEvent(event, rawInput, ctx.env);
   if (!kind) return null;
-  const raw = rawInput;
-  const sessionId = pick(raw, 'sessionId', 'session_id');
+  const sessionId = pick(rawInput, 'sessionId', 'session_id');
   if (!isPlainId(sessionId)) return null;
+  // Clipped before it is sent, never cut while sending: tighter limits until the line fits.
+  let out: FleetEvent | undefined;
+  for (const lim of STEPS) {
+    out = buildEvent(rawInput, kind, sessionId, ctx, lim);
+    if (Buffer.byteLength(JSON.stringify(out)) <= EVENT_MAX_BYTES) break;
+  }
+  return out!;
+}
+
+function buildEvent(raw: Record<string, unknown>, kind: CopilotEventName, sessionId: string, ctx: NormalizeContext, lim: Limits): FleetEvent {
   const env = ctx.env ?? {};
   const now = ctx.now ?? Date.now();
+  const name = (v: unknown) => clipString(str(v), lim.name);
 
   const out: FleetEvent = {
     event: 'Stop',
     session_id: sessionId,
-    cwd: str(raw.cwd),
+    cwd: clipPath(str(raw.cwd), lim.path),
     timestamp: timestampOf(raw.timestamp, now),
     model: null,
     pid: null,
@@ -208,46 +248,45 @@ export function normalizePayload(rawInput: unknown, event: unknown, ctx: Normali
     _tool: 'copilot',
     tool: 'copilot',
   };
-  if (env.FLEET_MODEL_NAME) out.fleet_model_name = env.FLEET_MODEL_NAME;
-  if (env[PROBE_VAR]) out.probe_hook_dir = env.COPILOT_HOOK_DIR || null;
+  if (env.FLEET_MODEL_NAME) out.fleet_model_name = name(env.FLEET_MODEL_NAME)!;
+  if (env[PROBE_VAR]) out.probe_hook_dir = clipPath(str(env.COPILOT_HOOK_DIR), lim.path);
 
   switch (kind) {
     case 'sessionStart':
       out.event = 'SessionStart';
-      out.model = str(raw.model) ?? str(env.COPILOT_MODEL) ?? ctx.transcriptModel ?? null;
+      out.model = name(str(raw.model) ?? str(env.COPILOT_MODEL) ?? ctx.transcriptModel);
       out.pid = ctx.pid ?? null;
       out.ppid = ctx.ppid ?? null;
-      out.term_program = env.TERM_PROGRAM || null;
-      out.iterm_session_id = env.ITERM_SESSION_ID || null;
+      out.term_program = name(env.TERM_PROGRAM);
+      out.iterm_session_id = name(env.ITERM_SESSION_ID);
       break;
     case 'postToolUse':
     case 'postToolUseFailure': {
       out.event = 'PostToolUse';
       const rawName = pick(raw, 'toolName', 'tool_name');
       // The observer splits the summary of tool_name: it must be a non-empty string.
-      const name = mapToolName(typeof rawName === 'string' && rawName ? rawName : 'unknown');
-      out.tool_name = name;
-      out.tool_input = mapToolInput(name, pick(raw, 'toolArgs', 'tool_input'));
-      out.tool_output = kind === 'postToolUse' ? toolOutputOf(raw) : failureOf(raw);
+      out.tool_name = mapToolName(name(rawName) ?? 'unknown');
+      out.tool_input = mapToolInput(pick(raw, 'toolArgs', 'tool_input'), lim);
+      out.tool_output = clipString(kind === 'postToolUse' ? toolOutputOf(raw) : failureOf(raw), lim.toolOutput);
       break;
     }
     case 'agentStop':
       out.event = 'Stop';
-      out.last_assistant_message = lastMessage(str(raw.last_assistant_message));
-      out.message = str(pick(raw, 'stopReason', 'stop_reason'));
+      out.last_assistant_message = clipString(lastMessage(str(raw.last_assistant_message)), lim.message);
+      out.message = clipString(str(pick(raw, 'stopReason', 'stop_reason')), lim.message);
       break;
     case 'sessionEnd':
       out.event = 'Stop';
-      out.message = clipString(str(raw.reason), MESSAGE_MAX);
+      out.message = clipString(str(raw.reason), lim.message);
       break;
     case 'notification':
       out.event = 'Notification';
-      out.message = clipString(str(raw.message) ?? str(raw.title), MESSAGE_MAX);
-      out.notification_type = str(pick(raw, 'notification_type', 'notificationType'));
+      out.message = clipString(str(raw.message) ?? str(raw.title), lim.message);
+      out.notification_type = name(pick(raw, 'notification_type', 'notificationType'));
       break;
     case 'errorOccurred':
       out.event = 'Notification';
-      out.message = clipString(errorMessage(raw), MESSAGE_MAX);
+      out.message = clipString(errorMessage(raw), lim.message);
       out.notification_type = 'error';
       break;
   }
@@ -256,10 +295,10 @@ export function normalizePayload(rawInput: unknown, event: unknown, ctx: Normali
 
 function toolOutputOf(raw: Record<string, unknown>): string | null {
   const result = pick(raw, 'toolResult', 'tool_result', 'tool_response');
-  if (typeof result === 'string') return clipString(result, TOOL_OUTPUT_MAX);
+  if (typeof result === 'string') return result;
   if (!isObject(result)) return null;
   for (const k of ['textResultForLlm', 'output', 'stdout', 'content']) {
-    if (typeof result[k] === 'string') return clipString(result[k] as string, TOOL_OUTPUT_MAX);
+    if (typeof result[k] === 'string') return result[k] as string;
   }
   return null;
 }
@@ -272,7 +311,7 @@ function errorText(raw: Record<string, unknown>): string | null {
 
 function failureOf(raw: Record<string, unknown>): string | null {
   const e = errorText(raw);
-  return e !== null ? clipString(e, TOOL_OUTPUT_MAX) : toolOutputOf(raw);
+  return e ?? toolOutputOf(raw);
 }
 
 const CONTEXT_LABELS: ReadonlyMap<string, string> = new Map([
@@ -321,19 +360,48 @@ function clipString<T extends string | null>(s: T, max: number): T {
   return s.slice(0, max) as T;
 }
 
-// A bounded copy: long strings clipped, deep or wide structures cut, so a
-// multi-megabyte tool input never becomes a multi-megabyte line.
-function clip(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return clipString(value, STRING_MAX);
-  if (value === null || typeof value !== 'object') return value;
-  if (depth >= 4) return Array.isArray(value) ? [] : {};
-  if (Array.isArray(value)) return value.slice(0, 50).map((v) => clip(v, depth + 1));
+/** A path's last `max` characters: its end (the basename) is what the observer shows. */
+function clipPath(s: string | null, max: number): string | null {
+  return s === null || s.length <= max ? s : s.slice(s.length - max);
+}
+
+// A bounded copy of a tool input: strings clipped, at most 4 levels and 50
+// entries a level, and a budget for the whole (`left`, in characters) that
+// every string, key and value spends, so that no shape of input, however
+// wide or deep, becomes a long line.
+function clipValue(value: unknown, depth: number, budget: { left: number }, lim: Limits): unknown {
+  if (typeof value === 'string') {
+    const s = clipString(value, Math.max(0, Math.min(lim.string, budget.left)));
+    budget.left -= s.length + 2;
+    return s;
+  }
+  budget.left -= 8;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
+  if (typeof value !== 'object') return null; // not JSON (a library caller's undefined, function, bigint)
+  if (depth >= 4 || budget.left <= 0) return Array.isArray(value) ? [] : {};
+  if (!Array.isArray(value)) return clipObject(value as Record<string, unknown>, depth, budget, lim, []);
+  const out: unknown[] = [];
+  for (const v of value) {
+    if (out.length >= 50 || budget.left <= 0) break;
+    out.push(clipValue(v, depth + 1, budget, lim));
+  }
+  return out;
+}
+
+function clipObject(value: Record<string, unknown>, depth: number, budget: { left: number }, lim: Limits, first: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   let n = 0;
-  for (const [k, v] of Object.entries(value)) {
-    if (n++ >= 50) break;
+  const copy = (k: string) => {
+    const key = clipString(k, lim.name);
+    budget.left -= key.length + 4;
     // Defined, not assigned: a `__proto__` key stays a key, not out's prototype.
-    Object.defineProperty(out, k, { value: clip(v, depth + 1), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, key, { value: clipValue(value[k], depth + 1, budget, lim), enumerable: true, writable: true, configurable: true });
+    n++;
+  };
+  for (const k of first) if (Object.hasOwn(value, k)) copy(k);
+  for (const k in value) {
+    if (n >= 50 || budget.left <= 0) break;
+    if (Object.hasOwn(value, k) && !first.includes(k)) copy(k);
   }
   return out;
 }

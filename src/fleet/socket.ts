@@ -14,6 +14,16 @@ import type { Socket } from 'node:net';
 
 const SEND_TIMEOUT_MS = 300;
 
+/**
+ * The longest line sent, its newline included; a longer one is not sent at all
+ * (normalizePayload keeps every event well below it). A line this size goes out
+ * in one write that a fresh connection's kernel buffer takes whole (Linux's
+ * default for a Unix socket is 208 KiB), so the give-up timer cannot cut one;
+ * and giving up closes the connection without sending what is still queued,
+ * so the observer, which needs a line's newline, never gets a part of a line.
+ */
+export const LINE_MAX = 64 * 1024;
+
 export type Transport = 'auto' | 'net';
 
 /** One JSON line to the observer socket. Resolves true when the whole line was written. */
@@ -24,6 +34,7 @@ export function sendEvent(socketPath: string, event: unknown, timeoutMs = SEND_T
   } catch {
     return Promise.resolve(false);
   }
+  if (line.length > LINE_MAX || Buffer.byteLength(line) > LINE_MAX) return Promise.resolve(false);
   return (transport === 'auto' && sendViaPipeHandle(socketPath, line, timeoutMs)) || sendViaNet(socketPath, line, timeoutMs);
 }
 
