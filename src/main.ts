@@ -23,6 +23,7 @@ const COMMANDS: Record<string, Load> = {
   run: async () => (await import('./commands/run.js')).RunCommand,
   model: async () => (await import('./commands/model-list.js')).ModelListCommand,
   doctor: async () => (await import('./commands/doctor.js')).DoctorCommand,
+  uninstall: async () => (await import('./commands/uninstall.js')).UninstallCommand,
   completion: async () => (await import('./commands/completion.js')).CompletionCommand,
 };
 

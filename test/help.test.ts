@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { sandbox } from './helpers.js';
 
-const COMMANDS = ['enable', 'disable', 'status', 'setup', 'config', 'scan', 'remove', 'run', 'model', 'doctor', 'completion'];
+const COMMANDS = ['enable', 'disable', 'status', 'setup', 'config', 'scan', 'remove', 'run', 'model', 'doctor', 'uninstall', 'completion'];
 
 describe('help', () => {
   const sb = sandbox();

@@ -155,6 +155,8 @@ describe('enable --trust and disable', () => {
     assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')), { trustedFolders: [repo] });
     sb.cli(repo, 'disable');
     assert.ok(!existsSync(config), 'the file fleet-git created, with nothing else in it, is gone');
+    assert.ok(!existsSync(sb.env.COPILOT_HOME), 'and the folder it made for it');
+    mkdirSync(sb.env.COPILOT_HOME);
     writeFileSync(config, '{ "trustedFolders": [ }');
     const r = sb.cli(repo, 'enable', '--trust');
     assert.equal(r.status, 1);

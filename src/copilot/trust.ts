@@ -8,7 +8,8 @@
 import { mkdirSync, unlinkSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import * as jsonc from 'jsonc-parser';
-import { readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import { readTextIfExists, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
+import { makeDataDir } from '../fs/data-dir.js';
 import { isUnder, type UserPaths } from '../paths.js';
 
 const TRUST_RECORD = 'trusted-folders';
@@ -126,7 +127,7 @@ function writeTrustRecord(paths: UserPaths, entries: string[]): void {
     try { unlinkSync(recordFile(paths)); } catch { /* none */ }
     return;
   }
-  mkdirSync(paths.dataDir, { recursive: true });
+  makeDataDir(paths.dataDir);
   writeAtomic(recordFile(paths), `${entries.join('\n')}\n`);
 }
 
@@ -140,6 +141,11 @@ interface Loaded {
   removing: Set<string>;
   existed: boolean;
   hadKey: boolean;
+}
+
+interface CreatedKey {
+  what: 'key' | 'file';
+  made?: string;
 }
 
 /**
@@ -210,16 +216,19 @@ export class TrustEdit {
       const c = this.loaded!;
       const list = c.removing.size ? c.list.filter((f) => !(typeof f === 'string' && c.removing.has(f))) : c.list;
       // Creating the key now: recorded (and known) without reading the record back.
+      // A config.json fleet-git creates may need its folder made too: recorded, to go with the file.
       const creating = !c.hadKey && list.length > 0;
-      if (creating) this.recordCreatedKey(!c.existed);
-      const created = creating ? (c.existed ? 'key' : 'file') : this.createdKey();
+      const created = creating
+        ? this.recordCreatedKey(c.existed ? 'key' : 'file', c.existed ? undefined : mkdirSync(dirname(this.file), { recursive: true }))
+        : this.createdKey();
       const before = c.hadKey ? (c.doc.trustedFolders as unknown[]) : null;
       const dropKey = list.length === 0 && created !== null; // fleet-git created the key: with its last entry gone, the key goes too
       if (dropKey) this.forgetCreatedKey();
       let text = editList(c.text.trim() === '' ? '{}' : c.text, before, dropKey ? null : list);
       if (c.text.trim() === '') text = `${text}\n`;
-      if (created === 'file' && text.replace(/\s/g, '') === '{}') {
+      if (created?.what === 'file' && text.replace(/\s/g, '') === '{}') {
         unlinkSync(this.file); // and the file, when fleet-git created that and nothing else is in it
+        if (created.made) removeEmptyUpTo(dirname(this.file), created.made); // and the folders it made for it
       } else {
         mkdirSync(dirname(this.file), { recursive: true });
         writeAtomic(this.file, text);
@@ -231,19 +240,28 @@ export class TrustEdit {
     this.recordChanged = false;
   }
 
+  /** The topmost folder fleet-git made for the config.json it created, if it made one. */
+  madeFolder(): string | null {
+    return this.createdKey()?.made ?? null;
+  }
+
   private markFile(): string {
     return join(this.paths.dataDir, CREATED_KEY_MARK);
   }
 
-  /** 'key' or 'file' when fleet-git created the trustedFolders key (or the whole file) of this config.json; else null. */
-  private createdKey(): 'key' | 'file' | null {
-    const [file, what] = (readTextIfExists(this.markFile()) ?? '').split('\n');
-    return file === this.file ? (what === 'file' ? 'file' : 'key') : null;
+  /**
+   * What fleet-git created of this config.json: the trustedFolders key, or the
+   * whole file (and `made`, the topmost folder it made for it); else null.
+   */
+  private createdKey(): CreatedKey | null {
+    const [file, what, made] = (readTextIfExists(this.markFile()) ?? '').split('\n');
+    return file === this.file ? { what: what === 'file' ? 'file' : 'key', made: made || undefined } : null;
   }
 
-  private recordCreatedKey(wholeFile: boolean): void {
-    mkdirSync(this.paths.dataDir, { recursive: true });
-    writeAtomic(this.markFile(), `${this.file}\n${wholeFile ? 'file' : 'key'}\n`);
+  private recordCreatedKey(what: CreatedKey['what'], made: string | undefined): CreatedKey {
+    makeDataDir(this.paths.dataDir);
+    writeAtomic(this.markFile(), `${this.file}\n${what}\n${made ? `${made}\n` : ''}`);
+    return { what, made };
   }
 
   private forgetCreatedKey(): void {

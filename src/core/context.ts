@@ -1,8 +1,8 @@
 // What one run of fleet-git needs to know once, whatever the number of
 // repositories: the user's paths, the bytes it would write, the git config reader.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERIFY, readIfExists, removeStaleTemps, writeAtomic } from '../fs/atomic.js';
+import { makeDataDir } from '../fs/data-dir.js';
 import { ConfigReader } from '../git/config.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { CLIENT_FILE, userPaths, type Env, type UserPaths } from '../paths.js';
@@ -42,7 +42,7 @@ export function runContext(env: Env, home: string, dataDir?: string): RunContext
  */
 export function ensureUserFiles(ctx: RunContext, nodePath = process.execPath): string[] {
   const changed: string[] = [];
-  mkdirSync(ctx.user.dataDir, { recursive: true });
+  makeDataDir(ctx.user.dataDir);
   removeStaleTemps(ctx.user.dataDir); // left by a fleet-git killed while it wrote here
   const built = readIfExists(BUILT_CLIENT);
   if (built === null) throw new Error(`the hook client ${BUILT_CLIENT} is missing: reinstall fleet-git (npm run build in a checkout)`);

@@ -6,11 +6,11 @@
 // `trust: true` makes `enable` also list repositories in Copilot's trustedFolders.
 // A missing file means the defaults; an invalid one is one line naming the
 // file, the line and what is wrong (UserConfigError), never a stack.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJson5 } from '../json5.js';
 import { UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic.js';
+import { makeDataDir } from '../fs/data-dir.js';
 import { expandHome, userPaths, type Env } from '../paths.js';
 import { checkCloneGlob, rulesState, writeRules } from './clone-rules.js';
 
@@ -167,7 +167,7 @@ export function configValue(c: UserConfig, key: ConfigKey): string[] | boolean |
 export function compileRules(env: Env, home: string): boolean {
   const u = userPaths(env, home);
   const loaded = loadUserConfig(env, home);
-  mkdirSync(u.dataDir, { recursive: true });
+  makeDataDir(u.dataDir);
   return writeRules(u.dataDir, loaded.exists ? loaded.config : null, loaded.file, home);
 }
 

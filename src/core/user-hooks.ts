@@ -6,7 +6,9 @@
 // so the user level wins and each event reaches the observer once.
 import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextIfExists, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
+import { readTextIfExists, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
+import { makeDataDir } from '../fs/data-dir.js';
+import { isUnder } from '../paths.js';
 import { copilotConfigFile, FolderIndex, trustedFolders } from '../copilot/trust.js';
 import type { RunContext } from './context.js';
 import { classifyHookFile, type HookFileInfo } from './hook-file.js';
@@ -15,7 +17,7 @@ import type { RepoState } from './state.js';
 
 export { userHookFile, userHooksDir } from './hook-mark.js';
 
-/** Records that fleet-git created $COPILOT_HOME/hooks, so that disable --user may remove it when empty. */
+/** Records the topmost folder fleet-git made for $COPILOT_HOME/hooks, so that disable --user may remove them when empty. */
 const CREATED_MARK = 'created-copilot-hooks-dir';
 
 export function userHookState(ctx: RunContext): HookFileInfo {
@@ -32,12 +34,17 @@ export function installUserHooks(ctx: RunContext): string | null {
   if (state.kind === 'ours' && state.current) return null;
   const dir = userHooksDir(ctx.user);
   if (!existsSync(dir)) {
-    mkdirSync(dir, { recursive: true });
-    mkdirSync(ctx.user.dataDir, { recursive: true });
-    writeAtomic(join(ctx.user.dataDir, CREATED_MARK), `${dir}\n`);
+    const made = mkdirSync(dir, { recursive: true }) ?? dir; // the topmost folder made: $COPILOT_HOME itself, maybe
+    makeDataDir(ctx.user.dataDir);
+    writeAtomic(join(ctx.user.dataDir, CREATED_MARK), `${made}\n`);
   }
   writeAtomic(file, ctx.hookFile, 0o644);
   return `${state.kind === 'ours' ? 'updated' : 'installed'} the user-level hook file ${file}: Copilot sessions in every folder now report to the fleet observer`;
+}
+
+/** The topmost folder fleet-git made for the user-level hook file ($COPILOT_HOME/hooks, or $COPILOT_HOME itself), if it made one. */
+export function userHooksMade(ctx: RunContext): string | null {
+  return readTextIfExists(join(ctx.user.dataDir, CREATED_MARK))?.trim() || null;
 }
 
 /** Removes the user-level hook file if it is fleet-git's. Returns what changed, or null. */
@@ -47,11 +54,11 @@ export function removeUserHooks(ctx: RunContext): { change: string | null; note:
   if (state.kind === 'absent') return { change: null, note: null };
   if (state.kind !== 'ours') return { change: null, note: `left ${file} alone: it was not written by fleet-git` };
   unlinkSync(file);
-  const mark = join(ctx.user.dataDir, CREATED_MARK);
   const dir = userHooksDir(ctx.user);
-  if (readTextIfExists(mark) === `${dir}\n`) {
-    removeIfEmpty(dir); // the folder fleet-git made for it, when nothing else is in it
-    unlinkSync(mark);
+  const made = userHooksMade(ctx);
+  if (made && isUnder(dir, made)) {
+    removeEmptyUpTo(dir, made); // the folders fleet-git made for it, when nothing else is in them
+    unlinkSync(join(ctx.user.dataDir, CREATED_MARK));
   }
   return { change: `removed the user-level hook file ${file}`, note: null };
 }

@@ -2,6 +2,7 @@
 // a temporary file in the same folder, then a rename over the target.
 import { chmodSync, closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { isUnder } from '../paths.js';
 
 /**
  * `join(dir, rel)` for a normalized absolute `dir` and a plain relative `rel`
@@ -315,4 +316,9 @@ export function writeFailure(e: unknown, path: string): Error {
 
 export function isCode(e: unknown, code: string): boolean {
   return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
+}
+
+/** Removes `from` and each folder above it up to `top` (included) while they are empty: folders fleet-git made. */
+export function removeEmptyUpTo(from: string, top: string): void {
+  for (let d = from; isUnder(d, top); d = dirname(d)) if (removeIfEmpty(d) === 'kept' || d === dirname(d)) return;
 }

@@ -1,0 +1,112 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Cli, Option } from 'clipanion';
+import { EXIT, FleetCommand, InputError, type Context } from './base.js';
+import { DisableCommand } from './disable.js';
+import { RemoveCommand } from './remove.js';
+import { ask, isTty, saveTrust } from './report.js';
+import { SetupCommand } from './setup.js';
+import { readTrustRecord, TrustEdit } from '../copilot/trust.js';
+import { runContext } from '../core/context.js';
+import { setupState } from '../core/setup.js';
+import { removeIfEmpty } from '../fs/atomic.js';
+import { removeDataDir } from '../fs/data-dir.js';
+import { userHookFile, userHooksMade, userHookState } from '../core/user-hooks.js';
+import { loadUserConfig, scanRoots } from '../core/user-config.js';
+import { isUnder } from '../paths.js';
+
+/**
+ * Everything fleet-git put on this machine, taken away by the commands that
+ * take each part away (remove, disable --user, setup --undo), run in turn, then
+ * the trustedFolders entries it added that are left, and last its data folder.
+ */
+export class UninstallCommand extends FleetCommand {
+  static paths = [['uninstall']];
+  static usage = FleetCommand.Usage({
+    description: 'take fleet-git off this machine: every repository under the folders, the user-level hook, setup, its trustedFolders entries, its data folder',
+    details: `
+      Runs, in turn, \`fleet-git remove ROOT... --yes\` (without a folder: scan.roots of the config file, else your home folder), \`fleet-git disable --user\` and \`fleet-git setup --undo\`, then takes out of Copilot's trustedFolders every entry fleet-git added that is still there, and last removes fleet-git's data folder (the hook client, the canonical hook file, its records, setup's template folder, the code cache). Your config file stays: it is yours.
+
+      The data folder goes only when every step before succeeded, since a repository still enabled runs the hook client kept there; otherwise it stays, and running uninstall again once the problem is fixed finishes the job. --dry-run prints the plan and changes nothing. Off a terminal it acts only with --yes; on a terminal it asks first. Then \`npm uninstall -g fleet-git\` removes the command itself.
+    `,
+    examples: [
+      ['See what would go', '$0 uninstall --dry-run'],
+      ['Uninstall, repositories under ~/code, without a question', '$0 uninstall ~/code --yes'],
+    ],
+  });
+
+  dryRun = Option.Boolean('--dry-run', false, { description: 'print the plan, change nothing' });
+  yes = Option.Boolean('--yes', false, { description: 'go ahead without asking' });
+  roots = Option.Rest({ name: 'root' });
+
+  async run(): Promise<number> {
+    const { env, home } = this.context;
+    const config = loadUserConfig(env, home); // an invalid file: one line, exit 2
+    const roots = this.roots.length ? this.roots : config.from['scan.roots'] === 'file' ? scanRoots(config.config, home) : [home];
+    const ctx = runContext(env, home);
+    const data = ctx.user.dataDir;
+    // The commands that take each part away, run as they run on their own.
+    const parts = Cli.from<Context>([RemoveCommand, DisableCommand, SetupCommand], { binaryName: 'fleet-git' });
+    const step = (argv: string[]) => parts.run(argv, this.context);
+
+    if (this.dryRun) {
+      const code = await step(['remove', ...roots, '--dry-run']);
+      if (code !== EXIT.ok) return code;
+      if (userHookState(ctx).kind === 'ours') this.out(`would remove the user-level hook file ${userHookFile(ctx.user)}`);
+      const setup = setupState(env, home);
+      if (setup.state !== 'off') this.out(`would undo fleet-git setup (setup is ${setup.message})`);
+      const edit = new TrustEdit(ctx.user);
+      for (const entry of readTrustRecord(ctx.user).filter((e) => !roots.some((r) => isUnder(e, r)))) {
+        this.out(`would take ${entry} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
+      }
+      if (existsSync(data)) this.out(`would remove fleet-git's data folder ${data}`);
+      if (config.exists) this.out(`your config file ${config.file} would stay`);
+      this.out('uninstall --dry-run: nothing was changed');
+      return EXIT.ok;
+    }
+    if (!this.yes) {
+      const what = `fleet-git out of every repository under ${roots.join(', ')}, the user-level hook, setup, and its data folder ${data}`;
+      if (!isTty(this.context.stdin) || !isTty(this.context.stderr)) {
+        throw new InputError(`uninstall would take ${what}, and asks first: add --yes to go ahead (--dry-run shows the plan)`);
+      }
+      if (!/^\s*y(es)?\s*$/i.test((await ask(this.context, `Take ${what}? [y/N] `)) ?? '')) {
+        this.err('fleet-git: nothing was changed');
+        return EXIT.ok;
+      }
+    }
+    // Folders fleet-git made in $COPILOT_HOME, known before the steps forget them: each
+    // step removes its own when empty, but one made for both (by enable --trust, then
+    // --user) is empty only once both are done.
+    const made = [userHooksMade(ctx), new TrustEdit(ctx.user).madeFolder()];
+    let failed = false;
+    for (const argv of [['remove', ...roots, '--yes'], ['disable', '--user'], ['setup', '--undo']]) {
+      const code = await step(argv);
+      if (code === EXIT.usage) return code; // a folder that does not exist: nothing further is done
+      if (code !== EXIT.ok) failed = true;
+    }
+    // Entries fleet-git added for repositories outside those folders (or gone since).
+    const edit = new TrustEdit(ctx.user);
+    for (const entry of readTrustRecord(ctx.user)) {
+      if (edit.remove(entry)) this.out(`took ${entry} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
+    }
+    if (!saveTrust(this, edit)) failed = true;
+    if (failed) {
+      this.err(`fleet-git: kept the data folder ${data}, since something above was left undone: run fleet-git uninstall again once it is fixed`);
+      return EXIT.partial;
+    }
+    for (const dir of made) if (dir) removeIfEmpty(dir);
+    if (existsSync(data)) {
+      removeDataDir(data);
+      this.out(`removed fleet-git's data folder ${data}`);
+    }
+    // The hook command's spool folder, when it was not the data folder's (see templates/hook-command.sh).
+    const spool = env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'fleet-git') : null;
+    if (spool && existsSync(spool)) {
+      rmSync(spool, { recursive: true, force: true });
+      this.out(`removed the hook events' spool folder ${spool}`);
+    }
+    if (config.exists) this.out(`note: your config file ${config.file} stays (delete it if you like)`);
+    this.out('uninstalled: nothing of fleet-git is left here; npm uninstall -g fleet-git removes the command itself');
+    return EXIT.ok;
+  }
+}

@@ -1,0 +1,115 @@
+// fleet-git uninstall, through the built CLI with real git: after enable (with
+// --trust and --user), setup and the rest, the home, the global git config and
+// every repository are byte for byte as they were before.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
+
+/** A sandbox with repositories under code/ (one with a linked worktree beside it) and a snapshot of all of it. */
+function machine(): { s: Sandbox; code: string; app: string; lib: string; snap: () => Record<string, string> } {
+  const s = sandbox('fleet-git-uninstall-');
+  const code = join(s.dir, 'code');
+  const app = s.repo('code/app');
+  const lib = s.repo('code/lib');
+  s.git(app, 'worktree', 'add', '-q', join(code, 'app-feature'), '-b', 'feature');
+  // A post-checkout hook of the user's own, to come back byte for byte.
+  writeFileSync(join(lib, '.git/hooks/post-checkout'), '#!/bin/sh\necho mine\n', { mode: 0o750 });
+  return { s, code, app, lib, snap: () => snapshot(s.dir, gitChurn) };
+}
+
+const ok = (s: Sandbox, cwd: string, ...args: string[]) => {
+  const r = s.cli(cwd, ...args);
+  assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+  return r;
+};
+
+describe('uninstall', () => {
+  it('after enable --trust, enable --user, setup and a provisioned worktree, leaves everything as it was, byte for byte', () => {
+    const { s, code, app, lib, snap } = machine();
+    const before = snap();
+    ok(s, app, 'enable', '--trust');
+    ok(s, lib, 'enable');
+    ok(s, app, 'enable', '--user');
+    ok(s, app, 'setup');
+    // A worktree made now gets the hook file from the post-checkout hook; and a
+    // repository fleet-git trusted that is gone since leaves its entry behind.
+    s.git(app, 'worktree', 'add', '-q', join(s.dir, 'later'), '-b', 'later');
+    assert.ok(existsSync(join(s.dir, 'later', '.github/hooks/fleet.json')));
+    s.git(app, 'worktree', 'remove', join(s.dir, 'later'));
+    s.git(app, 'branch', '-q', '-D', 'later');
+    const gone = s.repo('gone');
+    ok(s, gone, 'enable', '--trust');
+    rmSync(gone, { recursive: true });
+    // The spool folder the hook command makes in $XDG_RUNTIME_DIR on a Copilot event.
+    s.env.XDG_RUNTIME_DIR = join(s.dir, 'run');
+    mkdirSync(join(s.env.XDG_RUNTIME_DIR, 'fleet-git'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(s.env.XDG_RUNTIME_DIR, 'fleet-git', 'forwarder.pid'), '99999\n');
+    assert.notDeepEqual(snap(), before);
+
+    const r = ok(s, s.dir, 'uninstall', code, '--yes');
+    assert.equal(r.stderr, '');
+    assert.match(r.stdout, /remove: 2 changed/);
+    assert.match(r.stdout, /removed the user-level hook file/);
+    assert.match(r.stdout, /setup undone/);
+    assert.match(r.stdout, new RegExp(`took ${gone} out of Copilot's trustedFolders`));
+    assert.match(r.stdout, /removed fleet-git's data folder/);
+    assert.match(r.stdout, /removed the hook events' spool folder/);
+    rmSync(s.env.XDG_RUNTIME_DIR, { recursive: true }); // the session's runtime folder itself is not fleet-git's
+    assert.deepEqual(snap(), before);
+    // Again: there is nothing left to take away.
+    const again = ok(s, s.dir, 'uninstall', code, '--yes');
+    assert.doesNotMatch(again.stdout, /removed/);
+    assert.deepEqual(snap(), before);
+  });
+
+  it('--dry-run says what would go and changes nothing; off a terminal, without --yes, it changes nothing either', () => {
+    const { s, code, app } = machine();
+    ok(s, app, 'enable', '--trust', '--user');
+    ok(s, app, 'enable');
+    ok(s, app, 'setup');
+    const snap = () => snapshot(s.dir);
+    const before = snap();
+    const r = ok(s, s.dir, 'uninstall', code, '--dry-run');
+    assert.match(r.stdout, new RegExp(`${app}: would`));
+    assert.match(r.stdout, /would remove the user-level hook file/);
+    assert.match(r.stdout, /would undo fleet-git setup/);
+    assert.match(r.stdout, /would remove fleet-git's data folder/);
+    assert.match(r.stdout, /nothing was changed/);
+    assert.deepEqual(snap(), before);
+
+    const asked = s.cli(s.dir, 'uninstall', code);
+    assert.equal(asked.status, 2);
+    assert.equal(asked.stderr.trim().split('\n').length, 1);
+    assert.match(asked.stderr, /^fleet-git: uninstall would take .* add --yes to go ahead/);
+    assert.deepEqual(snap(), before);
+  });
+
+  it('keeps the data folder while something is left undone (a user-level hook file that is not fleet-git\'s), and says so', () => {
+    const { s, code, app } = machine();
+    ok(s, app, 'enable');
+    const userHook = join(s.env.COPILOT_HOME, 'hooks', 'fleet.json');
+    mkdirSync(join(s.env.COPILOT_HOME, 'hooks'), { recursive: true });
+    writeFileSync(userHook, '{"version":1,"hooks":{}}\n');
+    const r = s.cli(s.dir, 'uninstall', code, '--yes');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /left .*fleet\.json alone: it was not written by fleet-git/);
+    assert.match(r.stderr, /kept the data folder .*: run fleet-git uninstall again once it is fixed/);
+    assert.ok(existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'hook-client.cjs')));
+    assert.ok(!existsSync(join(app, '.github/hooks/fleet.json')), 'the repositories were still done');
+    rmSync(userHook);
+    ok(s, s.dir, 'uninstall', code, '--yes');
+    assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git')));
+  });
+
+  it('without a folder, takes fleet-git out of the repositories under the home folder', () => {
+    const s = sandbox('fleet-git-uninstall-');
+    const repo = s.repo('home/code/mine');
+    const before = snapshot(s.dir, gitChurn);
+    ok(s, repo, 'enable');
+    const r = ok(s, repo, 'uninstall', '--yes');
+    assert.match(r.stdout, new RegExp(`${repo}: removed`));
+    assert.deepEqual(snapshot(s.dir, gitChurn), before);
+  });
+});
