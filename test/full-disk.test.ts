@@ -11,6 +11,8 @@ import { after, describe, it } from 'node:test';
 import { ROOT, gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
 
 const BUILT_CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
+/** Room for the repository's lock (fleet-git.lock holds a PID: one page), and no more. */
+const LOCK_PAGE = 4096;
 
 /** A 200 KiB tmpfs in a new temporary folder (beside the sandbox, which is removed first), unmounted after the test file. */
 function smallDisk(): string {
@@ -68,10 +70,11 @@ describe('a full disk', () => {
     const s = sandbox();
     const disk = smallDisk();
     const repo = repoOnDisk(s, disk, 'r', 4096 - 6);
-    const filler = fill(disk);
+    const filler = fill(disk, LOCK_PAGE);
     const before = snapshot(repo, gitChurn);
     const r = s.cli(repo, 'enable');
     assertOneLineFailure(r);
+    assert.match(r.stderr, /could not write .*\/\.git\/info\/exclude: no space left on the disk \(ENOSPC\)/);
     assert.deepEqual(snapshot(repo, gitChurn), before, 'nothing changed, nothing left behind');
     // With room again, enable and disable leave nothing either.
     truncateSync(filler, 0);
@@ -84,10 +87,11 @@ describe('a full disk', () => {
     const s = sandbox();
     const disk = smallDisk();
     const repo = repoOnDisk(s, disk, 'r', 4096 - 400);
-    fill(disk);
+    fill(disk, LOCK_PAGE);
     const before = snapshot(repo, gitChurn);
     const r = s.cli(repo, 'enable');
     assertOneLineFailure(r);
+    assert.match(r.stderr, /could not write .*\/\.github\/hooks\/fleet\.json: no space left on the disk/);
     assert.deepEqual(snapshot(repo, gitChurn), before);
   });
 
@@ -103,6 +107,7 @@ describe('a full disk', () => {
     const filler = fill(data, 12 * 1024);
     const r = s.cli(repo, 'enable');
     assertOneLineFailure(r);
+    assert.match(r.stderr, /could not write .*hook-client\.cjs: no space left on the disk/);
     assert.ok(!existsSync(client), 'no hook client rather than part of one');
     assert.ok(!existsSync(join(repo, '.github')), 'and no hook file that would run it');
     // An older client in place, then the disk full: it stays whole.
