@@ -95,6 +95,22 @@ describe('a full disk', () => {
     assert.deepEqual(snapshot(repo, gitChurn), before);
   });
 
+  it("the post-checkout hook's append to a full info/exclude is cut back to the user's bytes", () => {
+    const s = sandbox();
+    const disk = smallDisk();
+    const repo = repoOnDisk(s, disk, 'r', 4096 - 6);
+    const exclude = join(repo, '.git/info/exclude');
+    const user = readFileSync(exclude);
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    writeFileSync(exclude, user); // the block lost: the hook puts it back on the next checkout
+    fill(disk);
+    const head = s.git(repo, 'rev-parse', 'HEAD');
+    const r = spawnSync('sh', ['.git/hooks/post-checkout', head, head, '1'], { cwd: repo, env: s.env, encoding: 'utf8' });
+    assert.equal(r.status, 0, 'the git command is never failed');
+    assert.match(r.stderr, /fleet-git: could not add/);
+    assert.deepEqual(readFileSync(exclude), user, 'info/exclude is byte-identical');
+  });
+
   it('a full data folder: no truncated hook client is ever installed, a new one nor over an older one', () => {
     const s = sandbox();
     const data = smallDisk();
