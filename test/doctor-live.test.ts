@@ -160,6 +160,7 @@ describe('fleet-git doctor --live, the real Copilot CLI', { skip, concurrency: 3
     try {
       const home = snapshot(paths.copilotHome);
       const fleet = snapshot(paths.fleetDir, (rel) => rel === 'fleet.sock');
+      const data = snapshot(paths.dataDir, (rel) => rel === 'cli-main.cache');
       const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
       assert.equal(d.code, 0, d.stdout + d.stderr);
       const r = d.report!;
@@ -167,6 +168,8 @@ describe('fleet-git doctor --live, the real Copilot CLI', { skip, concurrency: 3
       for (const e of r.events) assert.deepEqual(e.levels, ['user'], `${e.id}: the user level reports, the repository's file steps aside`);
       assert.deepEqual(snapshot(paths.copilotHome), home);
       assert.deepEqual(snapshot(paths.fleetDir, (rel) => rel === 'fleet.sock'), fleet);
+      // No spool or forwarder of the user's was used: the probe's hooks spool in a runtime folder of its own.
+      assert.deepEqual(snapshot(paths.dataDir, (rel) => rel === 'cli-main.cache'), data);
       await new Promise((res) => setTimeout(res, 300));
       assert.deepEqual(obs.events, []);
       assert.equal(existsSync(ran), false, 'a user-level hook file that is not fleet-git\'s ran');

@@ -2,8 +2,9 @@
 // left in its (temporary) COPILOT_HOME: the transcript's hook.start/hook.end
 // records and the log lines about hook files. The session runs in a process
 // group of its own, so that a hung one is ended with everything it started;
-// processes that left the group (the hook client's detached agentStop waiter)
-// are found by the probe's token in their environment (Linux).
+// processes that left the group (the hook's forwarder, or the detached
+// agentStop waiter of hook files written before it) are found by the probe's
+// token in their environment (Linux).
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -191,11 +191,13 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
   const tmp = mkdtempSync(join(tmpdir(), 'fleet-git-live-'));
   const probeHome = join(tmp, 'copilot');
   const observerDir = join(tmp, 'observer');
+  const runtimeDir = join(tmp, 'run');
   const token = randomUUID();
   let listener: EventListener | null = null;
   let server: Awaited<ReturnType<typeof startModelServer>> | null = null;
   try {
     mkdirSync(probeHome, { recursive: true, mode: 0o700 });
+    mkdirSync(runtimeDir, { mode: 0o700 });
     const config = copilotConfigFile(ctx.user);
     if (existsSync(config)) copyFileSync(config, join(probeHome, 'config.json'));
     for (const f of carried) {
@@ -221,6 +223,10 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
       COPILOT_HOME: probeHome,
       [OBSERVER_DIR_VAR]: observerDir,
       [PROBE_VAR]: token,
+      // The hook command spools each event there for its forwarder: the probe's
+      // events go through a forwarder of their own, which the token sweep ends
+      // without touching one that serves the user's real sessions.
+      XDG_RUNTIME_DIR: runtimeDir,
       NO_PROXY: [opts.env.NO_PROXY, '127.0.0.1', 'localhost'].filter(Boolean).join(','),
     });
     const budget = Math.min(opts.timeoutMs ?? MAX_SESSION_S * 1000, MAX_SESSION_S * 1000, started + BUDGET_MS - AFTER_EXIT_MS - Date.now());
