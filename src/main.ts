@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { Builtins, Cli, type CommandClass } from 'clipanion';
 import pkg from '../package.json' with { type: 'json' }; // bundled: --version is package.json's
 import { EXIT, type Context } from './commands/base.js';
+import { colourInArgv, colourMode, useColour, type ColourMode } from './colour.js';
 
 type Load = () => Promise<CommandClass<Context>>;
 
@@ -78,8 +79,8 @@ export function nearest(typed: string, names: string[]): string | null {
 }
 
 /** The Cli for one command line: only the command its first word names, or every command when it names none. */
-async function makeCli(argv: string[] = []): Promise<Cli<Context>> {
-  const cli = new FleetCli({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: pkg.version, enableColors: !!process.stdout.isTTY && !process.env.NO_COLOR });
+async function makeCli(argv: string[], colours: boolean): Promise<Cli<Context>> {
+  const cli = new FleetCli({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: pkg.version, enableColors: colours });
   // completion describes every command, so it loads them all.
   const named = Object.hasOwn(COMMANDS, argv[0] ?? '') && argv[0] !== 'completion' ? [COMMANDS[argv[0]]] : Object.values(COMMANDS);
   for (const c of await Promise.all(named.map((load) => load()))) cli.register(c);
@@ -88,12 +89,22 @@ async function makeCli(argv: string[] = []): Promise<Cli<Context>> {
   return cli;
 }
 
+/** The command line without its --color option. */
+function withoutColour(argv: string[]): string[] {
+  return argv.filter((a, i) => !a.startsWith('--color=') && a !== '--color' && argv[i - 1] !== '--color');
+}
+
 /** Runs one command line; a malformed one gets one line on stderr and exit code 2. */
 export async function main(argv: string[], context: Context): Promise<number> {
   // `fleet-git help [COMMAND...]` is `fleet-git [COMMAND...] --help`, as with gh and git.
   const typed = argv;
   if (argv[0] === 'help') argv = [...argv.slice(1), '--help'];
-  const cli = await makeCli(argv);
+  // clipanion's help and errors are coloured as the commands' output is (src/colour.ts); a bad --color is reported by the command.
+  let mode: ColourMode = 'auto';
+  try { mode = colourMode(colourInArgv(argv)); } catch { /* the command says so */ }
+  const cli = await makeCli(argv, useColour(mode, context.stdout, context.env));
+  // The list of commands takes --color too (clipanion's own help command has no options).
+  if (argv.some((a) => a === '--help' || a === '-h') && withoutColour(argv).length === 1) argv = withoutColour(argv);
   let command;
   try {
     command = cli.process(argv, context);

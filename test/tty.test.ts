@@ -2,7 +2,8 @@
 // (pty.ts): scan's table and colours, the progress line of a long walk,
 // remove's y/N question, and run's profile picker.
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { styleText } from 'node:util';
 import { closeSync, constants, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -89,13 +90,33 @@ describe('scan on a terminal', () => {
     const coloured = await fleetGit(['scan', ws.root], { cwd: sb.dir, env: withoutNoColor(sb.env) });
     assert.equal(coloured.code, 0, coloured.text);
     const c = screen(coloured.raw);
-    assert.ok(c.includes(`\x1b[1;32m${TITLES.healthy} (1)\x1b[0m`), 'the healthy title is bold green');
-    assert.ok(c.includes(`\x1b[1;31m${TITLES.notUsable} (`), 'the not usable title is bold red');
-    assert.ok(c.includes(`\x1b[32m${ws.p.fleetGit}\x1b[0m`), 'a healthy path is green');
-    const plain = await fleetGit(['scan', ws.root], { cwd: sb.dir, env: { ...sb.env, NO_COLOR: '1' } });
-    assert.equal(plain.code, 0, plain.text);
-    assert.doesNotMatch(plain.raw, SGR);
-    assert.equal(screen(plain.raw), c.replace(SGR, ''));
+    const style = (f: string[], t: string) => f.reduceRight((x, s) => styleText(s as 'bold', x, { validateStream: false }), t);
+    assert.ok(c.includes(style(['bold', 'green'], `${TITLES.healthy} (1)`)), 'the healthy title is bold green');
+    assert.ok(c.includes(style(['bold', 'red'], `${TITLES.notUsable} (`).replace(/\x1b\[39m\x1b\[22m$/, '')), 'the not usable title is bold red');
+    assert.ok(c.includes(style(['green'], ws.p.fleetGit)), 'a healthy path is green');
+    // The same text without a colour code: NO_COLOR, --color=never, FORCE_COLOR=0; --color=always beats NO_COLOR.
+    for (const [args, env] of [[[], { NO_COLOR: '1' }], [['--color=never'], {}], [['--color', 'never'], {}], [[], { FORCE_COLOR: '0' }]] as const) {
+      const plain = await fleetGit(['scan', ws.root, ...args], { cwd: sb.dir, env: { ...withoutNoColor(sb.env), ...env } });
+      assert.equal(plain.code, 0, plain.text);
+      assert.doesNotMatch(plain.raw, SGR, `${args.join(' ')} ${JSON.stringify(env)}`);
+      assert.equal(screen(plain.raw), c.replace(SGR, ''));
+    }
+    const always = await fleetGit(['scan', ws.root, '--color=always'], { cwd: sb.dir, env: { ...sb.env, NO_COLOR: '1' } });
+    assert.equal(screen(always.raw), c);
+  });
+
+  it('off a terminal: no colour, unless FORCE_COLOR or --color=always asks for it (help, here); a bad --color is exit 2', () => {
+    const plain = sb.cli(sb.dir, 'help');
+    assert.doesNotMatch(plain.stdout, SGR);
+    for (const [args, env] of [[['--color=always'], {}], [[], { FORCE_COLOR: '1' }]] as const) {
+      const r = spawnSync(process.execPath, [CLI, 'help', ...args], { cwd: sb.dir, env: { ...withoutNoColor(sb.env), ...env }, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, SGR, `${args.join(' ')} ${JSON.stringify(env)}`);
+      assert.match(r.stdout.replace(SGR, ''), /fleet-git enable /);
+    }
+    const bad = sb.cli(sb.dir, 'status', '--color=sometimes');
+    assert.equal(bad.status, 2);
+    assert.equal(bad.stderr, 'fleet-git: --color takes auto, always or never, not "sometimes"\n');
   });
 
   it('--json on a terminal prints the JSON document only', async () => {

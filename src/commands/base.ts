@@ -1,6 +1,7 @@
 // What every command shares: the context it runs in (so tests run commands
 // in-process with their own cwd, env and streams), one-line errors, exit codes.
-import { Command, type BaseContext } from 'clipanion';
+import { Command, Option, type BaseContext } from 'clipanion';
+import { colourMode, painter, useColour } from '../colour.js';
 import { UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
 
@@ -13,10 +14,18 @@ export const EXIT = { ok: 0, partial: 1, usage: 2 } as const;
 export class InputError extends UsageError {}
 
 export abstract class FleetCommand extends Command<Context> {
+  color = Option.String('--color', { description: 'auto (the default: on a terminal, unless NO_COLOR is set or FORCE_COLOR says otherwise), always or never' });
+
   abstract run(): Promise<number>;
+
+  /** Paints text for `stream` (stdout by default) as --color, FORCE_COLOR, NO_COLOR and the stream say (src/colour.ts). */
+  paint(stream: unknown = this.context.stdout) {
+    return painter(useColour(colourMode(this.color), stream, this.context.env));
+  }
 
   async execute(): Promise<number> {
     try {
+      colourMode(this.color); // a bad --color is bad input, whatever the command prints
       return await this.run();
     } catch (e) {
       if (e instanceof UsageError) {

@@ -1,5 +1,6 @@
 import { Option } from 'clipanion';
 import type { Group, RowJson, SurveyJson } from '../core/bulk.js';
+import type { Style } from '../colour.js';
 import type { HookLevel } from '../core/user-hooks.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { isTty, loadBulk, rootsOf, withProgress } from './report.js';
@@ -82,10 +83,8 @@ export class ScanCommand extends FleetCommand {
 
   private async printTable(s: SurveyJson): Promise<void> {
     const { jsonGroup, GROUPS } = await loadBulk();
-    const env = this.context.env;
-    const colour = !env.NO_COLOR;
-    const paint = (code: string, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
-    const tint: Record<Group, string> = { healthy: '32', problems: '33', 'not-enabled': '2', 'not-usable': '31' };
+    const paint = this.paint();
+    const tint: Record<Group, Style> = { healthy: 'green', problems: 'yellow', 'not-enabled': 'dim', 'not-usable': 'red' };
     const lines: string[] = [];
     const kindNote = (r: RowJson) => {
       const notes: string[] = [];
@@ -103,7 +102,7 @@ export class ScanCommand extends FleetCommand {
       if (!c) return '';
       if (c.hooks === 'repo' && !c.trusted) {
         skipped++;
-        return `  ${paint('33', 'copilot: untrusted, so copilot -p skips its hooks')}`;
+        return `  ${paint(['yellow'], 'copilot: untrusted, so copilot -p skips its hooks')}`;
       }
       const k = `${c.trusted ? 'trusted' : 'untrusted'} with ${HOOK_LEVELS[c.hooks]}`;
       copilotCounts.set(k, (copilotCounts.get(k) ?? 0) + 1);
@@ -112,9 +111,9 @@ export class ScanCommand extends FleetCommand {
     for (const g of GROUPS) {
       const rows = s.repos.filter((r) => jsonGroup(r) === g);
       if (rows.length === 0) continue;
-      lines.push(paint(`1;${tint[g]}`, `${TITLES[g]} (${rows.length})`));
+      lines.push(paint(['bold', tint[g]], `${TITLES[g]} (${rows.length})`));
       for (const r of rows) {
-        lines.push(`  ${paint(tint[g], r.path)}${kindNote(r)}${copilotNote(r)}`);
+        lines.push(`  ${paint([tint[g]], r.path)}${kindNote(r)}${copilotNote(r)}`);
         if (r.reason !== undefined) {
           lines.push(`      ${r.reason}`);
           continue;
@@ -130,11 +129,11 @@ export class ScanCommand extends FleetCommand {
     const c = s.counts;
     lines.push(
       `${c.repositories} repositor${c.repositories === 1 ? 'y' : 'ies'} and ${c.worktrees} linked worktree${c.worktrees === 1 ? '' : 's'} under ${s.roots.join(', ')}: ` +
-        `${paint(tint.healthy, `${c.healthy} healthy`)}, ${paint(tint.problems, `${c.withProblems} with problems`)}, ${c.notEnabled} not enabled, ${paint(tint['not-usable'], `${c.notUsable} not usable`)}`,
+        `${paint([tint.healthy], `${c.healthy} healthy`)}, ${paint([tint.problems], `${c.withProblems} with problems`)}, ${c.notEnabled} not enabled, ${paint([tint['not-usable']], `${c.notUsable} not usable`)}`,
     );
-    if (copilotCounts.size) lines.push(paint('2', `Copilot, by repository: ${[...copilotCounts].map(([k, n]) => `${n} ${k}`).join(', ')}${skipped ? `, ${skipped} untrusted with repository hooks (marked above)` : ''}`));
+    if (copilotCounts.size) lines.push(paint(['dim'], `Copilot, by repository: ${[...copilotCounts].map(([k, n]) => `${n} ${k}`).join(', ')}${skipped ? `, ${skipped} untrusted with repository hooks (marked above)` : ''}`));
     if (s.repos.some((r) => r.copilot?.hooks === 'user' || r.copilot?.hooks === 'both')) lines.push(`user-level fleet hooks are installed: Copilot sessions in every folder report, trusted or not`);
-    if (skipped) lines.push(paint('33', `${skipped} enabled repositor${skipped === 1 ? 'y is' : 'ies are'} not trusted by Copilot: copilot -p sessions skip their hooks silently (fleet-git enable --under ROOT --trust, or trust: true in the config file)`));
+    if (skipped) lines.push(paint(['yellow'], `${skipped} enabled repositor${skipped === 1 ? 'y is' : 'ies are'} not trusted by Copilot: copilot -p sessions skip their hooks silently (fleet-git enable --under ROOT --trust, or trust: true in the config file)`));
     this.context.stdout.write(`${lines.join('\n')}\n`);
   }
 }
