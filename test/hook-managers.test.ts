@@ -133,3 +133,181 @@ describe('a hook that fails', () => {
 function spawn(cmd: string, args: string[], cwd: string, env: Record<string, string>) {
   return spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
 }
+
+// pre-commit 3.0.4 from the distribution's packages (.ci/run installs it), run
+// offline: a `repo: local` hook of language system, its home and cache in the sandbox.
+const PRE_COMMIT_CONFIG = (log: string) => `repos:
+- repo: local
+  hooks:
+  - id: mark
+    name: mark
+    entry: sh -c 'echo pre-commit >> "${log}"' --
+    language: system
+    always_run: true
+    pass_filenames: false
+    stages: [post-checkout]
+`;
+
+function preCommitEnv(s: ReturnType<typeof sandbox>): Record<string, string> {
+  return { ...s.env, XDG_CACHE_HOME: join(s.dir, 'cache'), PRE_COMMIT_HOME: join(s.dir, 'pre-commit-home') };
+}
+
+function preCommit(s: ReturnType<typeof sandbox>, cwd: string, ...args: string[]) {
+  const r = spawn('pre-commit', args, cwd, preCommitEnv(s));
+  assert.equal(r.status, 0, `pre-commit ${args.join(' ')}: ${r.stdout}${r.stderr}`);
+  return r;
+}
+
+/** A repository whose committed .pre-commit-config.yaml logs each post-checkout; with `foreign`, also a hook of the user's own. */
+function preCommitRepo(s: ReturnType<typeof sandbox>, name: string, foreign: boolean) {
+  const repo = s.repo(name);
+  const log = join(s.dir, `${name}.log`);
+  writeFileSync(join(repo, '.pre-commit-config.yaml'), PRE_COMMIT_CONFIG(log));
+  s.git(repo, 'add', '.pre-commit-config.yaml');
+  s.git(repo, 'commit', '-q', '-m', 'pre-commit');
+  const own = `#!/bin/sh\necho own >> "${log}"\n`;
+  if (foreign) writeFileSync(join(repo, '.git/hooks/post-checkout'), own, { mode: 0o755 });
+  const ran = () => (existsSync(log) ? readFileSync(log, 'utf8') : '');
+  const reset = () => writeFileSync(log, '');
+  return { repo, log, own, ran, reset };
+}
+
+const hooksOf = (repo: string) => snapshot(join(repo, '.git/hooks'), (rel) => rel.endsWith('.sample'));
+const fleetHookIn = (repo: string) => Object.entries(hooksOf(repo)).filter(([, v]) => Buffer.from(v.split(' ')[2] ?? '', 'base64').toString().includes('fleet-git post-checkout hook')).map(([k]) => k);
+
+describe('pre-commit 3', () => {
+  for (const foreign of [false, true]) {
+    it(`installed after fleet-git${foreign ? ', over a hook of the user\'s own' : ''}: fleet-git runs as its .legacy, status is clean, disable leaves pre-commit${foreign ? ' running that hook first' : ''}`, () => {
+      const s = sandbox();
+      const p = preCommitRepo(s, 'pc-after', foreign);
+      assert.equal(s.cli(p.repo, 'enable').status, 0);
+      preCommit(s, p.repo, 'install', '-t', 'post-checkout');
+      const preCommitHook = readFileSync(join(p.repo, '.git/hooks/post-checkout'));
+      assert.deepEqual(fleetHookIn(p.repo), ['post-checkout.legacy'], 'pre-commit moved fleet-git to .legacy');
+      assert.deepEqual(codes(s, p.repo), []);
+      assert.match(s.cli(p.repo, 'status').stdout, /fleet-git's is .*post-checkout\.legacy, which pre-commit's runs first/);
+      const before = hooksOf(p.repo);
+      const again = s.cli(p.repo, 'enable');
+      assert.equal(again.status, 0, again.stderr);
+      assert.deepEqual(hooksOf(p.repo), before, 'enable again changes nothing');
+
+      p.reset();
+      s.git(p.repo, 'worktree', 'add', '-q', join(s.dir, 'pc-wt1'), '-b', 'w1');
+      assert.ok(existsSync(join(s.dir, 'pc-wt1', HOOK)), 'fleet-git provisions the new worktree through pre-commit');
+      assert.equal(p.ran(), `${foreign ? 'own\n' : ''}pre-commit\n`, 'every hook runs once');
+
+      const off = s.cli(p.repo, 'disable');
+      assert.equal(off.status, 0, off.stderr);
+      assert.deepEqual(fleetHookIn(p.repo), [], 'no fleet-git hook left anywhere');
+      assert.ok(!existsSync(join(p.repo, '.git/hooks/post-checkout.fleet-git-prev')));
+      assert.deepEqual(readFileSync(join(p.repo, '.git/hooks/post-checkout')), preCommitHook, "pre-commit's hook is as it was");
+      if (foreign) assert.equal(readFileSync(join(p.repo, '.git/hooks/post-checkout.legacy'), 'utf8'), p.own, "the user's hook takes fleet-git's place in pre-commit's chain");
+      else assert.ok(!existsSync(join(p.repo, '.git/hooks/post-checkout.legacy')));
+
+      p.reset();
+      s.git(p.repo, 'worktree', 'add', '-q', join(s.dir, 'pc-wt2'), '-b', 'w2');
+      assert.ok(!existsSync(join(s.dir, 'pc-wt2', HOOK)), 'no fleet.json in a worktree made after disable');
+      assert.ok(!readFileSync(join(p.repo, '.git/info/exclude'), 'utf8').includes('fleet-git'), 'nor the exclude block again');
+      assert.equal(p.ran(), `${foreign ? 'own\n' : ''}pre-commit\n`);
+      preCommit(s, p.repo, 'uninstall', '-t', 'post-checkout');
+      if (foreign) assert.equal(readFileSync(join(p.repo, '.git/hooks/post-checkout'), 'utf8'), p.own, "pre-commit's uninstall puts the user's hook back");
+      else assert.ok(!existsSync(join(p.repo, '.git/hooks/post-checkout')));
+    });
+
+    it(`installed before fleet-git${foreign ? ', over a hook of the user\'s own' : ''}: fleet-git goes in as .legacy, pre-commit's hook untouched; disable puts everything back`, () => {
+      const s = sandbox();
+      const p = preCommitRepo(s, 'pc-before', foreign);
+      preCommit(s, p.repo, 'install', '--hook-type', 'post-checkout');
+      const before = hooksOf(p.repo);
+      const preCommitHook = readFileSync(join(p.repo, '.git/hooks/post-checkout'));
+      const r = s.cli(p.repo, 'enable');
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /installed the post-checkout hook as post-checkout\.legacy, which pre-commit's hook runs first/);
+      assert.deepEqual(readFileSync(join(p.repo, '.git/hooks/post-checkout')), preCommitHook);
+      assert.deepEqual(fleetHookIn(p.repo), ['post-checkout.legacy']);
+      assert.deepEqual(codes(s, p.repo), []);
+      p.reset();
+      s.git(p.repo, 'worktree', 'add', '-q', join(s.dir, 'pcb-wt'), '-b', 'w');
+      assert.ok(existsSync(join(s.dir, 'pcb-wt', HOOK)));
+      assert.equal(p.ran(), `${foreign ? 'own\n' : ''}pre-commit\n`);
+      // pre-commit installed again finds its own hook in place and changes nothing of fleet-git's
+      preCommit(s, p.repo, 'install', '-t', 'post-checkout');
+      assert.deepEqual(fleetHookIn(p.repo), ['post-checkout.legacy']);
+      assert.equal(s.cli(p.repo, 'disable').status, 0);
+      assert.deepEqual(hooksOf(p.repo), before, 'the hooks folder is as pre-commit left it');
+    });
+  }
+});
+
+describe('pre-commit init-templatedir and fleet-git setup', () => {
+  function templateSetup(s: ReturnType<typeof sandbox>) {
+    const r = s.cli(s.dir, 'setup');
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    return r;
+  }
+  const cloneOf = (s: ReturnType<typeof sandbox>, src: string, name: string) => {
+    const r = s.run(s.dir, ['clone', '-q', src, join(s.dir, name)]);
+    assert.equal(r.status, 0, r.stderr);
+    return join(s.dir, name);
+  };
+
+  it("into fleet-git's own template folder: setup finds its hook replaced and puts it behind pre-commit's; undo takes out only fleet-git's files", () => {
+    const s = sandbox();
+    const p = preCommitRepo(s, 'pc-src', false);
+    templateSetup(s);
+    const tpl = s.git(s.dir, 'config', '--global', 'init.templateDir');
+    preCommit(s, p.repo, 'init-templatedir', '-t', 'post-checkout', tpl);
+    const theirs = readFileSync(join(tpl, 'hooks/post-checkout'));
+    assert.match(s.cli(p.repo, 'status').stdout, /new clones \(fleet-git setup\): broken: fleet-git's post-checkout hook in .* was replaced by pre-commit's/);
+    const r = templateSetup(s);
+    assert.match(r.stdout, /found: fleet-git's post-checkout hook in .* was replaced by pre-commit's/);
+    assert.match(r.stdout, /installed fleet-git's post-checkout hook in .* as post-checkout\.legacy/);
+    assert.match(s.cli(p.repo, 'status').stdout, /new clones \(fleet-git setup\): in effect/);
+    assert.deepEqual(readFileSync(join(tpl, 'hooks/post-checkout')), theirs);
+
+    p.reset();
+    const c1 = cloneOf(s, p.repo, 'pc-c1');
+    assert.ok(existsSync(join(c1, HOOK)), 'a new clone gets fleet-git');
+    assert.equal(p.ran(), 'pre-commit\n', "and runs pre-commit's hook");
+    assert.deepEqual(codes(s, c1), []);
+
+    const undo = s.cli(s.dir, 'setup', '--undo');
+    assert.equal(undo.status, 0, undo.stderr);
+    assert.match(undo.stdout, /kept .* and init\.templateDir: other tools put files there \(hooks\/post-checkout\)/);
+    assert.deepEqual(snapshot(tpl), { hooks: 'dir 755', 'hooks/post-checkout': `file 755 ${theirs.toString('base64')}` }, "only pre-commit's hook is left");
+    assert.equal(s.git(s.dir, 'config', '--global', 'init.templateDir'), tpl, 'init.templateDir stays for it');
+    p.reset();
+    const c2 = cloneOf(s, p.repo, 'pc-c2');
+    assert.ok(!existsSync(join(c2, HOOK)), 'fleet-git is out of new clones');
+    assert.equal(p.ran(), 'pre-commit\n', "pre-commit's template hook still works");
+  });
+
+  it("into the user's own template folder, over their hook: setup chains both, undo leaves pre-commit running the user's hook first", () => {
+    const s = sandbox();
+    const p = preCommitRepo(s, 'pc-src2', false);
+    const tpl = join(s.dir, 'my-template');
+    mkdirSync(join(tpl, 'hooks'), { recursive: true });
+    writeFileSync(join(tpl, 'hooks/post-checkout'), p.own, { mode: 0o755 });
+    s.git(s.dir, 'config', '--global', 'init.templateDir', tpl);
+    templateSetup(s);
+    preCommit(s, p.repo, 'init-templatedir', '--hook-type', 'post-checkout', tpl);
+    const theirs = readFileSync(join(tpl, 'hooks/post-checkout'));
+    const r = templateSetup(s);
+    assert.match(r.stdout, /found: .*replaced by pre-commit's/);
+    p.reset();
+    const c1 = cloneOf(s, p.repo, 'pc2-c1');
+    assert.ok(existsSync(join(c1, HOOK)));
+    assert.equal(p.ran(), 'own\npre-commit\n', 'the user\'s hook, fleet-git and pre-commit all run');
+    const undo = s.cli(s.dir, 'setup', '--undo');
+    assert.equal(undo.status, 0, undo.stderr);
+    assert.deepEqual(snapshot(tpl), {
+      hooks: 'dir 755',
+      'hooks/post-checkout': `file 755 ${theirs.toString('base64')}`,
+      'hooks/post-checkout.legacy': `file 755 ${Buffer.from(p.own).toString('base64')}`,
+    }, "pre-commit's hook, and the user's as the one it runs first");
+    p.reset();
+    const c2 = cloneOf(s, p.repo, 'pc2-c2');
+    assert.ok(!existsSync(join(c2, HOOK)));
+    assert.equal(p.ran(), 'own\npre-commit\n');
+  });
+});

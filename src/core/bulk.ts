@@ -12,7 +12,7 @@ import { CREATED_FILE } from './created.js';
 import { LOCK_FILE } from './repo-lock.js';
 import { HOOK_FILE_PATH } from './exclude.js';
 import { REPLACED_FILE } from './hook-file.js';
-import { HOOK_NAME, PREV_SUFFIX, isOurGitHook } from './git-hook.js';
+import { HOOK_NAME, hookSpots, isOurGitHook, prevHook } from './git-hook.js';
 import { byPath, discover, hasGitDir, type DiscoverOptions, type FoundWithGitDir, type FoundWorktree } from './discover.js';
 import { allWorktrees, assessRepo, isHealthy, stateJson, type Judged, type RepoState } from './state.js';
 import { NO_ENTRY_OK, describeError, readTextIfExists } from '../fs/atomic.js';
@@ -207,7 +207,7 @@ export function hasFleetState(s: RepoState): boolean {
   if (s.enabled) return true;
   const common = s.repo.commonDir;
   // A lock left by a killed fleet-git counts: remove takes it over and leaves nothing behind.
-  if (existsSync(join(common, CREATED_FILE)) || existsSync(join(common, 'hooks', `${HOOK_NAME}${PREV_SUFFIX}`)) || existsSync(join(common, LOCK_FILE))) return true;
+  if (existsSync(join(common, CREATED_FILE)) || existsSync(prevHook(join(common, 'hooks'))) || existsSync(join(common, LOCK_FILE))) return true;
   return allWorktrees(s).some((w) =>
     (w.hookFile.kind === 'upstream' && !w.tracked) || existsSync(join(w.worktree.gitDir, REPLACED_FILE)) || (w.worktree.gitDir !== common && existsSync(join(w.worktree.gitDir, CREATED_FILE))));
 }
@@ -222,9 +222,9 @@ export function disablePlan(s: RepoState): string[] {
     if (existsSync(join(w.worktree.gitDir, REPLACED_FILE))) plan.push(`put back the hook file that fleet-git enable --force had replaced in ${w.path}`);
   }
   if (s.exclude) plan.push(`remove the fleet-git block from ${join(s.repo.commonDir, 'info', 'exclude')}`);
-  const hook = join(s.repo.commonDir, 'hooks', HOOK_NAME);
-  const prev = existsSync(`${hook}${PREV_SUFFIX}`);
-  for (const spot of [hook, `${hook}.old`]) {
+  const hooks = join(s.repo.commonDir, 'hooks');
+  const prev = existsSync(prevHook(hooks));
+  for (const spot of hookSpots(hooks)) {
     if (isOurGitHook(readTextIfExists(spot))) plan.push(prev ? `restore the previous ${HOOK_NAME} hook in place of fleet-git's ${spot}` : `remove fleet-git's ${HOOK_NAME} hook ${spot}`);
   }
   if (plan.length === 0) plan.push('forget the folders fleet-git recorded as created (nothing else to undo)');

@@ -8,8 +8,9 @@
 // used and what fleet-git created in it; a user's own post-checkout stays in
 // their template folder as post-checkout.fleet-git-prev (the convention enable
 // uses), run first by fleet-git's hook and renamed back by undo.
-import { cpSync, existsSync, mkdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { VERIFY, readIfExists, readTextIfExists, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
 import { ConfigReader, type ConfigValue } from '../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../git/global-config.js';
@@ -17,7 +18,7 @@ import { PACKAGE_ROOT } from '../package-root.js';
 import { expandHome, userPaths, type Env, type UserPaths } from '../paths.js';
 import { RULES_FILE, rulesState } from './clone-rules.js';
 import { ensureUserFiles, runContext } from './context.js';
-import { HOOK_NAME, PREV_SUFFIX, TEMPLATE_HOOK_MARK, isExecutable, isOurGitHook, keepPrevHook, renderGitHook } from './git-hook.js';
+import { HOOK_NAME, LEGACY_SUFFIX, TEMPLATE_HOOK_MARK, hookSpot, isExecutable, isOurGitHook, keepPrevHook, renderGitHook, takeOutGitHook } from './git-hook.js';
 import { shQuote } from './templates.js';
 import { compileRules, configFile, loadUserConfig } from './user-config.js';
 
@@ -51,6 +52,8 @@ interface SetupRecord {
   globalAfter: string | null;
   /** Folders fleet-git created in a user's template folder (relative, deepest last). */
   created: string[];
+  /** In fleet-git's own folder: each file it copied there (relative path: SHA-256 of its bytes), so that undo removes those only. */
+  files?: Record<string, string>;
 }
 
 export interface SetupOutcome {
@@ -115,18 +118,71 @@ function writeDataFiles(env: Env, home: string, out: SetupOutcome): void {
   if (compiled) out.changes.push(`compiled the include/exclude rules of ${configFile(env, home)} into ${join(u.dataDir, RULES_FILE)}`);
 }
 
-function copyGitTemplate(dir: string, env: Env, home: string): string {
+/** Copies git's default template into `dir`; returns what it copied, in words, and each file's SHA-256 (see SetupRecord.files). */
+function copyGitTemplate(dir: string, env: Env, home: string): { what: string; files: Record<string, string> } {
   const src = gitDefaultTemplateDir(env, home);
   mkdirSync(dir, { recursive: true });
-  if (src) cpSync(src, dir, { recursive: true });
+  const files: Record<string, string> = {};
+  if (src) {
+    cpSync(src, dir, { recursive: true });
+    Object.assign(files, fileHashes(src));
+  }
   if (!existsSync(join(dir, 'info', 'exclude'))) {
     mkdirSync(join(dir, 'info'), { recursive: true });
     writeAtomic(join(dir, 'info', 'exclude'), DEFAULT_EXCLUDE, 0o644);
+    files['info/exclude'] = sha256(Buffer.from(DEFAULT_EXCLUDE));
   }
-  return src ? `a copy of git's default template ${src}` : "git's usual info/exclude";
+  return { what: src ? `a copy of git's default template ${src}` : "git's usual info/exclude", files };
 }
 
-/** Puts fleet-git's template hook in `dir`/hooks, keeping a user's post-checkout as the one to run first. */
+function sha256(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+/** Every file under `dir` (relative path: SHA-256); symbolic links and what cannot be read are left out. */
+function fileHashes(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    let entries;
+    try { entries = readdirSync(rel ? join(dir, rel) : dir, { withFileTypes: true }); } catch { return; }
+    for (const e of entries) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(r);
+      else if (e.isFile()) {
+        const b = readIfExists(join(dir, r));
+        if (b !== null) out[r] = sha256(b);
+      }
+    }
+  };
+  walk('');
+  return out;
+}
+
+/**
+ * What is wrong with fleet-git's hook in a template folder's hooks, in words,
+ * or null: the check status and doctor show (setupState), and setup repairs.
+ */
+function templateHookProblem(dir: string, expected: string): string | null {
+  const hooks = join(dir, 'hooks');
+  const inPlace = readTextIfExists(join(hooks, HOOK_NAME));
+  const spot = hookSpot(hooks, inPlace);
+  const text = spot === join(hooks, HOOK_NAME) ? inPlace : readTextIfExists(spot);
+  if (!text?.includes(TEMPLATE_HOOK_MARK) || !isExecutable(spot)) {
+    if (inPlace !== null && !isOurGitHook(inPlace)) {
+      const whose = spot === join(hooks, HOOK_NAME) ? 'another tool' : "pre-commit's (pre-commit init-templatedir overwrites the post-checkout hook there)";
+      return `fleet-git's ${HOOK_NAME} hook in ${hooks} was replaced by ${whose}`;
+    }
+    return `fleet-git's hook is missing from ${hooks}`;
+  }
+  if (text !== expected) return `the template hook in ${hooks} is not the current one`;
+  return null;
+}
+
+/**
+ * Puts fleet-git's template hook in `dir`/hooks, keeping a user's post-checkout
+ * as the one to run first; behind pre-commit's hook, as post-checkout.legacy
+ * (hookSpot), which pre-commit's hook runs first.
+ */
 function installTemplateHook(dir: string, script: string, created: string[], out: SetupOutcome): void {
   const hooks = join(dir, 'hooks');
   for (const [rel, p] of [['.', dir], ['hooks', hooks]] as const) {
@@ -135,13 +191,14 @@ function installTemplateHook(dir: string, script: string, created: string[], out
       if (!created.includes(rel)) created.push(rel);
     }
   }
-  const path = join(hooks, HOOK_NAME);
-  const text = readTextIfExists(path);
+  const spot = hookSpot(hooks, readTextIfExists(join(hooks, HOOK_NAME)));
+  const text = readTextIfExists(spot);
   if (text !== null && !isOurGitHook(text)) {
-    const prev = keepPrevHook(path, 'setup');
-    out.changes.push(`kept your template's ${HOOK_NAME} hook, which new clones run first (it is now ${prev})`);
+    const prev = keepPrevHook(spot, 'setup');
+    out.changes.push(`kept your template's ${basename(spot)} hook, which new clones run first (it is now ${prev})`);
   }
-  if (writeAtomic(path, script, 0o755, text, VERIFY)) out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}`);
+  const as = spot.endsWith(LEGACY_SUFFIX) ? ` as ${basename(spot)}, which pre-commit's hook there runs first` : '';
+  if (writeAtomic(spot, script, 0o755, text, VERIFY)) out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}${as}`);
 }
 
 /** Sets up (or repairs) fleet-git for new clones. */
@@ -170,7 +227,9 @@ export function setup(env: Env, home: string): SetupOutcome {
 
   if (record && current !== null && resolve(current) === resolve(record.templateDir)) {
     // Already set up: repair what is missing or stale.
-    if (record.own && !existsSync(join(ownDir, 'info', 'exclude'))) out.changes.push(`restored ${copyGitTemplate(ownDir, env, home)} in ${ownDir}`);
+    const problem = templateHookProblem(record.templateDir, script);
+    if (problem) out.info.push(`found: ${problem}`);
+    if (record.own && !existsSync(join(ownDir, 'info', 'exclude'))) out.changes.push(`restored ${copyGitTemplate(ownDir, env, home).what} in ${ownDir}`);
     const created = [...record.created];
     installTemplateHook(record.templateDir, script, created, out);
     if (created.length !== record.created.length) writeRecord(u, { ...record, created });
@@ -182,13 +241,13 @@ export function setup(env: Env, home: string): SetupOutcome {
   }
   if (current === null) {
     const before = readIfExists(globalFile);
-    if (existsSync(ownDir)) rmSync(ownDir, { recursive: true, force: true });
-    const what = copyGitTemplate(ownDir, env, home);
+    // A folder left there (by an undo that kept other tools' files in it) is copied over, never removed.
+    const { what, files } = copyGitTemplate(ownDir, env, home);
     const created: string[] = [];
     installTemplateHook(ownDir, script, created, out);
     out.changes.push(`made the template folder ${ownDir} (${what} and fleet-git's ${HOOK_NAME} hook)`);
     // The record first: if git config fails, undo still knows the bytes to restore.
-    const rec: SetupRecord = { version: 1, templateDir: ownDir, own: true, globalFile, globalBefore: b64(before), globalAfter: null, created: [] };
+    const rec: SetupRecord = { version: 1, templateDir: ownDir, own: true, globalFile, globalBefore: b64(before), globalAfter: null, created: [], files };
     writeRecord(u, rec);
     gitConfigGlobal(env, home, 'init.templateDir', ownDir);
     rec.globalAfter = b64(readIfExists(globalFile));
@@ -223,7 +282,14 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
     return out;
   }
   const ownDir = join(u.dataDir, OWN_TEMPLATE);
-  if (record.own) {
+  // fleet-git's own folder: its files go; what other tools put there (pre-commit
+  // init-templatedir writes hooks into the folder init.templateDir names) stays,
+  // and then so do the folder and init.templateDir, which those need.
+  const hadOwn = record.own && existsSync(ownDir);
+  const kept = hadOwn ? clearOwnTemplate(ownDir, record, env, home) : [];
+  if (kept.length) {
+    out.info.push(`kept ${ownDir} and init.templateDir: other tools put files there (${kept.join(', ')}); fleet-git took out only its own (move those elsewhere and unset init.templateDir if you do not want them)`);
+  } else if (record.own) {
     const now = readIfExists(record.globalFile);
     if (b64(now) === record.globalAfter || (record.globalAfter === null && b64(now) === record.globalBefore)) {
       if (record.globalBefore === null) {
@@ -238,21 +304,9 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
         out.changes.push(`removed init.templateDir from ${record.globalFile} (the file changed since setup, so the rest of it stays as it is now)`);
       }
     }
-    if (existsSync(ownDir)) {
-      rmSync(ownDir, { recursive: true, force: true });
-      out.changes.push(`removed the template folder ${ownDir}`);
-    }
+    if (hadOwn) out.changes.push(`removed the template folder ${ownDir}`);
   } else {
-    const path = join(record.templateDir, 'hooks', HOOK_NAME);
-    const prev = `${path}${PREV_SUFFIX}`;
-    if (readTextIfExists(path)?.includes(TEMPLATE_HOOK_MARK)) {
-      unlinkSync(path);
-      out.changes.push(`removed fleet-git's ${HOOK_NAME} hook from ${join(record.templateDir, 'hooks')}`);
-    }
-    if (existsSync(prev) && !existsSync(path)) {
-      renameSync(prev, path);
-      out.changes.push(`put your template's ${HOOK_NAME} hook back`);
-    }
+    for (const did of takeOutGitHook(join(record.templateDir, 'hooks'))) out.changes.push(`${did} in ${join(record.templateDir, 'hooks')}`);
     for (const rel of [...record.created].reverse()) {
       if (removeIfEmpty(rel === '.' ? record.templateDir : join(record.templateDir, rel)) === 'removed') out.changes.push(`removed the empty folder ${rel === '.' ? record.templateDir : join(record.templateDir, rel)} it had created`);
     }
@@ -262,6 +316,33 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
   }
   out.info.push('repositories already enabled stay enabled (fleet-git disable takes it out of one)');
   return out;
+}
+
+/**
+ * Empties fleet-git's own template folder of what fleet-git put there: its
+ * hook wherever it stands, and each file it copied, when its bytes are still
+ * those (recorded at setup, or those of git's default template); then the
+ * folders left empty. Returns the files it kept (someone else's).
+ */
+function clearOwnTemplate(dir: string, record: SetupRecord, env: Env, home: string): string[] {
+  takeOutGitHook(join(dir, 'hooks'));
+  const src = gitDefaultTemplateDir(env, home);
+  const git = src ? fileHashes(src) : {};
+  const kept: string[] = [];
+  for (const [rel, hash] of Object.entries(fileHashes(dir))) {
+    const ours = record.files?.[rel] === hash || git[rel] === hash || (rel === 'info/exclude' && hash === sha256(Buffer.from(DEFAULT_EXCLUDE)));
+    if (ours) unlinkSync(join(dir, rel));
+    else kept.push(rel);
+  }
+  const prune = (p: string): void => {
+    let entries;
+    try { entries = readdirSync(p, { withFileTypes: true }); } catch { return; }
+    for (const e of entries) if (e.isDirectory()) prune(join(p, e.name));
+    removeIfEmpty(p);
+  };
+  prune(dir);
+  if (existsSync(dir) && kept.length === 0) kept.push('entries that are not files');
+  return kept;
 }
 
 export type SetupStateKind = 'on' | 'off' | 'broken' | 'hooks-path';
@@ -290,11 +371,9 @@ export function setupState(env: Env, home: string): SetupState {
   if (hp) return { state: 'hooks-path', templateDir: dir, message: `not in effect: core.hooksPath=${hp.value} (${hp.scope} config) keeps git from running template hooks (fleet-git setup explains the alternatives)` };
   const current = templateDirValue(config.get('init', 'templateDir', null), home);
   if (current === null || resolve(current) !== resolve(dir)) return { state: 'broken', templateDir: dir, message: `broken: init.templateDir is ${current ?? 'unset'}, not ${dir} (fleet-git setup --undo, then fleet-git setup)` };
-  const hook = join(dir, 'hooks', HOOK_NAME);
-  const text = readTextIfExists(hook);
-  const exec = isExecutable(hook);
-  if (!text?.includes(TEMPLATE_HOOK_MARK) || !exec) return { state: 'broken', templateDir: dir, message: `broken: fleet-git's hook is missing from ${join(dir, 'hooks')} (run fleet-git setup)` };
-  if (text !== renderTemplateHook(env, home) || !existsSync(join(u.dataDir, RULES_FILE))) return { state: 'broken', templateDir: dir, message: `outdated: the template hook in ${join(dir, 'hooks')} is not the current one (run fleet-git setup)` };
+  const problem = templateHookProblem(dir, renderTemplateHook(env, home));
+  if (problem) return { state: 'broken', templateDir: dir, message: `${problem.includes('not the current one') ? 'outdated' : 'broken'}: ${problem} (run fleet-git setup)` };
+  if (!existsSync(join(u.dataDir, RULES_FILE))) return { state: 'broken', templateDir: dir, message: `outdated: the template hook in ${join(dir, 'hooks')} is not the current one (run fleet-git setup)` };
   if (rulesState(u.dataDir, configFile(env, home)) !== 'current') return { state: 'on', templateDir: dir, message: `in effect (template ${dir}); the config file changed since its rules were compiled (any fleet-git command compiles them)` };
   return { state: 'on', templateDir: dir, message: `in effect: new clones that the config includes get fleet-git (template ${dir})` };
 }

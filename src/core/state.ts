@@ -7,7 +7,7 @@ import type { RunContext } from './context.js';
 import { HOOK_FILE_PATH, hasExcludeBlock } from './exclude.js';
 import { CREATED_FILE } from './created.js';
 import { REPLACED_FILE, classifyHookFile, type HookFileInfo } from './hook-file.js';
-import { HOOK_NAME, PREV_SUFFIX, hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
+import { HOOK_NAME, LEGACY_SUFFIX, PREV_SUFFIX, hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
 
 export type ProblemCode =
   | 'hook-file-missing'
@@ -59,7 +59,7 @@ export interface RepoState {
 }
 
 /** What fleet-git writes in the common git dir, and in each worktree's own. */
-const COMMON_PATHS = ['info/exclude', `hooks/${HOOK_NAME}`, `hooks/${HOOK_NAME}${PREV_SUFFIX}`, `hooks/${HOOK_NAME}.old`, CREATED_FILE, REPLACED_FILE];
+const COMMON_PATHS = ['info/exclude', `hooks/${HOOK_NAME}`, `hooks/${HOOK_NAME}${PREV_SUFFIX}`, `hooks/${HOOK_NAME}${LEGACY_SUFFIX}`, `hooks/${HOOK_NAME}.old`, CREATED_FILE, REPLACED_FILE];
 const GIT_DIR_PATHS = [CREATED_FILE, REPLACED_FILE];
 
 /** The one line that says why fleet-git leaves a place alone: a symbolic link where it would write. */
