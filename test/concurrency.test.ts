@@ -151,3 +151,16 @@ describe('the repository lock', () => {
     assert.deepEqual(readdirSync(data).filter((n) => n.startsWith('bulk-lock-')), [], 'no link source left in the data folder');
   });
 });
+
+describe('a lock left by a killed fleet-git', () => {
+  it('is all that is left of fleet-git: remove finds it and takes it out', () => {
+    const s = sandbox();
+    const root = join(s.dir, 'left');
+    const repo = s.repo('left/r');
+    writeFileSync(join(repo, '.git', LOCK), `${deadPid()}\n`);
+    const r = s.cli(root, 'remove', root, '--yes');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /1 of 1 repositor/);
+    assert.ok(!existsSync(join(repo, '.git', LOCK)));
+  });
+});
