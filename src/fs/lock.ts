@@ -118,7 +118,9 @@ export function acquireLock(path: string, opts: LockOptions): () => void {
   const deadline = Date.now() + opts.waitMs;
   let nap = 1;
   for (;;) {
-    if (tryTake(path, opts.linkFrom)) return () => unlinkSync(path);
+    if (tryTake(path, opts.linkFrom)) return () => {
+      try { unlinkSync(path); } catch (e) { if (!isCode(e, 'ENOENT')) throw e; }
+    };
     const s = staleness(path);
     if (s === null) continue; // released meanwhile
     if (s.stale) {
