@@ -3,7 +3,7 @@
 // (fake-copilot.ts).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fakeCopilot } from './fake-copilot.js';
@@ -62,6 +62,21 @@ describe('fleet-git run', () => {
     const again = await t.cli(['run', '--model', 'work-gpt']).done;
     assert.equal(again.code, 0);
     assert.equal(again.stderr, '');
+  });
+
+  test('four runs at once in a repository with a post-checkout hook of its own: each starts copilot, the repository is enabled once (repeated)', async () => {
+    const t = setup(PROFILES);
+    for (let round = 0; round < 8; round++) {
+      const repo = t.sb.repo(`four-${round}`);
+      const hook = join(repo, '.git/hooks/post-checkout');
+      writeFileSync(hook, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+      const runs = await Promise.all([0, 1, 2, 3].map(() => t.cli(['run', '--cwd', repo, '--', '-p', 'hi']).done));
+      for (const r of runs) assert.equal(r.code, 0, `round ${round}: ${r.stderr}`);
+      assert.equal(runs.filter((r) => /installed the post-checkout hook/.test(r.stdout + r.stderr)).length, 1, `round ${round}`);
+      assert.equal(readFileSync(`${hook}.fleet-git-prev`, 'utf8'), '#!/bin/sh\nexit 0\n');
+      assert.equal(t.sb.git(repo, 'status', '--porcelain', '--untracked-files=all'), '', `round ${round}`);
+      assert.ok(readFileSync(join(repo, '.git/info/exclude'), 'utf8').includes('fleet-git'));
+    }
   });
 
   test('--cwd starts copilot in that folder', async () => {
