@@ -282,6 +282,24 @@ describe('pre-commit init-templatedir and fleet-git setup', () => {
     assert.equal(p.ran(), 'pre-commit\n', "pre-commit's template hook still works");
   });
 
+  it('init-templatedir first, then setup: fleet-git goes in beside pre-commit\'s hook as .legacy, and undo leaves the folder as pre-commit made it', () => {
+    const s = sandbox();
+    const p = preCommitRepo(s, 'pc-src3', false);
+    const tpl = join(s.dir, 'pc-template');
+    s.git(s.dir, 'config', '--global', 'init.templateDir', tpl);
+    preCommit(s, p.repo, 'init-templatedir', '-t', 'post-checkout', tpl);
+    const before = snapshot(tpl);
+    const r = templateSetup(s);
+    assert.match(r.stdout, /installed fleet-git's post-checkout hook in .* as post-checkout\.legacy, which pre-commit's hook there runs first/);
+    assert.match(s.cli(p.repo, 'status').stdout, /new clones \(fleet-git setup\): in effect/);
+    p.reset();
+    const c1 = cloneOf(s, p.repo, 'pc3-c1');
+    assert.ok(existsSync(join(c1, HOOK)));
+    assert.equal(p.ran(), 'pre-commit\n');
+    assert.equal(s.cli(s.dir, 'setup', '--undo').status, 0);
+    assert.deepEqual(snapshot(tpl), before);
+  });
+
   it("into the user's own template folder, over their hook: setup chains both, undo leaves pre-commit running the user's hook first", () => {
     const s = sandbox();
     const p = preCommitRepo(s, 'pc-src2', false);
