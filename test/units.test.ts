@@ -1,7 +1,7 @@
 // The pure pieces: the exclude block, the git config reader and the index
 // reader checked against git itself, and telling whose a hook file is.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { writeInPlace } from '../src/fs/atomic.js';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -9,7 +9,8 @@ import { EXCLUDE_BLOCK, addExcludeBlock, hasExcludeBlock, removeExcludeBlock } f
 import { classifyHookFile, renderHookFile } from '../src/core/hook-file.js';
 import { ConfigReader, parseConfigValues } from '../src/git/config.js';
 import { isTracked, isTrackedInIndex, locateRepo, objectNameSize } from '../src/git/repo.js';
-import { sandbox } from './helpers.js';
+import { gitTracks } from '../src/git/process.js';
+import { run, sandbox } from './helpers.js';
 
 describe('the exclude block', () => {
   for (const text of [null, '', 'a\n', 'no-newline', '# c\n\n/x\n', `${EXCLUDE_BLOCK}`, `x\n${EXCLUDE_BLOCK}y`]) {
@@ -206,6 +207,85 @@ describe('index reader', () => {
     s.git(repo, 'update-index', '--untracked-cache');
     assert.equal(isTrackedInIndex(join(repo, '.git'), 'README.md'), true);
     assert.equal(isTrackedInIndex(join(repo, '.git'), '.github/hooks/fleet.json'), false);
+  });
+  // Indexes larger than one read (64 KiB), made in one git call from a list: the reader stops at the path, so where it stops matters.
+  const HOOK = '.github/hooks/fleet.json';
+  /** Puts `paths` in the repository's index (one blob for all, no files written); `remove` takes paths out. */
+  function setIndex(s: ReturnType<typeof sandbox>, repo: string, paths: string[], remove: string[] = []) {
+    const oid = run('git', ['hash-object', '-w', '--stdin'], { cwd: repo, env: s.env, input: 'x\n' }).stdout.trim();
+    const zero = '0'.repeat(oid.length);
+    const input = [...remove.map((p) => `0 ${zero}\t${p}\n`), ...paths.map((p) => `100644 ${oid}\t${p}\n`)].join('');
+    const r = run('git', ['update-index', '--index-info'], { cwd: repo, env: s.env, input });
+    assert.equal(r.status, 0, r.stderr);
+  }
+  /** Paths that sort before and around the hook file's: dot folders, .github's other files, names one byte off. */
+  const dotted = (n: number) => [
+    ...Array.from({ length: n }, (_, i) => `.config/tool-${i}/settings.json`),
+    ...Array.from({ length: n }, (_, i) => `.github/hooks/a-${i}.json`),
+    '.github-x/a', '.github/hooks/fleet.jso', '.github/hooks/fleet.json.bak', '.github/hooks/fleet.jsoo', '.github/hookz', '!first', '-dash',
+  ];
+  const after = (n: number) => Array.from({ length: n }, (_, i) => `src/module-${i}/index.ts`);
+  const probes = [HOOK, '.github/hooks/fleet.jso', '.github/hooks/a-7.json', '.github', '!first', 'src/module-0/index.ts', 'zzz', '.'];
+  const agree = (s: ReturnType<typeof sandbox>, repo: string, what: string) => {
+    for (const p of probes) assert.equal(isTrackedInIndex(join(repo, '.git'), p), gitTracks(repo, p, s.env, s.home), `${p}, ${what}`);
+  };
+  for (const version of ['2', '3', '4']) {
+    it(`agrees with git on an index of many entries (version ${version}), the path after thousands of '.'-prefixed ones`, () => {
+      const s = sandbox();
+      const repo = s.repo(`big${version}`);
+      setIndex(s, repo, [...dotted(1500), ...after(3000)]);
+      s.git(repo, 'update-index', '--index-version', version);
+      assert.ok(statSync(join(repo, '.git/index')).size > 4 * 64 * 1024, 'larger than a few reads');
+      agree(s, repo, 'untracked');
+      setIndex(s, repo, [HOOK]);
+      s.git(repo, 'update-index', '--index-version', version);
+      assert.equal(isTrackedInIndex(join(repo, '.git'), HOOK), true);
+      agree(s, repo, 'tracked');
+      // Rewritten within the same second, the same size: the hook file's entry renamed to a path of the same length.
+      const st = statSync(join(repo, '.git/index'));
+      setIndex(s, repo, ['.github/hooks/fleet.jsoX'], [HOOK]);
+      const st2 = statSync(join(repo, '.git/index'));
+      if (version !== '4') assert.equal(st2.size, st.size); // (version 4's prefix compression makes it a byte shorter)
+      assert.equal(isTrackedInIndex(join(repo, '.git'), HOOK), false, 'the new index read, not an answer kept from the old one');
+      agree(s, repo, 'rewritten');
+    });
+  }
+  it('a split index: the path in the shared index is found by git, also when the main index has entries after it', () => {
+    const s = sandbox();
+    const repo = s.repo('bigsplit');
+    setIndex(s, repo, [...dotted(200), HOOK, ...after(2000)]);
+    s.git(repo, 'update-index', '--split-index');
+    setIndex(s, repo, ['zz-added-after-the-split']); // in the main index, sorting after the path
+    const gitDir = join(repo, '.git');
+    assert.equal(isTrackedInIndex(gitDir, HOOK), null, 'the main index does not hold it: no answer');
+    assert.equal(isTracked({ root: repo, gitDir, main: true }, gitDir, HOOK, s.env, s.home), true);
+    assert.equal(isTrackedInIndex(gitDir, 'zz-added-after-the-split'), true, 'found in the main index');
+    // Unsplit, the shared index stays beside it for a while: read to the end, the answer stands.
+    s.git(repo, 'update-index', '--no-split-index');
+    setIndex(s, repo, [], [HOOK]);
+    assert.ok(readdirSync(gitDir).some((n) => n.startsWith('sharedindex.')));
+    agree(s, repo, 'unsplit, a shared index left');
+    assert.equal(isTrackedInIndex(gitDir, HOOK), false);
+  });
+  it('sparse checkout: skip-worktree entries are tracked; a sparse index answers outside its folder entries', () => {
+    const s = sandbox();
+    const repo = s.repo('bigsparse');
+    mkdirSync(join(repo, '.github/hooks'), { recursive: true });
+    writeFileSync(join(repo, HOOK), '{}\n');
+    mkdirSync(join(repo, 'keep'));
+    writeFileSync(join(repo, 'keep/a.txt'), 'a\n');
+    s.git(repo, 'add', '-A');
+    s.git(repo, 'commit', '-qm', 'files');
+    s.git(repo, 'sparse-checkout', 'set', '--cone', 'keep');
+    const gitDir = join(repo, '.git');
+    assert.equal(isTrackedInIndex(gitDir, HOOK), true, 'outside the cone, still in the index');
+    s.git(repo, 'config', 'index.sparse', 'true');
+    s.git(repo, 'sparse-checkout', 'reapply');
+    assert.equal(isTrackedInIndex(gitDir, HOOK), null, '.github/ is one folder entry');
+    assert.equal(isTracked({ root: repo, gitDir, main: true }, gitDir, HOOK, s.env, s.home), true);
+    assert.equal(isTrackedInIndex(gitDir, 'README.md'), true);
+    assert.equal(isTrackedInIndex(gitDir, 'keep/b.txt'), false);
+    assert.equal(gitTracks(repo, 'keep/b.txt', s.env, s.home), false);
   });
   it('has no index: not tracked', () => {
     const s = sandbox();

@@ -1,7 +1,7 @@
 // Finding a repository and reading what fleet-git needs from it, from the files
 // git itself reads (.git, commondir, worktrees/*/gitdir, the index): no git
 // process, so that the same code serves one repository and thousands.
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isCode, isPresent, readTextIfExists, within } from '../fs/atomic.js';
 import { UsageError } from '../errors.js';
@@ -144,68 +144,190 @@ export function objectNameSize(commonDir: string): number | null {
   return format === undefined || format === 'sha1' ? 20 : format === 'sha256' ? 32 : null;
 }
 
-/** Index extensions that say nothing about which paths are tracked (entries come before them): the reader's answer stands. */
-const HARMLESS_EXTENSIONS = new Set(['TREE', 'REUC', 'UNTR', 'FSMN', 'EOIE', 'IEOT']);
+/**
+ * Index extensions that say nothing the entries do not (entries come before
+ * them): the reader's answer stands. `sdir` only marks that folder entries are
+ * among the entries, which the reader looks at where they are.
+ */
+const HARMLESS_EXTENSIONS = new Set(['TREE', 'REUC', 'UNTR', 'FSMN', 'EOIE', 'IEOT', 'sdir']);
+
+/** How much of the index is read at a time: `.github/` sorts before letters and digits, so one read is all most indexes take. */
+const INDEX_CHUNK = 64 * 1024;
+
+/**
+ * The index file, read forwards a piece at a time: a reader that stops early
+ * reads only what it went through, not a 9 MB file of 80,000 entries.
+ */
+class IndexFile {
+  buf: Buffer;
+  /** The file offset of buf[0], and how many bytes from there buf holds. */
+  private base = 0;
+  private held = 0;
+
+  constructor(private readonly fd: number, readonly size: number) {
+    this.buf = Buffer.allocUnsafe(Math.min(size, INDEX_CHUNK)); // a small index from Node's pool
+  }
+
+  /** Makes bytes [pos, pos + n) of the file available at buf[pos - base]; false past the end of the file. */
+  has(pos: number, n: number): boolean {
+    if (pos >= this.base && pos + n <= this.base + this.held) return true;
+    if (pos + n > this.size) return false;
+    const keep = pos >= this.base && pos < this.base + this.held ? this.base + this.held - pos : 0;
+    const want = Math.max(n, Math.min(INDEX_CHUNK, this.size - pos));
+    if (want > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(want, this.buf.length * 2));
+      this.buf.copy(bigger, 0, pos - this.base, pos - this.base + keep);
+      this.buf = bigger;
+    } else if (keep > 0) {
+      this.buf.copy(this.buf, 0, pos - this.base, pos - this.base + keep);
+    }
+    this.base = pos;
+    this.held = keep;
+    while (this.held < want) {
+      const got = readSync(this.fd, this.buf, this.held, Math.min(this.buf.length, this.size - pos) - this.held, pos + this.held);
+      if (got === 0) return false; // the file shrank under us
+      this.held += got;
+    }
+    return true;
+  }
+
+  /** Where buf holds file offset `pos` (after has()). */
+  at(pos: number): number {
+    return pos - this.base;
+  }
+
+  /** The file offset of the first NUL at or after `pos`, or -1. */
+  nul(pos: number): number {
+    for (let n = 256; ; n *= 2) {
+      const avail = Math.min(n, this.size - pos);
+      if (avail <= 0 || !this.has(pos, avail)) return -1;
+      const i = this.buf.indexOf(0, this.at(pos));
+      if (i >= 0 && i < this.at(pos) + avail) return this.base + i;
+      if (avail < n) return -1;
+    }
+  }
+}
+
+/**
+ * Whether the index at `indexDir/index` may be split: a split index names its
+ * shared part, `sharedindex.<id>`, a file beside it (git removes one unused
+ * for two weeks). Without such a file, an index has no `link` extension git could use.
+ */
+function maybeSplit(indexDir: string): boolean {
+  try {
+    return readdirSync(indexDir).some((n) => n.startsWith('sharedindex.'));
+  } catch {
+    return true;
+  }
+}
 
 /**
  * Whether `relPath` is in the index of a worktree (i.e. tracked), read from the
  * index file itself (versions 2 to 4, object names of `hashSize` bytes). Returns
  * null when the index cannot be read this way (an unknown version or extension,
- * a split or sparse index, anything that does not add up): the caller then asks git.
+ * a split index, the path inside a sparse index's folder entry, anything that
+ * does not add up): the caller then asks git.
+ *
+ * Entries are sorted bytewise by their full path, so the reader stops at the
+ * path or at the first entry after it: its cost does not grow with the index.
+ * What could still change the answer lies after the entries: a split index's
+ * `link` (the entries held in a shared index), known to be absent when no
+ * shared index is beside it, else read to the end.
  */
 export function isTrackedInIndex(gitDir: string, relPath: string, hashSize: number | null = 20): boolean | null {
   if (hashSize === null) return null;
-  let buf: Buffer;
+  let fd: number;
   try {
-    buf = readFileSync(join(gitDir, 'index'));
+    fd = openSync(join(gitDir, 'index'), 'r');
   } catch (e) {
     if (isCode(e, 'ENOENT')) return false;
     return null;
   }
-  if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return null;
-  const version = buf.readUInt32BE(4);
-  const count = buf.readUInt32BE(8);
+  try {
+    return readIndex(new IndexFile(fd, fstatSync(fd).size), gitDir, Buffer.from(relPath, 'utf8'), hashSize);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readIndex(f: IndexFile, gitDir: string, want: Buffer, hashSize: number): boolean | null {
+  if (!f.has(0, 12) || f.buf.toString('latin1', 0, 4) !== 'DIRC') return null;
+  const version = f.buf.readUInt32BE(4);
+  const count = f.buf.readUInt32BE(8);
   if (version < 2 || version > 4) return null;
-  const want = Buffer.from(relPath, 'utf8');
   let off = 12;
-  let prev: Buffer = Buffer.alloc(0);
-  let found = false;
+  // Version 4 names each path by what it keeps of the one before: the last path, rebuilt here.
+  let path = Buffer.allocUnsafe(version === 4 ? 4096 : 0);
+  let pathLen = 0;
+  let passed = false;
   for (let i = 0; i < count; i++) {
     const start = off;
+    if (!f.has(off, 42 + hashSize)) return null;
+    const mode = f.buf.readUInt32BE(f.at(off) + 24);
     off += 40 + hashSize;
-    if (off + 2 > buf.length) return null;
-    const flags = buf.readUInt16BE(off);
+    const flags = f.buf.readUInt16BE(f.at(off));
     off += 2;
     if (version >= 3 && flags & 0x4000) off += 2;
-    let path: Buffer;
+    let cmp: number;
+    let named: Buffer;
+    let from: number;
+    let to: number;
     if (version === 4) {
       let strip = 0;
       let b: number;
-      do { b = buf[off++]; strip = (strip << 7) | (b & 0x7f); if (b & 0x80) strip += 1; } while (b & 0x80);
-      const end = buf.indexOf(0, off);
-      if (end < 0 || strip > prev.length) return null;
-      path = Buffer.concat([prev.subarray(0, prev.length - strip), buf.subarray(off, end)]);
+      do {
+        if (!f.has(off, 1)) return null;
+        b = f.buf[f.at(off++)];
+        strip = (strip << 7) | (b & 0x7f);
+        if (b & 0x80) strip += 1;
+      } while (b & 0x80);
+      const end = f.nul(off);
+      if (end < 0 || strip > pathLen) return null;
+      const keep = pathLen - strip;
+      pathLen = keep + end - off;
+      if (pathLen > path.length) {
+        const bigger = Buffer.allocUnsafe(pathLen * 2);
+        path.copy(bigger, 0, 0, keep);
+        path = bigger;
+      }
+      f.buf.copy(path, keep, f.at(off), f.at(end));
       off = end + 1;
-      prev = path;
+      named = path;
+      from = 0;
+      to = pathLen;
     } else {
-      const end = buf.indexOf(0, off);
+      const end = f.nul(off);
       if (end < 0) return null;
-      path = buf.subarray(off, end);
+      named = f.buf;
+      from = f.at(off);
+      to = f.at(end);
       off = start + ((end - start + 8) & ~7);
     }
-    if (path.equals(want)) found = true;
+    // Each entry's flags hold its path's length (up to 0xFFF): a cheap check that the entries add up (the object names' size among them).
+    if ((flags & 0xfff) !== Math.min(to - from, 0xfff)) return null;
+    if (passed) continue;
+    cmp = want.compare(named, from, to);
+    if (cmp === 0) return true;
+    // A sparse index's folder entry (`.github/`) stands for every path under it: git knows which.
+    if ((mode & 0o170000) === 0o040000 && to - from < want.length && want.compare(named, from, to, 0, to - from) === 0) return null;
+    if (cmp < 0) {
+      if (!maybeSplit(gitDir)) return false;
+      passed = true; // read on to the extensions: a shared index may hold the path
+    }
   }
   // The extensions, then the checksum, which has the object names' size: a
   // length that does not add up means a format this reader does not know.
-  const last = buf.length - hashSize;
+  const last = f.size - hashSize;
   while (off < last) {
-    if (off + 8 > last) return null;
-    const sig = buf.toString('latin1', off, off + 4);
-    const size = buf.readUInt32BE(off + 4);
-    if (!HARMLESS_EXTENSIONS.has(sig)) return null; // link (split index), sdir (sparse index), or unknown
+    if (off + 8 > last || !f.has(off, 8)) return null;
+    const sig = f.buf.toString('latin1', f.at(off), f.at(off) + 4);
+    const size = f.buf.readUInt32BE(f.at(off) + 4);
+    if (!HARMLESS_EXTENSIONS.has(sig)) return null; // link (split index), or unknown
     off += 8 + size;
   }
-  return off === last ? found : null;
+  return off === last ? false : null;
 }
 
 /**
