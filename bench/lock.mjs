@@ -9,8 +9,11 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, makeLinkSource } from '../dist/fs/lock.js';
+import { tsImport } from 'tsx/esm/api';
 import { median } from './lib/stats.mjs';
+
+// The lock module itself, from the source (the build bundles it into the CLI, exporting nothing).
+const { acquireLock, makeLinkSource } = await tsImport('../src/fs/lock.ts', import.meta.url);
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
