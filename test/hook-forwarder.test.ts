@@ -2,7 +2,7 @@
 // (bash, the payload on a pipe or a socket), with the forwarder it starts
 // (dist/hook-client.cjs --forward), against a real Unix socket observer.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -129,6 +129,20 @@ describe('hook command and forwarder', () => {
     await obs.waitFor((e) => e.session_id === 'kill-1' && stepOf(e) === 3);
     assert.deepEqual(obs.events.filter((e) => e.session_id === 'kill-1').map(stepOf), [0, 1, 2, 3]);
     assert.notEqual(t.forwarderPid(), first);
+    await t.settled();
+  });
+
+  test('a forwarder.pid naming a live process that is no forwarder (its pid reused): the hook starts one', async () => {
+    await t.settled();
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      mkdirSync(t.spool, { recursive: true });
+      writeFileSync(join(t.spool, 'forwarder.pid'), String(other.pid));
+      await runHook(t.cmd('postToolUse'), tool('reused-1', 0), t.env);
+      await obs.waitFor((e) => e.session_id === 'reused-1');
+    } finally {
+      other.kill('SIGKILL');
+    }
     await t.settled();
   });
 

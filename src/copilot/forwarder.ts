@@ -13,7 +13,9 @@
 // A file without the trailer is still being written (or its writer died: it is
 // removed after ORPHAN_MS). Then the hook reads `forwarder.pid` and starts this
 // process (detached, its own process group, no stdio) when that process is not
-// alive; it never waits for it.
+// alive or, where /proc tells, is neither a forwarder (its name, below, as the
+// kernel keeps it: 15 characters) nor the shell that starts one; it never
+// waits for it.
 //
 // One forwarder per spool folder: it holds `forwarder.sock`, a Unix socket it
 // listens on and never reads (a killed forwarder's socket refuses connections:
@@ -135,7 +137,7 @@ interface Item { name: string; order: number; run: Prepared }
 
 export async function forward(spool: string): Promise<void> {
   try { process.chdir(spool); } catch { return; } // relative names: a socket path has at most 107 bytes
-  process.title = 'fleet-git-forwarder';
+  process.title = 'fleet-git-forwarder'; // the hook command looks for it in /proc/PID/comm
   // Its own process group already; a terminal's Ctrl-C or hang-up is not for it.
   for (const sig of ['SIGINT', 'SIGHUP', 'SIGPIPE'] as const) process.on(sig, () => {});
   const lock = await takeLock();
