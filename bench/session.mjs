@@ -23,7 +23,7 @@
 // for a before-and-after in one run. Uses a temporary HOME: the real observer
 // sees nothing.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -196,6 +196,30 @@ for (const kind of ['fleet', 'direct']) {
   const lat = events.filter((r) => kindOf.get(r.ev.session_id) === kind).map((r) => r.at - r.ev.timestamp);
   if (lat.length) console.log(`${kind}: hook fired to event on the socket: median ${median(lat)} ms, max ${Math.max(...lat)} ms over ${lat.length} events (targets <= 100 and <= 1000)`);
 }
+
+// ---- Copilot's own clock: how long it waited for each postToolUse hook -------------
+// Its transcript records hook.start and hook.end (timestamps in milliseconds):
+// the wait itself, without the model's round trips that make the slopes noisy.
+const waits = Object.fromEntries(kinds.map((kind) => [kind, []]));
+const states = join(env.COPILOT_HOME, 'session-state');
+for (const id of existsSync(states) ? readdirSync(states) : []) {
+  let text;
+  try { text = readFileSync(join(states, id, 'events.jsonl'), 'utf8'); } catch { continue; }
+  let kind = null;
+  const started = new Map();
+  for (const line of text.split('\n')) {
+    if (!line.includes('"session.start"') && !line.includes('"hook.')) continue;
+    let e;
+    try { e = JSON.parse(line); } catch { continue; }
+    const d = e.data ?? {};
+    if (e.type === 'session.start') kind = Object.keys(repos).find((k) => repos[k] === d.context?.cwd) ?? null;
+    else if (e.type === 'hook.start' && d.hookType === 'postToolUse') started.set(d.hookInvocationId, Date.parse(e.timestamp));
+    else if (e.type === 'hook.end' && started.has(d.hookInvocationId) && kind) waits[kind].push(Date.parse(e.timestamp) - started.get(d.hookInvocationId));
+  }
+}
+const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
+for (const kind of kinds.filter((k) => waits[k].length)) console.log(`${kind.padEnd(6)} hooks: Copilot waited for a postToolUse hook ${median(waits[kind])} ms (median; 90th percentile ${p90(waits[kind])} ms, ${waits[kind].length} hooks)`);
+if (waits.true.length && waits.fleet.length) console.log(`fleet-git's hook minus true's, as Copilot timed them: ${median(waits.fleet) - median(waits.true)} ms (median)`);
 
 await model.close();
 observer.close();
