@@ -194,7 +194,10 @@ console.log(`observer: ${events.length} of ${expectedFleet} events from ${bySess
 const kindOf = new Map(events.filter((r) => r.ev.event === 'SessionStart').map((r) => [r.ev.session_id, Object.keys(repos).find((k) => repos[k] === r.ev.cwd)]));
 for (const kind of ['fleet', 'direct']) {
   const lat = events.filter((r) => kindOf.get(r.ev.session_id) === kind).map((r) => r.at - r.ev.timestamp);
-  if (lat.length) console.log(`${kind}: hook fired to event on the socket: median ${median(lat)} ms, max ${Math.max(...lat)} ms over ${lat.length} events (targets <= 100 and <= 1000)`);
+  if (!lat.length) continue;
+  console.log(`${kind}: hook fired to event on the socket: median ${median(lat)} ms, max ${Math.max(...lat)} ms over ${lat.length} events (targets <= 100 and <= 1000)`);
+  const slow = events.filter((r) => kindOf.get(r.ev.session_id) === kind).sort((a, b) => (b.at - b.ev.timestamp) - (a.at - a.ev.timestamp)).slice(0, 5);
+  console.log(`${kind}: the slowest: ${slow.map((r) => `${r.ev.event}${r.ev.message ? `:${r.ev.message}` : ''} ${r.at - r.ev.timestamp} ms`).join(', ')}`);
 }
 
 // ---- Copilot's own clock: how long it waited for each postToolUse hook -------------
