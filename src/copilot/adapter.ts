@@ -17,6 +17,7 @@ import { locateRepo, type Repo } from '../git/repo.js';
 import { canonicalEvent, isPlainId, lastMessage, normalizePayload, summarizeToolUse, type FleetEvent, type NormalizeContext } from './normalize.js';
 import type { ProfileEntry } from './profiles.js';
 import { readSessionModel, transcriptOf, transcriptPathFor, waitForFinalMessage } from './transcript.js';
+import { STOP_WAIT_MS } from './hook-event.js';
 import { CLIENT_FILE, userPaths, type Env } from '../paths.js';
 
 /**
@@ -67,9 +68,6 @@ const TRANSIENT: ReadonlyArray<[RegExp, string]> = [
   [/econnrefused|econnreset|etimedout|enotfound|socket hang up|network error|fetch failed|upstream connect error|\b50[234]\b|service unavailable|bad gateway/i, 'upstream_unreachable'],
   [/temporarily unavailable|try again later|auth\w*\b[^\n]{0,60}\btemporar/i, 'auth_temporarily_unusable'],
 ];
-
-/** How long normalizePayload waits for an agentStop's final message to reach the transcript (Copilot buffers it). */
-const STOP_WAIT_MS = 3000;
 
 export class CopilotAdapter {
   readonly name = 'copilot';
