@@ -47,8 +47,8 @@ const bundle = (entry, out, more = {}) => esbuild.build({
   // A package's ES module build first: jsonc-parser's UMD build requires its parts at run time, which a bundle cannot follow.
   mainFields: ['module', 'main'], ...more,
 });
-// fast-glob (picomatch) is loaded only when a glob is given: left to node_modules.
-const external = ['fast-glob', 'picomatch'];
+// picomatch is loaded only when a glob is given: left to node_modules.
+const external = ['picomatch'];
 // The command: the loader of the program (src/code-cache.ts).
 await bundle('cli.ts', 'cli.cjs', { define: { 'import.meta.dirname': '__dirname' } });
 // The program, as CommonJS: a script V8 can cache the compiled code of (src/code-cache.ts).

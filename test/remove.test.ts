@@ -49,6 +49,12 @@ describe('enable --under', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.ok(existsSync(join(ws.p.outer, HOOK)) && existsSync(join(ws.p.separate, HOOK)));
     assert.ok(!existsSync(join(ws.p.app, HOOK)) && !existsSync(join(ws.p.solo, HOOK)));
+    assert.equal(r.stderr, '', 'every pattern matched something');
+    // A pattern that matches nothing is said once, on stderr; the run goes on.
+    const none = sb.cli(sb.dir, 'enable', '--under', ws.root, '--include', 'wrok/*', '--exclude', 'nothing-like-this');
+    assert.equal(none.status, 0, none.stderr);
+    assert.equal(none.stderr, `fleet-git: --include "wrok/*" matched nothing under ${ws.root}\nfleet-git: --exclude "nothing-like-this" matched nothing under ${ws.root}\n`);
+    assert.match(none.stdout, /enable: 0 changed, 0 unchanged, 0 failed \(0 repositories/);
     const both = sb.cli(sb.dir, 'enable', '--under', ws.root, ws.p.solo);
     assert.equal(both.status, 2);
     assert.equal(sb.cli(sb.dir, 'enable', '--include', 'x').status, 2);

@@ -68,9 +68,10 @@ export class EnableCommand extends FleetCommand {
     const [root] = await rootsOf([under], this.context.cwd);
     const bulk = await loadBulk();
     const { ignoreMatcher } = await import('../core/discover.js');
-    const s = await withProgress(this.context, (onProgress) => bulk.survey([root], ctx, { ignore: [...configIgnore, ...this.exclude], onProgress }));
-    const include = ignoreMatcher(this.include);
-    const exclude = ignoreMatcher(this.exclude);
+    const hits = new Set<string>();
+    const s = await withProgress(this.context, (onProgress) => bulk.survey([root], ctx, { ignore: [...configIgnore, ...this.exclude], ignoreHits: hits, onProgress }));
+    const include = ignoreMatcher(this.include, hits);
+    const exclude = ignoreMatcher(this.exclude, hits);
     const wanted = s.rows.filter((r) => {
       if (!r.state && !r.unreadable) return false;
       const rel = r.path.startsWith(`${root}/`) ? r.path.slice(root.length + 1) : r.path;
@@ -79,6 +80,10 @@ export class EnableCommand extends FleetCommand {
       if (exclude?.(rel, name)) return false;
       return !include || include(rel, name);
     });
+    // A pattern that matched nothing is most likely a mistake: said once, the run goes on.
+    for (const [opt, globs] of [['--include', this.include], ['--exclude', this.exclude]] as const) {
+      for (const g of globs) if (!hits.has(g)) this.err(`fleet-git: ${opt} ${JSON.stringify(g)} matched nothing under ${root}`);
+    }
     // Copilot's config.json is read before anything changes (one it cannot rewrite stops the run here) and written once, at the end.
     const edit = trust ? new TrustEdit(ctx.user) : null;
     edit?.load();

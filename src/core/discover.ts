@@ -58,6 +58,8 @@ export interface DiscoverOptions {
   nested?: boolean;
   /** Globs for folders to skip, matched against the path relative to its root and against the folder's name. */
   ignore?: string[];
+  /** Filled with each ignore glob that matched a folder. */
+  ignoreHits?: Set<string>;
   /** Follow symbolic links to folders (a link loop is detected and not followed twice). */
   followSymlinks?: boolean;
   /** Called with the number of folders read so far, at most every 50 ms, and once at the end. */
@@ -81,10 +83,21 @@ export function hasGitDir(f: Found): f is FoundWithGitDir {
 }
 
 
-/** A matcher for ignore globs: true when a folder (relative path with `/`, or its name) matches any. */
-export function ignoreMatcher(globs: readonly string[] | undefined): ((rel: string, name: string) => boolean) | undefined {
+/**
+ * A matcher for ignore globs: true when a folder (relative path with `/`, or its name) matches any.
+ * With `hits`, each glob that matches something is added to it (for reporting those that matched nothing).
+ */
+export function ignoreMatcher(globs: readonly string[] | undefined, hits?: Set<string>): ((rel: string, name: string) => boolean) | undefined {
   const list = (globs ?? []).map((g) => g.trim().replace(/\/+$/, '')).filter((g) => g.length > 0);
   if (list.length === 0) return undefined;
+  if (hits) {
+    const each = (globs ?? []).filter((g) => g.trim().replace(/\/+$/, '')).map((g) => [g, loadPicomatch()(g.trim().replace(/\/+$/, ''), { dot: true })] as const);
+    return (rel, name) => {
+      let hit = false;
+      for (const [g, m] of each) if (m(rel) || m(name)) { hits.add(g); hit = true; }
+      return hit;
+    };
+  }
   const m = loadPicomatch()(list, { dot: true });
   return (rel, name) => m(rel) || m(name);
 }
@@ -242,7 +255,7 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
   const maxDepth = opts.depth ?? Infinity;
   const nested = opts.nested ?? false;
   const follow = opts.followSymlinks ?? false;
-  const ignored = ignoreMatcher(opts.ignore);
+  const ignored = ignoreMatcher(opts.ignore, opts.ignoreHits);
   const onProgress = opts.onProgress;
 
   const found = new Map<string, Found>();
