@@ -2,7 +2,7 @@
 // in-process with their own cwd, env and streams), one-line errors, exit codes.
 import { Command, Option, type BaseContext } from 'clipanion';
 import { colourMode, painter, useColour } from '../colour.js';
-import { UsageError } from '../errors.js';
+import { permissionLine, UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
 
 export type Context = BaseContext & { cwd: string; env: Env; home: string };
@@ -32,7 +32,7 @@ export abstract class FleetCommand extends Command<Context> {
         this.context.stderr.write(`fleet-git: ${e.message}\n`);
         return EXIT.usage;
       }
-      const msg = e instanceof Error ? e.message : String(e);
+      const msg = permissionLine(e) ?? (e instanceof Error ? e.message : String(e));
       this.context.stderr.write(`fleet-git: ${msg}\n`);
       return EXIT.partial;
     }

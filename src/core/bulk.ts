@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Repo } from '../git/repo.js';
 import { isUnder } from '../paths.js';
-import { UsageError } from '../errors.js';
+import { permissionLine, UsageError } from '../errors.js';
 import type { RunContext } from './context.js';
 import { CREATED_FILE } from './created.js';
 import { LOCK_FILE } from './repo-lock.js';
@@ -65,7 +65,7 @@ export function groupOf(s: Judged): Group {
 /** A short reason for an error, with the path it concerns when the error names one. */
 export function reasonOf(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
-  if (e && typeof e.code === 'string') return `${describeError(e)}${e.path ? `: ${e.path}` : ''}`;
+  if (e && typeof e.code === 'string') return permissionLine(e) ?? `${describeError(e)}${e.path ? `: ${e.path}` : ''}`;
   return e instanceof Error ? e.message : String(err);
 }
 

@@ -1,7 +1,7 @@
 // Finding a repository and reading what fleet-git needs from it, from the files
 // git itself reads (.git, commondir, worktrees/*/gitdir, the index): no git
 // process, so that the same code serves one repository and thousands.
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isCode, isPresent, readTextIfExists, within } from '../fs/atomic.js';
 import { UsageError } from '../errors.js';
@@ -91,13 +91,25 @@ function openRepo(root: string): Repo {
   return { root, gitDir, commonDir, linked: commonDir !== gitDir };
 }
 
+/** The first folder on the way to `path` that cannot be entered, or null. */
+function closedAbove(path: string): string | null {
+  const parts = resolve(path).split('/').filter(Boolean);
+  for (let i = 0, p = ''; i < parts.length; i++) {
+    p = `${p}/${parts[i]}`;
+    try { accessSync(p, constants.X_OK); } catch (e) { return isCode(e, 'EACCES') ? p : null; }
+  }
+  return null;
+}
+
 /** The repository containing `start`, searching upwards as git does. */
 export function locateRepo(start: string): Repo {
   let dir: string;
   try {
     dir = realpathSync(start);
-  } catch {
-    throw new NotARepoError(start, 'no such folder');
+  } catch (e) {
+    if (!isCode(e, 'EACCES')) throw new NotARepoError(start, 'no such folder');
+    const blocked = closedAbove(start);
+    throw new NotARepoError(start, blocked ? `cannot enter ${blocked}: permission denied (EACCES); fleet-git needs to enter every folder above it (ls -ld ${blocked})` : 'permission denied (EACCES): check the permissions of the folders above it');
   }
   if (!statSync(dir).isDirectory()) dir = dirname(dir);
   for (let d = dir; ; d = dirname(d)) {
