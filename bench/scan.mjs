@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Benchmark of `fleet-git scan` against `find`, and of bulk enable/remove against scan,
-// on the synthetic workspace of bench/make-workspace.sh.
+// Benchmark of `fleet-git scan` against `find`, and of bulk enable/remove against scan
+// and against a bare script making the same file-system changes (bench/lib/bare-bulk.mjs;
+// limit 1.5x), with the time per repository, on the synthetic workspace of
+// bench/make-workspace.sh (--repos 10000 for the large one).
 //
 //   node bench/scan.mjs [--repos 2000] [--runs 7] [--root DIR] [--settle 30]
 //
@@ -77,6 +79,20 @@ mkdirSync(HOME, { recursive: true });
 spawnSync('sync'); // the copy's writes go out now, not while find and scan are timed
 process.on('exit', () => { spawnSync('chmod', ['-R', 'u+rwx', COPY]); rmSync(COPY, { recursive: true, force: true }); rmSync(HOME, { recursive: true, force: true }); });
 const bulkRun = (...a) => { const r = spawnSync(node, [CLI, ...a], { env: bulkEnv, stdio: 'ignore' }); return r; };
+// The bare floor's list (bench/lib/bare-bulk.mjs): the repositories and worktrees enable acts on.
+const BARE = join(HERE, 'lib', 'bare-bulk.mjs');
+const BARE_LIST = `${COPY}-list`;
+{
+  const doc = JSON.parse(execFileSync(node, [CLI, 'scan', COPY, '--json'], { env: bulkEnv, encoding: 'utf8', maxBuffer: 1 << 28 }));
+  const lines = [];
+  for (const r of doc.repos.filter((r) => r.kind === 'repo')) {
+    lines.push(`${existsSync(join(r.path, '.git', 'HEAD')) ? 'repo' : 'worktree'}\t${r.path}`);
+    for (const w of r.worktrees ?? []) lines.push(`worktree\t${w.path}`);
+  }
+  writeFileSync(BARE_LIST, lines.join('\n') + '\n');
+  process.on('exit', () => rmSync(BARE_LIST, { force: true }));
+}
+const bareRun = (mode) => spawnSync(node, [BARE, mode, BARE_LIST], { stdio: 'ignore' });
 /**
  * name, argv, and optionally: ratioTo (the name of the command it is compared
  * with), limit (the most that ratio may be), before (run untimed before each
@@ -90,6 +106,8 @@ const COMMANDS = [
   ...(caSet ? [{ ...scan, name: `${scan.name} (${CA_VAR} set)`, env: process.env, ratioTo: 'find' }] : []),
   { name: 'fleet-git enable --under (copy)', argv: [node, CLI, 'enable', '--under', COPY], env: bulkEnv, okCodes: [0, 1], ratioTo: 'scan', limit: 15, before: () => bulkRun('remove', COPY, '--yes'), bulk: true },
   { name: 'fleet-git remove --yes (copy)', argv: [node, CLI, 'remove', COPY, '--yes'], env: bulkEnv, ratioTo: 'scan', limit: 15, before: () => bulkRun('enable', '--under', COPY), bulk: true },
+  { name: "bare script: enable's changes (copy)", key: 'bare-enable', argv: [node, BARE, 'do', BARE_LIST], before: () => bareRun('undo'), bulk: true },
+  { name: "bare script: remove's changes (copy)", key: 'bare-remove', argv: [node, BARE, 'undo', BARE_LIST], before: () => bareRun('do'), bulk: true },
 ];
 const MAX_RSS_MIB = 150;
 
@@ -157,5 +175,15 @@ for (const c of COMMANDS) {
   // The bulk runs each undo the last in the same copy: on some disks (ext4 with
   // discard on a virtual machine, here) every such round makes the next slower.
   if (c.bulk) console.log(`${''.padEnd(50)} runs in order: ${times.get(c).map((t) => t.toFixed(0)).join(', ')} ms`);
+  if (c.bulk) {
+    const floor = c.name.includes('enable --under') ? 'bare-enable' : c.name.includes('remove --yes') ? 'bare-remove' : null;
+    const perRepo = `${(med / repos * 1000).toFixed(0)} µs per repository`;
+    if (!floor) console.log(`${''.padEnd(50)} ${perRepo}`);
+    else {
+      const ratio = med / median(times.get(byKey.get(floor)));
+      failed ||= ratio > 1.5;
+      console.log(`${''.padEnd(50)} ${perRepo}; ${ratio.toFixed(2)}x the bare script making the same changes (limit 1.5x: ${ratio <= 1.5 ? 'ok' : 'OVER'})`);
+    }
+  }
 }
 process.exitCode = failed ? 1 : 0;
