@@ -265,6 +265,7 @@ describe('CopilotAdapter', () => {
     const removed = sb.cli(sb.dir, 'remove', repo, '--yes');
     assert.equal(removed.status, 0, removed.stderr);
     assert.equal(existsSync(file), false, 'remove takes fleet files out');
+    assert.equal(existsSync(join(repo, '.github')), false, 'and the folders installHooks made for them');
 
     a.installHooks(client, repo);
     a.installHooks(client, repo); // again: the same bytes
@@ -272,6 +273,13 @@ describe('CopilotAdapter', () => {
     assert.equal(existsSync(file), false);
     assert.equal(a.isHookInstalled(repo), false);
     assert.equal(sb.git(repo, 'status', '--porcelain'), '', 'nothing of fleet left');
+    assert.equal(existsSync(join(repo, '.github')), false, 'no empty .github/hooks left behind');
+
+    // A .github the user had stays, with what is in it; only the hooks folder made for the file goes.
+    mkdirSync(join(repo, '.github', 'workflows'), { recursive: true });
+    a.installHooks(client, repo);
+    a.removeHooks(repo);
+    assert.deepEqual(readdirSync(join(repo, '.github')), ['workflows']);
   });
 
   test('installHooks leaves alone a hook file neither fleet nor fleet-git wrote, a tracked one, and a symbolic link', () => {

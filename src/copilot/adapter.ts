@@ -9,6 +9,7 @@ import * as nodeFs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureUserFiles, runContext } from '../core/context.js';
 import { actOnRepo, withRepoLock } from '../core/repo-lock.js';
+import { recordCreated } from '../core/created.js';
 import { HOOK_FILE_PATH } from '../core/exclude.js';
 import { classifyHookFile, renderClientHookFile, renderHookFile } from '../core/hook-file.js';
 import { findOnPath } from '../core/run.js';
@@ -131,8 +132,8 @@ export class CopilotAdapter {
     const { root, repo } = this.where(cwd);
     const text = own ? renderHookFile({ dataDir: dirname(client) }) : renderClientHookFile(client);
     // In a repository, after any fleet-git command changing it (the lock they take turns on).
-    if (repo) withRepoLock(repo, this.env, () => this.writeHookFile(root, text));
-    else this.writeHookFile(root, text);
+    if (repo) withRepoLock(repo, this.env, () => this.writeHookFile(root, text, repo));
+    else this.writeHookFile(root, text, null);
   }
 
   /**
@@ -197,8 +198,13 @@ export class CopilotAdapter {
     }
   }
 
-  /** Writes the hook file through a temporary file and a rename, over nothing, fleet's file or fleet-git's only. */
-  private writeHookFile(root: string, text: string): void {
+  /**
+   * Writes the hook file through a temporary file and a rename, over nothing,
+   * fleet's file or fleet-git's only. In a repository, the folders it makes are
+   * recorded first, as enable records them, so that removeHooks (disable)
+   * takes them out again once empty.
+   */
+  private writeHookFile(root: string, text: string, repo: Repo | null): void {
     const file = join(root, HOOK_FILE_PATH);
     this.refuseLinks(root);
     const before = this.read(file);
@@ -208,6 +214,10 @@ export class CopilotAdapter {
     if (before === text) return;
     if (this.onDisk && this.isTracked(root)) throw new Error(`left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`);
     const fs = this.fs;
+    if (repo) {
+      const missing = ['.github', '.github/hooks'].filter((rel) => !fs.existsSync(join(root, rel)));
+      if (missing.length) recordCreated(repo.gitDir, ...missing);
+    }
     fs.mkdirSync(dirname(file), { recursive: true });
     const tmp = join(dirname(file), `.${basename(file)}.fleet-git-${process.pid}.tmp`);
     fs.writeFileSync(tmp, text);
