@@ -134,6 +134,22 @@ describe('git config reader', () => {
     assert.deepEqual(new ConfigReader(s.env).get('core', 'hooksPath', join(repo, '.git'))?.value, 'local');
     assert.deepEqual(parseConfigValues('[core]\nbare\n', 'core', 'bare'), ['true']);
   });
+
+  it('reads the object format from the repository\'s own file only, and hands that reading to the next get on it, once', () => {
+    const s = sandbox();
+    const repo = s.repo('cfg3');
+    const common = join(repo, '.git');
+    s.git(repo, 'config', '--global', 'extensions.objectFormat', 'sha256');
+    s.git(repo, 'config', 'core.hooksPath', 'first');
+    const config = new ConfigReader(s.env);
+    assert.equal(objectNameSize(common, config), 20, 'git reads extensions.* from the repository alone');
+    assert.equal(objectNameSize(common), 20);
+    s.git(repo, 'config', 'core.hooksPath', 'second');
+    assert.equal(config.get('core', 'hooksPath', common)?.value, 'first', 'the reading objectNameSize made');
+    assert.equal(config.get('core', 'hooksPath', common)?.value, 'second', 'read again after that one get');
+    s.git(repo, 'config', 'extensions.objectFormat', 'sha256');
+    assert.equal(objectNameSize(common, config), 32);
+  });
 });
 
 describe('index reader', () => {

@@ -83,9 +83,20 @@ export interface HookFileInfo {
 const ABSENT: HookFileInfo = Object.freeze({ kind: 'absent', current: false, clients: Object.freeze([]) });
 const HINT = ` ${EVENT_ENV}=`;
 
+/** The answer for the file enable writes now, kept: a scan of enabled repositories reads that same text thousands of times. */
+let current: { text: string; info: HookFileInfo } | undefined;
+
 /** Tells whose a hook file is, from its text (null: no file). */
 export function classifyHookFile(text: string | null, expected: string): HookFileInfo {
   if (text === null) return ABSENT;
+  if (text === expected) {
+    if (current?.text !== expected) current = { text: expected, info: Object.freeze(classifyText(expected, expected)) };
+    return current.info;
+  }
+  return classifyText(text, expected);
+}
+
+function classifyText(text: string, expected: string): HookFileInfo {
   const commands = hookCommands(text) ?? [];
   if (hasFleetGitCommand(commands)) {
     const dirs = commands.map((c) => /^d='((?:[^']|'\\'')*)';/.exec(c)?.[1]?.replace(/'\\''/g, "'"));

@@ -90,7 +90,7 @@ class WorktreeRead implements WorktreeState {
    * file is there (worktreeState asks at once), or an action or the "missing" check asks.
    */
   get tracked(): boolean {
-    return (this.trackedKnown ??= isTracked(this.worktree, this.commonDir, HOOK_FILE_PATH, this.ctx.env, this.ctx.user.home));
+    return (this.trackedKnown ??= isTracked(this.worktree, this.commonDir, HOOK_FILE_PATH, this.ctx.env, this.ctx.user.home, this.ctx.config));
   }
 
   /** Read when a hook file is there, when the repository is enabled, and by the actions: a scan of repositories without fleet-git makes no extra call. */

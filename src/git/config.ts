@@ -82,6 +82,8 @@ function globalConfigFiles(env: Env, home = env.HOME || homedir()): { scope: Con
 /** A cache of parsed files, so a run over many repositories reads and parses the global ones once. */
 export class ConfigReader {
   private parsed = new Map<string, ConfigEntry[] | null>();
+  /** A repository's own file as localValues read it, for the next get on it (a repository's state asks both in a row), then dropped. */
+  private handoff: { file: string; entries: ConfigEntry[] | null } | undefined;
   private globals: { scope: ConfigScope; file: string }[] | undefined;
   readonly home: string;
   constructor(private readonly env: Env) {
@@ -97,12 +99,24 @@ export class ConfigReader {
     return entries;
   }
 
+  /** The values of `section.key` in a repository's own config file only, in order (e.g. extensions.*, which git reads from there alone). */
+  localValues(commonDir: string, section: string, key: string): string[] {
+    const file = join(commonDir, 'config');
+    const entries = this.entries(file, false);
+    this.handoff = { file, entries };
+    const want = section.toLowerCase();
+    const wantKey = key.toLowerCase();
+    return (entries ?? []).filter((e) => e.section === want && e.key === wantKey).map((e) => e.value);
+  }
+
   /** The effective value of `section.key` for a repository (or outside one when commonDir is null). */
   get(section: string, key: string, commonDir: string | null, gitDir: string | null = commonDir): ConfigValue | null {
     const files: { scope: ConfigScope; file: string; entries?: ConfigEntry[] | null }[] = (this.globals ??= globalConfigFiles(this.env, this.home)).slice();
     if (commonDir) {
       // The repository's own file is read once per call (not cached: it differs per repository).
-      const local = this.entries(join(commonDir, 'config'), false);
+      const file = join(commonDir, 'config');
+      const local = this.handoff?.file === file ? this.handoff.entries : this.entries(file, false);
+      this.handoff = undefined;
       files.push({ scope: 'local', file: join(commonDir, 'config'), entries: local });
       const worktreeConfig = local?.filter((e) => e.section === 'extensions' && e.key === 'worktreeconfig').at(-1)?.value;
       if (gitDir && isTrue(worktreeConfig)) {

@@ -6,7 +6,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isCode, isPresent, readTextIfExists, within } from '../fs/atomic.js';
 import { UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
-import { parseConfigValues } from './config.js';
+import { parseConfigValues, type ConfigReader } from './config.js';
 import { gitTracks } from './process.js';
 
 export interface Repo {
@@ -149,10 +149,19 @@ export function listWorktrees(repo: Repo): Worktree[] {
   return out;
 }
 
-/** The size in bytes of the repository's object names, from `extensions.objectFormat`; null for a format this reader does not know. */
-export function objectNameSize(commonDir: string): number | null {
-  const text = readTextIfExists(join(commonDir, 'config'));
-  const format = text === null ? undefined : parseConfigValues(text, 'extensions', 'objectformat').at(-1)?.toLowerCase();
+/**
+ * The size in bytes of the repository's object names, from `extensions.objectFormat`;
+ * null for a format this reader does not know. Read through the run's config
+ * reader when given one: the repository's state reads its config file once for this and core.hooksPath.
+ */
+export function objectNameSize(commonDir: string, config?: ConfigReader): number | null {
+  let values: string[];
+  if (config) values = config.localValues(commonDir, 'extensions', 'objectformat');
+  else {
+    const text = readTextIfExists(join(commonDir, 'config'));
+    values = text === null ? [] : parseConfigValues(text, 'extensions', 'objectformat');
+  }
+  const format = values.at(-1)?.toLowerCase();
   return format === undefined || format === 'sha1' ? 20 : format === 'sha256' ? 32 : null;
 }
 
@@ -325,8 +334,9 @@ function readIndex(f: IndexFile, gitDir: string, want: Buffer, hashSize: number)
     // A sparse index's folder entry (`.github/`) stands for every path under it: git knows which.
     if ((mode & 0o170000) === 0o040000 && to - from < want.length && want.compare(named, from, to, 0, to - from) === 0) return null;
     if (cmp < 0) {
-      if (!maybeSplit(gitDir)) return false;
-      passed = true; // read on to the extensions: a shared index may hold the path
+      // Past the path. A whole index read already: its extensions tell. Else a shared index may hold the path only when one is beside it.
+      if (f.size > INDEX_CHUNK && !maybeSplit(gitDir)) return false;
+      passed = true;
     }
   }
   // The extensions, then the checksum, which has the object names' size: a
@@ -346,6 +356,6 @@ function readIndex(f: IndexFile, gitDir: string, want: Buffer, hashSize: number)
  * Whether git tracks `relPath` in a worktree: read from its index, or, for an
  * index or object format the reader does not know, asked of git.
  */
-export function isTracked(wt: Worktree, commonDir: string, relPath: string, env: Env, home: string): boolean {
-  return isTrackedInIndex(wt.gitDir, relPath, objectNameSize(commonDir)) ?? gitTracks(wt.root, relPath, env, home);
+export function isTracked(wt: Worktree, commonDir: string, relPath: string, env: Env, home: string, config?: ConfigReader): boolean {
+  return isTrackedInIndex(wt.gitDir, relPath, objectNameSize(commonDir, config)) ?? gitTracks(wt.root, relPath, env, home);
 }
