@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Benchmark of `fleet-git scan` against `find`, and of bulk enable/remove against scan
-// and against a bare script making the same file-system changes (bench/lib/bare-bulk.mjs;
-// limit 1.5x), with the time per repository, on the synthetic workspace of
-// bench/make-workspace.sh (--repos 10000 for the large one).
+// Benchmark of `fleet-git scan` against `find`, of the same workspace all enabled
+// against it not enabled, of a repository with an 80,000-entry index against one
+// of one file, and of bulk enable/remove against scan and against a bare script
+// making the same file-system changes (bench/lib/bare-bulk.mjs; limit 1.5x), with
+// the time per repository, on the synthetic workspace of bench/make-workspace.sh
+// (--repos 10000 for the large one).
 //
 //   node bench/scan.mjs [--repos 2000] [--runs 7] [--root DIR] [--settle 30]
 //
@@ -93,9 +95,33 @@ const BARE_LIST = `${COPY}-list`;
   process.on('exit', () => rmSync(BARE_LIST, { force: true }));
 }
 const bareRun = (mode) => spawnSync(node, [BARE, mode, BARE_LIST], { stdio: 'ignore' });
+// The copy all enabled, for its scan beside the cached workspace's (the bulk
+// round undoes it first: its enable runs after a remove).
+bulkRun('enable', '--under', COPY);
+// A repository whose index has 80,000 entries (about 9 MB, paths of 45 bytes,
+// one blob for all, no files written), and one with one file, each enabled
+// under its own root: what a large repository adds to a scan.
+const INDEXED = `${COPY}-index`;
+process.on('exit', () => rmSync(INDEXED, { recursive: true, force: true }));
+function indexedRepo(name, entries) {
+  const dir = join(INDEXED, name, 'repo');
+  mkdirSync(dir, { recursive: true });
+  const git = (a, input) => execFileSync('git', a, { cwd: dir, env: bulkEnv, input, encoding: 'utf8' }).trim();
+  git(['init', '-q', '-b', 'main']);
+  const oid = git(['hash-object', '-w', '--stdin'], 'export {};\n');
+  let list = '';
+  for (let i = 0; i < entries; i++) list += `100644 ${oid}\tpackages/pkg-${String(i % 400).padStart(3, '0')}/src/components/module-${String(i).padStart(5, '0')}.tsx\n`;
+  git(['update-index', '--index-info'], list);
+  if (bulkRun('enable', dir).status !== 0) throw new Error(`enable failed in ${dir}`);
+  return join(INDEXED, name);
+}
+const oneFile = indexedRepo('one-file', 1);
+const largeIndex = indexedRepo('large-index', 80000);
 /**
  * name, argv, and optionally: ratioTo (the name of the command it is compared
- * with), limit (the most that ratio may be), before (run untimed before each
+ * with), limit (the most that ratio may be), moreLimit (the most milliseconds
+ * its median may exceed that command's), reps (runs in a row each turn, for a
+ * command whose difference to another is a few milliseconds), before (run untimed before each
  * timed run, e.g. to undo what the previous run did), bulk (measured in the
  * second round, after find and scan, so that their disk writes never land in
  * the middle of those two).
@@ -104,6 +130,9 @@ const COMMANDS = [
   { name: 'find', argv: ['find', ROOT, '-name', 'node_modules', '-prune', '-o', '-name', '.git', '-print', '-prune'] },
   { ...scan, key: 'scan', ratioTo: 'find', limit: 3 },
   ...(caSet ? [{ ...scan, name: `${scan.name} (${CA_VAR} set)`, env: process.env, ratioTo: 'find' }] : []),
+  { name: 'fleet-git scan --json, all enabled (copy)', argv: [node, CLI, 'scan', COPY, '--json'], env: bulkEnv, ratioTo: 'scan', limit: 1.3 },
+  { name: 'scan: one repository of one file, enabled', key: 'one-file', argv: [node, CLI, 'scan', oneFile, '--json'], env: bulkEnv, reps: 5 },
+  { name: 'scan: one repository of 80,000 entries, enabled', argv: [node, CLI, 'scan', largeIndex, '--json'], env: bulkEnv, ratioTo: 'one-file', moreLimit: 2, reps: 5 },
   { name: 'fleet-git enable --under (copy)', argv: [node, CLI, 'enable', '--under', COPY], env: bulkEnv, okCodes: [0, 1], ratioTo: 'scan', limit: 15, before: () => bulkRun('remove', COPY, '--yes'), bulk: true },
   { name: 'fleet-git remove --yes (copy)', argv: [node, CLI, 'remove', COPY, '--yes'], env: bulkEnv, ratioTo: 'scan', limit: 15, before: () => bulkRun('enable', '--under', COPY), bulk: true },
   { name: "bare script: enable's changes (copy)", key: 'bare-enable', argv: [node, BARE, 'do', BARE_LIST], before: () => bareRun('undo'), bulk: true },
@@ -147,13 +176,13 @@ for (const round of [COMMANDS.filter((c) => !c.bulk), COMMANDS.filter((c) => c.b
     for (const c of round) {
       c.before?.();
       if (c.bulk) pause(settle);
-      times.get(c).push(runOnce(c));
+      for (let k = 0; k < (c.reps ?? 1); k++) times.get(c).push(runOnce(c));
     }
   }
 }
 
 if (caSet) console.log(`\n${CA_VAR} is set here: fleet-git's commands are timed without it (see the top of this file), and scan once more with it`);
-console.log(`\n${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), node ${process.version}, median of ${runs} runs, warm cache${settle > 0 ? `; each bulk run after ${settle} s for the disk to settle` : '; bulk runs back to back'}`);
+console.log(`\n${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), node ${process.version}, median of ${runs} runs (of the one-repository scans ${runs * 5}), warm cache${settle > 0 ? `; each bulk run after ${settle} s for the disk to settle` : '; bulk runs back to back'}`);
 const byKey = new Map(COMMANDS.map((c) => [c.key ?? c.name, c]));
 let failed = false;
 for (const c of COMMANDS) {
@@ -169,6 +198,12 @@ for (const c of COMMANDS) {
     const ok = c.limit == null || ratio <= c.limit;
     failed ||= !ok;
     line += `  = ${ratio.toFixed(2)}x ${c.ratioTo}${c.limit != null ? ` (limit ${c.limit}x: ${ok ? 'ok' : 'OVER'})` : ''}`;
+    if (c.moreLimit != null) {
+      const more = med - base;
+      const within = more <= c.moreLimit;
+      failed ||= !within;
+      line += `, ${more >= 0 ? '+' : ''}${more.toFixed(1)} ms (limit +${c.moreLimit} ms: ${within ? 'ok' : 'OVER'})`;
+    }
   }
   if (rss != null && c.argv[0] === node && rss > MAX_RSS_MIB) { failed = true; line += ` (RSS limit ${MAX_RSS_MIB} MiB: OVER)`; }
   console.log(line);
