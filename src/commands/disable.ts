@@ -2,8 +2,10 @@ import { Option } from 'clipanion';
 import { runContext } from '../core/context.js';
 import { actOnRepo } from '../core/repo-lock.js';
 import { locateRepo } from '../git/repo.js';
-import { EXIT, FleetCommand } from './base.js';
-import { printOutcome, resolveRepos, saveTrust } from './report.js';
+import { EXIT, FleetCommand, InputError } from './base.js';
+import { printOutcome, printPlan, resolveRepos, saveTrust } from './report.js';
+import { planJson } from '../core/plan.js';
+import type { RepoState } from '../core/state.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import { removeUserHooks } from '../core/user-hooks.js';
 
@@ -18,9 +20,13 @@ export class DisableCommand extends FleetCommand {
   });
 
   user = Option.Boolean('--user', false, { description: 'remove the user-level hook file ($COPILOT_HOME/hooks/fleet.json) if fleet-git wrote it; with no repository given, only that' });
+  dryRun = Option.Boolean('--dry-run', false, { description: 'print what disable would change, change nothing' });
+  json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plans as one JSON document' });
   repos = Option.Rest({ name: 'repo' });
 
   async run(): Promise<number> {
+    if (this.json && !this.dryRun) throw new InputError('--json goes with --dry-run (the plans as JSON)');
+    if (this.dryRun && this.user) throw new InputError('--dry-run plans repositories: leave out --user');
     const ctx = runContext(this.context.env, this.context.home);
     if (this.user) {
       const { change, note } = removeUserHooks(ctx);
@@ -31,6 +37,17 @@ export class DisableCommand extends FleetCommand {
     const repos = resolveRepos(this.repos, this.context.cwd).map(locateRepo);
     // Copilot's config.json: one edit, written once after all the repositories.
     const edit = new TrustEdit(ctx.user);
+    if (this.dryRun) {
+      const acted = repos.map((repo) => actOnRepo(repo, ctx, { do: 'disable', upstream: false }, true));
+      const untrust = (state: RepoState) => trustRoots(state).filter((root) => edit.remove(root));
+      if (this.json) {
+        this.out(JSON.stringify({ repos: acted.map(({ state, plan }) => ({ ...planJson(plan), untrust: untrust(state) })) }, null, 2));
+        return EXIT.ok;
+      }
+      for (const { state, plan } of acted) printPlan(this, plan, 'disabled', untrust(state).map((root) => `take ${root} out of trustedFolders in ${edit.file} (fleet-git had added it)`));
+      this.out('--dry-run: nothing was changed');
+      return EXIT.ok;
+    }
     let code: number = EXIT.ok;
     for (const repo of repos) {
       const { state, outcome } = actOnRepo(repo, ctx, { do: 'disable', upstream: false });

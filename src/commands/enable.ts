@@ -1,9 +1,12 @@
 import { Option } from 'clipanion';
 import { ensureUserFiles, runContext, type RunContext } from '../core/context.js';
 import { actOnRepo } from '../core/repo-lock.js';
+import type { Plan } from '../core/actions.js';
+import { planJson } from '../core/plan.js';
+import type { RepoState } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { BulkReport, loadBulk, printOutcome, resolveRepos, rootsOf, saveTrust, withProgress } from './report.js';
+import { BulkReport, loadBulk, printOutcome, printPlan, resolveRepos, rootsOf, saveTrust, withProgress } from './report.js';
 import { TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
 import { loadUserConfig } from '../core/user-config.js';
 import { installUserHooks } from '../core/user-hooks.js';
@@ -34,9 +37,13 @@ export class EnableCommand extends FleetCommand {
   trust = Option.Boolean('--trust', false, { description: "also list the repository in Copilot's trustedFolders, so that copilot -p sessions run its hooks (disable takes it out again; the config file's trust: true does the same)" });
   quiet = Option.Boolean('-q,--quiet', false, { description: 'print only what failed or was left alone, and the summary' });
   user = Option.Boolean('--user', false, { description: 'install the user-level hook file ($COPILOT_HOME/hooks/fleet.json): every folder reports; with no repository given, only that' });
+  dryRun = Option.Boolean('--dry-run', false, { description: 'print what enable would change, change nothing' });
+  json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plans as one JSON document' });
   repos = Option.Rest({ name: 'repo' });
 
   async run(): Promise<number> {
+    if (this.json && !this.dryRun) throw new InputError('--json goes with --dry-run (the plans as JSON)');
+    if (this.dryRun && this.user) throw new InputError('--dry-run plans repositories: leave out --user');
     const ctx = runContext(this.context.env, this.context.home);
     if (this.user) {
       for (const line of ensureUserFiles(ctx)) this.out(line);
@@ -49,6 +56,7 @@ export class EnableCommand extends FleetCommand {
     if (this.under !== undefined) return this.runUnder(this.under, trust, ctx, config!.scan.ignore);
     if (this.include.length || this.exclude.length) throw new InputError('--include and --exclude go with --under ROOT');
     const repos = resolveRepos(this.repos, this.context.cwd).map(locateRepo);
+    if (this.dryRun) return this.dry(repos.map((repo) => actOnRepo(repo, ctx, { do: 'enable', force: this.force }, true)), trust ? new TrustEdit(ctx.user) : null);
     if (!this.user) for (const line of ensureUserFiles(ctx)) this.out(line);
     // Copilot's config.json: one edit, written once after all the repositories.
     const edit = trust ? new TrustEdit(ctx.user) : null;
@@ -60,6 +68,24 @@ export class EnableCommand extends FleetCommand {
       if (printOutcome(this, outcome, 'enabled')) code = EXIT.partial;
     }
     return saveTrust(this, edit) ? code : EXIT.partial;
+  }
+
+  /** --dry-run: each repository's plan, and the trustedFolders entries it would add; nothing is written. */
+  private dry(acted: { state: RepoState; plan: Plan }[], edit: TrustEdit | null, root?: string): number {
+    edit?.load();
+    const trustLines = (state: RepoState) => (edit ? trustRoots(state).filter((r) => edit.add(r)).map((r) => `list ${r} in Copilot's trustedFolders in ${edit.file}`) : []);
+    if (this.json) {
+      const repos = acted.map(({ state, plan }) => ({ ...planJson(plan), trust: edit ? trustRoots(state).filter((r) => edit.add(r)) : [] }));
+      this.out(JSON.stringify({ ...(root !== undefined ? { roots: [root] } : {}), repos }, null, 2));
+      return EXIT.ok;
+    }
+    for (const { state, plan } of acted) {
+      const extra = trustLines(state);
+      // A bulk run prints only the repositories it would change or leave alone.
+      if (root === undefined || plan.changes.length || plan.notes.length || extra.length) printPlan(this, plan, 'enabled', extra);
+    }
+    this.out(`${root !== undefined ? `enable --under ${root}: ${acted.filter((a) => a.plan.changes.length).length} of ${acted.length} repositories would change; ` : ''}--dry-run: nothing was changed`);
+    return EXIT.ok;
   }
 
   /** Bulk enable: every repository under a folder, each on its own (a failure in one is reported and the rest go on), the per-user files put in place once. */
@@ -83,6 +109,16 @@ export class EnableCommand extends FleetCommand {
     // A pattern that matched nothing is most likely a mistake: said once, the run goes on.
     for (const [opt, globs] of [['--include', this.include], ['--exclude', this.exclude]] as const) {
       for (const g of globs) if (!hits.has(g)) this.err(`fleet-git: ${opt} ${JSON.stringify(g)} matched nothing under ${root}`);
+    }
+    if (this.dryRun) {
+      const { assessRepo } = await import('../core/state.js');
+      const { planAction } = await import('../core/repo-lock.js');
+      const acted = wanted.map((r) => {
+        if (!r.state) { this.err(`${r.path}: cannot be read: ${r.reason}`); return null; }
+        const state = assessRepo(r.state.repo, ctx);
+        return { state, plan: planAction(state, ctx, { do: 'enable', force: this.force }) };
+      }).filter((a) => a !== null);
+      return this.dry(acted, trust ? new TrustEdit(ctx.user) : null, root);
     }
     // Copilot's config.json is read before anything changes (one it cannot rewrite stops the run here) and written once, at the end.
     const edit = trust ? new TrustEdit(ctx.user) : null;

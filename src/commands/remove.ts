@@ -3,6 +3,8 @@ import { EXIT, FleetCommand, InputError } from './base.js';
 import { ask, BulkReport, isTty, loadBulk, rootsOf, withProgress } from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import type { Row } from '../core/bulk.js';
+import { planDisable, type Plan } from '../core/actions.js';
+import { planJson } from '../core/plan.js';
 import { loadUserConfig } from '../core/user-config.js';
 
 export class RemoveCommand extends FleetCommand {
@@ -37,7 +39,15 @@ export class RemoveCommand extends FleetCommand {
     // Copilot's trustedFolders entries that fleet-git added go too (one write at the end).
     const edit = new TrustEdit(ctx.user);
     const listed = (r: Row) => (r.state ? trustRoots(r.state).filter((root) => edit.listed(root)) : []);
-    const ours = (r: Row) => r.state !== null && (bulk.hasFleetState(r.state) || listed(r).length > 0);
+    // disable's plan for each repository as the survey read it: what --dry-run prints, and (unless the
+    // repository is enabled) whether there is anything to remove; the real run plans again under the lock.
+    const plans = new Map<Row, Plan>();
+    const planOf = (r: Row): Plan => {
+      let p = plans.get(r);
+      if (!p) plans.set(r, (p = planDisable(r.state!, { upstream: true })));
+      return p;
+    };
+    const ours = (r: Row) => r.state !== null && (bulk.hasFleetState(r.state, () => planOf(r)) || listed(r).length > 0);
     // A repository whose state cannot be read is a target too: it fails with its reason.
     const targets: Row[] = [];
     let untouched = 0;
@@ -50,18 +60,23 @@ export class RemoveCommand extends FleetCommand {
     const found = `${targets.length} of ${targets.length + untouched} repositor${targets.length + untouched === 1 ? 'y' : 'ies'} under ${s.roots.join(', ')} ha${targets.length === 1 ? 's' : 've'} fleet-git or upstream fleet files`;
 
     if (this.dryRun && this.json) {
-      const repos = targets.map((r) => (r.state
-        ? { path: r.path, steps: bulk.hasFleetState(r.state) ? bulk.disablePlan(r.state) : [], untrust: listed(r) }
-        : { path: r.path, reason: r.reason }));
+      const repos = targets.map((r) => {
+        if (!r.state) return { path: r.path, reason: r.reason };
+        const p = planOf(r);
+        return { path: r.path, steps: p.changes.map((c) => c.would), untrust: listed(r), changes: planJson(p).changes, notes: p.notes, info: p.info };
+      });
       this.out(JSON.stringify({ roots: s.roots, repos, counts: { targets: targets.length, untouched } }, null, 2));
       return EXIT.ok;
     }
     if (this.dryRun) {
       for (const r of targets) {
         if (!r.state) { out.push(`${r.path}: cannot act here: ${r.reason}`); continue; }
+        const p = planOf(r);
         out.push(`${r.path}: would`);
-        for (const step of bulk.hasFleetState(r.state) ? bulk.disablePlan(r.state) : []) out.push(`  ${step}`);
+        for (const c of p.changes) out.push(`  ${c.would}`);
         for (const root of listed(r)) out.push(`  take ${root === r.path ? 'it' : root} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
+        for (const n of p.info) out.push(`  note: ${n}`);
+        for (const n of p.notes) out.push(`  ${n}`);
       }
       out.push(`${found}; --dry-run: nothing was changed`);
       out.flush();

@@ -2,7 +2,7 @@
 // the terminal checks and the progress line of a walk.
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Outcome } from '../core/actions.js';
+import type { Outcome, Plan } from '../core/actions.js';
 import type { LineBuffer } from '../core/bulk.js';
 import type { BulkResult } from '../core/bulk-apply.js';
 import type { Context, FleetCommand } from './base.js';
@@ -36,6 +36,20 @@ export function printOutcome(cmd: FleetCommand, o: Outcome, verb: string): boole
   for (const n of o.info) cmd.out(`  note: ${n}`);
   for (const n of o.notes) cmd.err(`  ${n}`);
   return o.notes.length > 0;
+}
+
+/**
+ * Prints one repository's plan, for --dry-run: what the real run would change
+ * (`extra`: more lines of it, such as trustedFolders entries), as printOutcome
+ * prints what it changed.
+ */
+export function printPlan(cmd: FleetCommand, p: Plan, verb: string, extra: string[] = []): void {
+  const would = [...p.changes.map((c) => c.would), ...extra];
+  if (would.length === 0 && p.notes.length === 0) cmd.out(`${p.path}: already ${verb}, nothing would change`);
+  else cmd.out(`${p.path}: would`);
+  for (const c of would) cmd.out(`  ${c}`);
+  for (const n of p.info) cmd.out(`  note: ${n}`);
+  for (const n of p.notes) cmd.err(`  ${n}`);
 }
 
 /**

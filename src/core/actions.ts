@@ -1,65 +1,46 @@
-// Enabling and disabling one repository, as plans of small steps over the state
-// that state.ts reads. Enable undoes its own steps when one fails, so a failure
-// halfway leaves the repository as it was.
-import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { isPresent, readTextIfExists, removeIfEmpty, removeStaleTemps, within, writeAtomic, writeInPlace } from '../fs/atomic.js';
+// Enabling and disabling one repository: planEnable and planDisable read the
+// state that state.ts read (and the files it points to) and return the plan
+// (plan.ts), writing nothing; applyPlan carries it out, undoing its own steps
+// when one fails, so a failure halfway leaves the repository as it was.
+import { join } from 'node:path';
 import type { RunContext } from './context.js';
 import { forgetCreated, keepRecorded, readCreated, recordCreated, removeCreatedDirs, removeEmptyRecord } from './created.js';
+import { isPresent, staleTemps, within } from '../fs/atomic.js';
 import { HOOK_FILE_PATH, addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
 import { REPLACED_FILE } from './hook-file.js';
-import { installGitHook, uninstallGitHook } from './git-hook.js';
+import { planGitHookInstall, planGitHookRemoval } from './git-hook.js';
+import { applyPlan, Planner, type Outcome, type Plan } from './plan.js';
 import { allWorktrees, symlinkMessage, type RepoState, type WorktreeState } from './state.js';
 
-export interface Outcome {
-  path: string;
-  /** What was changed, in words. Empty: nothing needed changing. */
-  changes: string[];
-  /** What was left alone, and why. Notes make the command's exit code 1. */
-  notes: string[];
-  /** Informational lines that do not make the exit code non-zero. */
-  info: string[];
-}
+export type { Outcome, Plan } from './plan.js';
 
 export interface EnableOptions { force?: boolean }
 export interface DisableOptions { upstream?: boolean }
 
-type Undo = () => void;
+/** What enable writes: the hook file and the git hook, as this fleet-git renders them. */
+export type Rendered = Pick<RunContext, 'hookFile' | 'gitHook'>;
 
 /** The folders of the hook file's path, outermost first. */
 const HOOK_DIRS = ['.github', '.github/hooks'];
 
-/** The folders writeHookFile would make in a worktree now. */
-function missingHookDirs(root: string): string[] {
-  return HOOK_DIRS.filter((rel) => !existsSync(join(root, rel)));
-}
-
 /**
  * Makes the folders `rels` (outermost first) under `base`, recorded in `gitDir`
- * before any is made: a process killed in between leaves a record of a folder
- * that is not there (disable forgets it), never a folder nobody recorded.
- * The undo removes those this run made (each only if empty) and forgets them all.
+ * (in one append) before any is made: a process killed in between leaves a
+ * record of a folder that is not there (disable forgets it), never a folder
+ * nobody recorded. recordCreated skips those the exclude block records.
  */
-function makeRecordedDirs(gitDir: string, base: string, rels: readonly string[], undo: Undo[]): void {
+function makeRecordedDirs(p: Planner, gitDir: string, base: string, rels: readonly string[], why: string): void {
   if (!rels.length) return;
-  const made: string[] = [];
-  undo.push(() => {
-    for (const rel of [...made].reverse()) removeIfEmpty(join(base, rel));
-    forgetCreated(gitDir, [...rels]);
-  });
-  recordCreated(gitDir, ...rels);
-  for (const rel of rels) {
-    mkdirSync(join(base, rel));
-    made.push(rel);
-  }
+  recordCreated(p, gitDir, ...rels);
+  for (const rel of rels) p.makeFolder(join(base, rel), why);
 }
 
 /**
  * Removes the temporary files a killed fleet-git left where it writes in the
- * repository (writeAtomic's and the git hook's, see removeStaleTemps): one
- * readdir per folder, and none for a worktree without `.github/hooks`.
+ * repository (writeAtomic's and the git hook's, see staleTemps): one readdir
+ * per folder, and none for a worktree without `.github/hooks`.
  */
-function sweepTemps(s: RepoState, out: Outcome): void {
+function sweepTemps(p: Planner, s: RepoState): void {
   const dirs = [s.repo.commonDir, within(s.repo.commonDir, 'info'), within(s.repo.commonDir, 'hooks')];
   for (const w of allWorktrees(s)) {
     if (w.link) continue;
@@ -67,161 +48,159 @@ function sweepTemps(s: RepoState, out: Outcome): void {
     const hooks = within(w.path, '.github/hooks');
     if (w.hookFile.kind !== 'absent' || isPresent(hooks)) dirs.push(hooks);
   }
-  const removed = dirs.flatMap(removeStaleTemps);
-  if (removed.length) out.changes.push(`removed ${removed.length === 1 ? 'a temporary file' : `${removed.length} temporary files`} an interrupted fleet-git had left: ${removed.join(', ')}`);
+  const stale = dirs.flatMap(staleTemps);
+  if (!stale.length) return;
+  for (const t of stale) p.removeFile(t, 'a temporary file of a fleet-git that was killed');
+  const what = `${stale.length === 1 ? 'a temporary file' : `${stale.length} temporary files`} an interrupted fleet-git had left: ${stale.join(', ')}`;
+  p.change(`removed ${what}`, `remove ${what}`);
 }
 
-/** Writes the hook file, making and recording its folders (recordCreated skips those the exclude block records). */
-function writeHookFile(w: WorktreeState, ctx: RunContext, undo: Undo[]): void {
-  const file = join(w.path, HOOK_FILE_PATH);
-  makeRecordedDirs(w.worktree.gitDir, w.path, missingHookDirs(w.path), undo);
-  const before = readTextIfExists(file);
-  writeAtomic(file, ctx.hookFile, undefined, before);
-  undo.push(() => (before === null ? unlinkSync(file) : writeAtomic(file, before)));
+/** Plans the hook file, making and recording its folders. */
+function planHookFile(p: Planner, w: WorktreeState, hookFile: string): void {
+  makeRecordedDirs(p, w.worktree.gitDir, w.path, HOOK_DIRS.filter((rel) => !p.view.exists(join(w.path, rel))), 'holds the Copilot hook file');
+  p.write(join(w.path, HOOK_FILE_PATH), hookFile, 'the Copilot hook file that reports each session to the fleet observer');
 }
 
-function enableWorktree(w: WorktreeState, ctx: RunContext, opts: EnableOptions, out: Outcome, undo: Undo[]): void {
+function planEnableWorktree(p: Planner, w: WorktreeState, r: Rendered, opts: EnableOptions): void {
   const file = join(w.path, HOOK_FILE_PATH);
   if (w.link) {
-    out.notes.push(symlinkMessage(w.link, w.path));
+    p.plan.notes.push(symlinkMessage(w.link, w.path));
     return;
   }
   if (w.tracked) {
-    out.notes.push(`left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`);
+    p.plan.notes.push(`left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`);
     return;
   }
   const kind = w.hookFile.kind;
   if (kind === 'foreign' || kind === 'upstream') {
     const whose = kind === 'upstream' ? "the upstream 'fleet hooks install'" : 'someone else';
     if (!opts.force) {
-      out.notes.push(`left ${file} alone: it was written by ${whose}, not fleet-git (--force replaces it and keeps a copy that disable puts back)`);
+      p.plan.notes.push(`left ${file} alone: it was written by ${whose}, not fleet-git (--force replaces it and keeps a copy that disable puts back)`);
       return;
     }
     const backup = join(w.worktree.gitDir, REPLACED_FILE);
-    if (existsSync(backup)) throw new Error(`${backup} already holds a replaced hook file; move it away first`);
-    renameSync(file, backup);
-    undo.push(() => renameSync(backup, file));
-    writeHookFile(w, ctx, undo);
-    out.changes.push(`replaced ${file} (written by ${whose}); the old one is kept in ${backup}`);
+    if (p.view.exists(backup)) throw new Error(`${backup} already holds a replaced hook file; move it away first`);
+    p.rename(file, backup, `the hook file --force replaces, kept for disable to put back`);
+    planHookFile(p, w, r.hookFile);
+    p.change(`replaced ${file} (written by ${whose}); the old one is kept in ${backup}`, `replace ${file} (written by ${whose}), keeping the old one in ${backup}`);
     return;
   }
   if (kind === 'ours' && w.hookFile.current) return;
-  writeHookFile(w, ctx, undo);
-  out.changes.push(`${kind === 'ours' ? 'updated' : 'wrote'} ${file}`);
+  planHookFile(p, w, r.hookFile);
+  p.change(`${kind === 'ours' ? 'updated' : 'wrote'} ${file}`, `${kind === 'ours' ? 'update' : 'write'} ${file}`);
 }
 
-function enableExclude(s: RepoState, out: Outcome, undo: Undo[], created: readonly string[]): void {
+function planEnableExclude(p: Planner, s: RepoState, created: readonly string[]): void {
   if (s.exclude) return;
   const common = s.repo.commonDir;
   const info = join(common, 'info');
   const file = join(info, 'exclude');
-  if (!existsSync(info)) makeRecordedDirs(common, common, ['info'], undo);
-  const before = readTextIfExists(file);
-  if (before === null) {
-    undo.push(() => forgetCreated(common, ['info/exclude']));
-    recordCreated(common, 'info/exclude');
-  }
-  const after = addExcludeBlock(before, created);
-  writeInPlace(file, after, before); // a failed append is cut back off (writeInPlace)
-  // Undone in place too: a truncation back to the user's bytes needs no free space.
-  undo.push(() => (before === null ? unlinkSync(file) : writeInPlace(file, before, after)));
-  out.changes.push(`excluded /${HOOK_FILE_PATH} in ${file}`);
-}
-
-function enableGitHook(s: RepoState, ctx: RunContext, out: Outcome): void {
-  const info = s.gitHook; // what stands in the hooks folder, as the state read it; null when fleet-git does not write there
-  if (!info) {
-    out.info.push(`worktree auto-provisioning is not active here: ${s.hooks.reason}; the hook file and exclude entry are in place`);
-    return;
-  }
-  const did = installGitHook(s.repo, ctx.gitHook, info);
-  if (did) out.changes.push(did);
-}
-
-/** Makes the repository and all its worktrees observed; repairs what is missing or stale. */
-export function enableRepo(s: RepoState, ctx: RunContext, opts: EnableOptions = {}): Outcome {
-  const out: Outcome = { path: s.path, changes: [], notes: [], info: [] };
-  const undo: Undo[] = [];
-  if (leftAloneForLink(s, out)) return out;
-  sweepTemps(s, out);
-  try {
-    // The exclude block first (the hook file is never there unexcluded). When the
-    // main worktree's git dir holds it, it records the folders that worktree's
-    // hook file is about to need (see created.ts).
-    const main = s.main;
-    const inBlock = !s.exclude && main && main.worktree.gitDir === s.repo.commonDir && main.hookFile.kind === 'absent' && !main.link && !main.tracked ? missingHookDirs(main.path) : [];
-    enableExclude(s, out, undo, inBlock);
-    for (const w of allWorktrees(s)) enableWorktree(w, ctx, opts, out, undo);
-    enableGitHook(s, ctx, out);
-  } catch (e) {
-    for (const u of undo.reverse()) {
-      try { u(); } catch { /* keep undoing the rest */ }
-    }
-    throw e;
-  }
-  return out;
+  if (!p.view.exists(info)) makeRecordedDirs(p, common, common, ['info'], 'holds info/exclude');
+  const before = p.view.read(file);
+  if (before === null) recordCreated(p, common, 'info/exclude');
+  p.write(file, addExcludeBlock(before, created), `keeps /${HOOK_FILE_PATH} out of commits`, { how: 'in-place' });
+  p.change(`excluded /${HOOK_FILE_PATH} in ${file}`, `exclude /${HOOK_FILE_PATH} in ${file}`);
 }
 
 /** A symbolic link where fleet-git would write in the git dirs: the whole repository is left alone (a note: exit code 1). */
-function leftAloneForLink(s: RepoState, out: Outcome): boolean {
+function leftAloneForLink(s: RepoState, p: Planner): boolean {
   const link = s.gitLink;
-  if (link) out.notes.push(symlinkMessage(link, s.path));
+  if (link) p.plan.notes.push(symlinkMessage(link, s.path));
   return link !== null;
 }
 
-function disableWorktree(w: WorktreeState, opts: DisableOptions, out: Outcome): void {
+/** What enable does to the repository and all its worktrees: repairs what is missing or stale. Reads, never writes. */
+export function planEnable(s: RepoState, r: Rendered, opts: EnableOptions = {}): Plan {
+  const p = new Planner(s.path);
+  if (leftAloneForLink(s, p)) return p.plan;
+  sweepTemps(p, s);
+  // The exclude block first (the hook file is never there unexcluded). When the
+  // main worktree's git dir holds it, it records the folders that worktree's
+  // hook file is about to need (see created.ts).
+  const main = s.main;
+  const inBlock = !s.exclude && main && main.worktree.gitDir === s.repo.commonDir && main.hookFile.kind === 'absent' && !main.link && !main.tracked
+    ? HOOK_DIRS.filter((rel) => !p.view.exists(join(main.path, rel)))
+    : [];
+  planEnableExclude(p, s, inBlock);
+  for (const w of allWorktrees(s)) planEnableWorktree(p, w, r, opts);
+  const info = s.gitHook; // what stands in the hooks folder, as the state read it; null when fleet-git does not write there
+  if (info) planGitHookInstall(p, s.repo, r.gitHook, info);
+  else p.plan.info.push(`worktree auto-provisioning is not active here: ${s.hooks.reason}; the hook file and exclude entry are in place`);
+  return p.plan;
+}
+
+function planDisableWorktree(p: Planner, w: WorktreeState, opts: DisableOptions): void {
   const file = join(w.path, HOOK_FILE_PATH);
   if (w.link) {
-    out.notes.push(symlinkMessage(w.link, w.path));
+    p.plan.notes.push(symlinkMessage(w.link, w.path));
     return;
   }
   const kind = w.hookFile.kind;
   const backup = join(w.worktree.gitDir, REPLACED_FILE);
   if (!w.tracked && (kind === 'ours' || (kind === 'upstream' && opts.upstream))) {
-    unlinkSync(file);
-    out.changes.push(`removed ${file}${kind === 'upstream' ? " (written by the upstream 'fleet hooks install')" : ''}`);
+    p.removeFile(file, kind === 'ours' ? "fleet-git's hook file" : "the upstream 'fleet hooks install' hook file");
+    const upstream = kind === 'upstream' ? " (written by the upstream 'fleet hooks install')" : '';
+    p.change(`removed ${file}${upstream}`, `remove ${file}${upstream}`);
   } else if (kind === 'foreign' || (kind === 'upstream' && !opts.upstream) || (w.tracked && kind !== 'absent')) {
-    if (!existsSync(backup)) out.info.push(`left ${file}: it was not written by fleet-git${w.tracked ? ' (and is tracked by git)' : ''}`);
+    if (!p.view.exists(backup)) p.plan.info.push(`left ${file}: it was not written by fleet-git${w.tracked ? ' (and is tracked by git)' : ''}`);
   }
-  if (existsSync(backup) && !existsSync(file)) {
-    renameSync(backup, file);
-    out.changes.push(`put back the hook file that fleet-git enable --force had replaced in ${w.path}`);
+  if (p.view.exists(backup) && !p.view.exists(file)) {
+    p.rename(backup, file, 'the hook file enable --force had replaced, back in its place');
+    p.change(`put back the hook file that fleet-git enable --force had replaced in ${w.path}`, `put back the hook file that fleet-git enable --force had replaced in ${w.path}`);
   }
   // The folders enable makes for the hook file; removeCreatedDirs leaves those it did not record.
-  const gone = removeCreatedDirs(w.worktree.gitDir, w.path, ['.github/hooks', '.github']);
-  if (gone.length) out.changes.push(`removed the empty folder${gone.length > 1 ? 's' : ''} ${gone.join(', ')} it had created in ${w.path}`);
+  const gone = removeCreatedDirs(p, w.worktree.gitDir, w.path, ['.github/hooks', '.github']);
+  if (gone.length) {
+    const what = `the empty folder${gone.length > 1 ? 's' : ''} ${gone.join(', ')} it had created in ${w.path}`;
+    p.change(`removed ${what}`, `remove ${what}`);
+  }
 }
 
-function disableExclude(s: RepoState, out: Outcome): void {
+function planDisableExclude(p: Planner, s: RepoState): void {
   const common = s.repo.commonDir;
   const file = join(common, 'info', 'exclude');
-  const before = readTextIfExists(file);
-  const createdFile = readCreated(common).includes('info/exclude');
+  const before = p.view.read(file);
+  const createdFile = readCreated(p.view, common).includes('info/exclude');
   if (before !== null) {
     const after = removeExcludeBlock(before);
     if (after !== before) {
       // Folders the block records that are still there (the user put something in
       // them) stay recorded, in the record file, for a later disable.
       const root = s.main && s.main.worktree.gitDir === common ? s.main.path : null;
-      if (root) keepRecorded(common, blockRecords(before).filter((e) => existsSync(join(root, e))));
-      if (after === '' && createdFile) unlinkSync(file);
-      else writeInPlace(file, after, before);
-      out.changes.push(`removed the fleet-git block from ${file}`);
+      if (root) keepRecorded(p, common, blockRecords(before).filter((e) => p.view.exists(join(root, e))));
+      if (after === '' && createdFile) {
+        p.removeFile(file, 'fleet-git created it, and only its block was in it');
+        forgetCreated(p, common, ['info/exclude']);
+      } else p.write(file, after, 'its block taken out, the rest kept byte for byte', { how: 'in-place' });
+      p.change(`removed the fleet-git block from ${file}`, `remove the fleet-git block from ${file}`);
     }
   }
-  if (createdFile && !existsSync(file)) forgetCreated(common, ['info/exclude']);
-  if (removeCreatedDirs(common, common, ['info']).length) out.changes.push(`removed the folder ${dirname(file)} it had created`);
+  if (createdFile && !p.view.exists(file)) {
+    forgetCreated(p, common, ['info/exclude']);
+    if (p.open) p.change(`forgot ${file}, which fleet-git had created and is gone`, `forget ${file}, which fleet-git had created and is gone`);
+  }
+  if (removeCreatedDirs(p, common, common, ['info']).length) p.change(`removed the folder ${join(common, 'info')} it had created`, `remove the folder ${join(common, 'info')} it had created`);
+}
+
+/** What disable does: undoes exactly what enable did, in every worktree. Reads, never writes. */
+export function planDisable(s: RepoState, opts: DisableOptions = {}): Plan {
+  const p = new Planner(s.path);
+  if (leftAloneForLink(s, p)) return p.plan;
+  sweepTemps(p, s);
+  for (const w of allWorktrees(s)) planDisableWorktree(p, w, opts);
+  planDisableExclude(p, s);
+  planGitHookRemoval(p, s.repo);
+  for (const gitDir of new Set([s.repo.commonDir, ...allWorktrees(s).map((w) => w.worktree.gitDir)])) removeEmptyRecord(p, gitDir);
+  if (p.open) p.change('removed the empty record file an interrupted fleet-git had left', 'remove the empty record file an interrupted fleet-git had left');
+  return p.plan;
+}
+
+/** Makes the repository and all its worktrees observed; repairs what is missing or stale. */
+export function enableRepo(s: RepoState, r: Rendered, opts: EnableOptions = {}): Outcome {
+  return applyPlan(planEnable(s, r, opts));
 }
 
 /** Undoes exactly what enable did, in every worktree. */
 export function disableRepo(s: RepoState, opts: DisableOptions = {}): Outcome {
-  const out: Outcome = { path: s.path, changes: [], notes: [], info: [] };
-  if (leftAloneForLink(s, out)) return out;
-  sweepTemps(s, out);
-  for (const w of allWorktrees(s)) disableWorktree(w, opts, out);
-  disableExclude(s, out);
-  const did = uninstallGitHook(s.repo);
-  if (did) out.changes.push(did);
-  for (const gitDir of new Set([s.repo.commonDir, ...allWorktrees(s).map((w) => w.worktree.gitDir)])) removeEmptyRecord(gitDir);
-  return out;
+  return applyPlan(planDisable(s, opts));
 }

@@ -8,14 +8,11 @@ import type { Repo } from '../git/repo.js';
 import { isUnder } from '../paths.js';
 import { permissionLine, UsageError } from '../errors.js';
 import type { RunContext } from './context.js';
-import { CREATED_FILE } from './created.js';
+import { planDisable, type Plan } from './actions.js';
 import { LOCK_FILE } from './repo-lock.js';
-import { HOOK_FILE_PATH } from './exclude.js';
-import { REPLACED_FILE } from './hook-file.js';
-import { HOOK_NAME, hookSpots, isOurGitHook, prevHook } from './git-hook.js';
 import { byPath, discover, hasGitDir, type DiscoverOptions, type FoundWithGitDir, type FoundWorktree } from './discover.js';
 import { allWorktrees, assessRepo, isHealthy, stateJson, type Judged, type RepoState } from './state.js';
-import { NO_ENTRY_OK, describeError, readTextIfExists } from '../fs/atomic.js';
+import { NO_ENTRY_OK, describeError } from '../fs/atomic.js';
 import { copilotJson, copilotView, type CopilotView } from './user-hooks.js';
 
 /** What a row is: a repository fleet-git can work in, or something listed with a reason. */
@@ -201,34 +198,13 @@ export function surveyJson(roots: string[], repos: RowJson[]): SurveyJson {
 /**
  * Whether the repository holds anything of fleet-git or of the upstream
  * `fleet hooks install` (an untracked hook file marked claude-code-fleet):
- * what `remove` takes out.
+ * what `remove` takes out. An enabled repository always counts (its plan may
+ * be only what it leaves alone); another one when disable's plan changes
+ * something there, or a lock a killed fleet-git left (remove takes it over
+ * and leaves nothing behind). `plan`: makes that plan (the caller may keep it).
  */
-export function hasFleetState(s: RepoState): boolean {
-  if (s.enabled) return true;
-  const common = s.repo.commonDir;
-  // A lock left by a killed fleet-git counts: remove takes it over and leaves nothing behind.
-  if (existsSync(join(common, CREATED_FILE)) || existsSync(prevHook(join(common, 'hooks'))) || existsSync(join(common, LOCK_FILE))) return true;
-  return allWorktrees(s).some((w) =>
-    (w.hookFile.kind === 'upstream' && !w.tracked) || existsSync(join(w.worktree.gitDir, REPLACED_FILE)) || (w.worktree.gitDir !== common && existsSync(join(w.worktree.gitDir, CREATED_FILE))));
-}
-
-/** What `disableRepo(s, { upstream: true })` would do, in words, without doing it. */
-export function disablePlan(s: RepoState): string[] {
-  const plan: string[] = [];
-  for (const w of allWorktrees(s)) {
-    const file = join(w.path, HOOK_FILE_PATH);
-    if (!w.tracked && w.hookFile.kind === 'ours') plan.push(`remove ${file}`);
-    if (!w.tracked && w.hookFile.kind === 'upstream') plan.push(`remove ${file} (written by the upstream 'fleet hooks install')`);
-    if (existsSync(join(w.worktree.gitDir, REPLACED_FILE))) plan.push(`put back the hook file that fleet-git enable --force had replaced in ${w.path}`);
-  }
-  if (s.exclude) plan.push(`remove the fleet-git block from ${join(s.repo.commonDir, 'info', 'exclude')}`);
-  const hooks = join(s.repo.commonDir, 'hooks');
-  const prev = existsSync(prevHook(hooks));
-  for (const spot of hookSpots(hooks)) {
-    if (isOurGitHook(readTextIfExists(spot))) plan.push(prev ? `restore the previous ${HOOK_NAME} hook in place of fleet-git's ${spot}` : `remove fleet-git's ${HOOK_NAME} hook ${spot}`);
-  }
-  if (plan.length === 0) plan.push('forget the folders fleet-git recorded as created (nothing else to undo)');
-  return plan;
+export function hasFleetState(s: RepoState, plan: () => Plan = () => planDisable(s, { upstream: true })): boolean {
+  return s.enabled || existsSync(join(s.repo.commonDir, LOCK_FILE)) || plan().changes.length > 0;
 }
 
 /** A git process working in the repository now (or one that died and left its lock). */

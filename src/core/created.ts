@@ -5,66 +5,77 @@
 // in the same run as it adds the exclude block, comment lines in that block: one
 // file fewer to create per repository (on some disks each costs a third of a
 // millisecond, which adds up over thousands in enable --under).
-import { unlinkSync } from 'node:fs';
+// These functions plan: they read through the plan's view and add its steps.
 import { join } from 'node:path';
-import { appendWhole, readTextIfExists, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
 import { blockRecords } from './exclude.js';
+import type { Planner, View } from './plan.js';
 
 export const CREATED_FILE = 'fleet-git-created';
 
-function readRecordFile(gitDir: string): string[] {
-  const text = readTextIfExists(join(gitDir, CREATED_FILE));
+function readRecordFile(view: View, gitDir: string): string[] {
+  const text = view.read(join(gitDir, CREATED_FILE));
   return text === null ? [] : text.split('\n').filter(Boolean);
 }
 
 /** Everything recorded for the git dir: its record file, and the exclude block when the git dir holds it. */
-export function readCreated(gitDir: string): string[] {
-  const file = readRecordFile(gitDir);
-  const block = blockRecords(readTextIfExists(join(gitDir, 'info', 'exclude')));
+export function readCreated(view: View, gitDir: string): string[] {
+  const file = readRecordFile(view, gitDir);
+  const block = blockRecords(view.read(join(gitDir, 'info', 'exclude')));
   return block.length ? [...new Set([...file, ...block])] : file;
 }
 
-function append(gitDir: string, entries: string[], known: string[]): void {
+function append(p: Planner, gitDir: string, entries: string[], known: string[]): void {
   const fresh = entries.filter((e) => !known.includes(e));
-  if (fresh.length) appendWhole(join(gitDir, CREATED_FILE), `${fresh.join('\n')}\n`);
+  if (!fresh.length) return;
+  const path = join(gitDir, CREATED_FILE);
+  const text = p.view.read(path) ?? '';
+  const base = text === '' || text.endsWith('\n') ? text : `${text}\n`;
+  p.write(path, `${base}${fresh.join('\n')}\n`, `records what fleet-git created (${fresh.join(', ')}), so that disable removes it`, { kind: 'record', how: 'append' });
 }
 
 /** Records entries not yet recorded, in one append to the record file. */
-export function recordCreated(gitDir: string, ...entries: string[]): void {
-  append(gitDir, entries, readCreated(gitDir));
+export function recordCreated(p: Planner, gitDir: string, ...entries: string[]): void {
+  append(p, gitDir, entries, readCreated(p.view, gitDir));
 }
 
 /** Puts entries in the record file unless there already: the exclude block's records, when the block goes and their folders stay. */
-export function keepRecorded(gitDir: string, entries: string[]): void {
-  append(gitDir, entries, readRecordFile(gitDir));
+export function keepRecorded(p: Planner, gitDir: string, entries: string[]): void {
+  append(p, gitDir, entries, readRecordFile(p.view, gitDir));
 }
 
 /** Forgets entries of the record file; removes it when nothing is left in it. (The block's records go with the block.) */
-export function forgetCreated(gitDir: string, entries: string[]): void {
-  const recorded = readRecordFile(gitDir);
+export function forgetCreated(p: Planner, gitDir: string, entries: string[]): void {
+  const recorded = readRecordFile(p.view, gitDir);
   const left = recorded.filter((e) => !entries.includes(e));
   if (left.length === recorded.length) return;
-  if (left.length) writeAtomic(join(gitDir, CREATED_FILE), `${left.join('\n')}\n`);
-  else try { unlinkSync(join(gitDir, CREATED_FILE)); } catch { /* none */ }
+  const path = join(gitDir, CREATED_FILE);
+  const why = `forgets ${entries.join(', ')}, which fleet-git created and takes away`;
+  if (left.length) p.write(path, `${left.join('\n')}\n`, why, { kind: 'record' });
+  else p.removeFile(path, why, 'record');
 }
 
 /** Removes a record file with nothing in it: what a fleet-git killed between creating it and writing to it leaves. */
-export function removeEmptyRecord(gitDir: string): void {
+export function removeEmptyRecord(p: Planner, gitDir: string): void {
   const file = join(gitDir, CREATED_FILE);
-  if (readTextIfExists(file)?.trim() === '') try { unlinkSync(file); } catch { /* gone */ }
+  if (p.view.read(file)?.trim() === '') p.removeFile(file, 'an empty record file, left by a fleet-git killed as it made it', 'record');
 }
 
 /**
- * Removes the recorded folders under `base` that are empty now, deepest first,
- * and forgets them. Folders that still hold something stay (and stay recorded).
+ * Removes the recorded folders under `base` that are empty by then, deepest
+ * first, and forgets them (also those already gone). Folders that still hold
+ * something stay, and stay recorded. Returns the entries taken away.
  */
-export function removeCreatedDirs(gitDir: string, base: string, entries: string[]): string[] {
-  const recorded = readCreated(gitDir);
+export function removeCreatedDirs(p: Planner, gitDir: string, base: string, entries: string[]): string[] {
+  const recorded = readCreated(p.view, gitDir);
   const removed: string[] = [];
   for (const e of [...entries].sort((a, b) => b.length - a.length)) {
     if (!recorded.includes(e)) continue;
-    if (removeIfEmpty(join(base, e)) !== 'kept') removed.push(e);
+    const path = join(base, e);
+    const now = p.view.folder(path);
+    if (now === 'kept') continue;
+    if (now === 'empty') p.removeFolder(path, 'fleet-git created this folder, and it is empty');
+    removed.push(e);
   }
-  if (removed.length) forgetCreated(gitDir, removed);
+  if (removed.length) forgetCreated(p, gitDir, removed);
   return removed;
 }

@@ -1,13 +1,14 @@
 // The git post-checkout hook: where git runs hooks from, whether fleet-git may
 // write there, what is there now, and installing or removing ours while keeping
 // (and chaining to) a hook that was there before.
-import { existsSync, lstatSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { lstatSync, renameSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { readTextIfExists, readTextIfPresent, within, writeAtomic } from '../fs/atomic.js';
+import { readTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
 import type { ConfigReader } from '../git/config.js';
 import type { Repo } from '../git/repo.js';
 import { expandHome } from '../paths.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
+import { applyPlan, Planner } from './plan.js';
 import { EXCLUDE_BEGIN, EXCLUDE_END, HOOK_FILE_PATH } from './exclude.js';
 import { HOOK_MARK } from './hook-mark.js';
 import { readTemplate, render, shQuote } from './templates.js';
@@ -158,26 +159,45 @@ export function isExecutable(path: string): boolean {
 }
 
 /**
- * Puts fleet-git's hook in the repository's own hooks folder (the only one it
- * writes to, see hooksDir), keeping a foreign hook there as the one to run
- * first. Returns what it did, or null when nothing needed doing.
+ * Plans putting fleet-git's hook in the repository's own hooks folder (the
+ * only one it writes to, see hooksDir) at its spot, keeping a foreign hook
+ * there as the one to run first: one change, or none when nothing needs doing.
  */
-export function installGitHook(repo: Repo, script: string, info: GitHookInfo): string | null {
+export function planGitHookInstall(p: Planner, repo: Repo, script: string, info: GitHookInfo): void {
   const dir = join(repo.commonDir, 'hooks');
   const spot = info.spot;
-  const done: string[] = [];
-  if (info.kind === 'ours' && info.current) return dropDisplacedCopy(info, done);
-  if (!existsSync(dir)) {
-    recordCreated(repo.commonDir, 'hooks'); // before the folder: a kill in between leaves no folder unrecorded
-    mkdirSync(dir);
+  const did: string[] = [];
+  const would: string[] = [];
+  if (!(info.kind === 'ours' && info.current)) {
+    if (!p.view.exists(dir)) {
+      recordCreated(p, repo.commonDir, 'hooks'); // before the folder: a kill in between leaves no folder unrecorded
+      p.makeFolder(dir, 'the hooks folder git runs the post-checkout hook from');
+    }
+    if (info.kind === 'foreign') {
+      planKeepPrev(p, spot, 'enable');
+      did.push(`kept the existing ${basename(spot)} hook, which now runs first`);
+      would.push(`keep the existing ${basename(spot)} hook as ${prevHook(dir)}, to run first`);
+    }
+    p.write(spot, script, 'gives each new worktree the hook file', { mode: 0o755 }); // mode 0755 whatever the umask
+    const legacy = spot.endsWith(LEGACY_SUFFIX) ? ` as ${basename(spot)}, which pre-commit's hook runs first` : '';
+    did.push(`${info.kind === 'ours' ? 'updated' : 'installed'} the ${HOOK_NAME} hook${legacy}`);
+    would.push(`${info.kind === 'ours' ? 'update' : 'install'} the ${HOOK_NAME} hook ${spot}${legacy}`);
   }
-  if (info.kind === 'foreign') {
-    keepPrevHook(spot, 'enable');
-    done.push(`kept the existing ${basename(spot)} hook, which now runs first`);
+  if (info.displacedCopy) {
+    p.removeFile(info.displacedCopy, "fleet-git's own hook, renamed away by another tool: the hook in place now runs instead");
+    did.push(`removed fleet-git's displaced copy ${info.displacedCopy}`);
+    would.push(`remove fleet-git's displaced copy ${info.displacedCopy}`);
   }
-  writeAtomic(spot, script, 0o755); // mode 0755 whatever the umask
-  done.push(`${info.kind === 'ours' ? 'updated' : 'installed'} the ${HOOK_NAME} hook${spot.endsWith(LEGACY_SUFFIX) ? ` as ${basename(spot)}, which pre-commit's hook runs first` : ''}`);
-  return dropDisplacedCopy(info, done);
+  if (did.length) p.change(did.join('; '), would.join('; '));
+}
+
+/** Why a foreign hook cannot be kept aside: a different one is kept there already. */
+function prevConflict(path: string, prev: string, read: (p: string) => string | null): boolean {
+  return read(prev) !== null && read(prev) !== read(path);
+}
+
+function prevError(path: string, prev: string, command: 'enable' | 'setup'): Error {
+  return new Error(`${path} is not fleet-git's and ${prev} already holds an earlier hook; move one of them away, then run fleet-git ${command} again`);
 }
 
 /**
@@ -188,52 +208,59 @@ export function installGitHook(repo: Repo, script: string, info: GitHookInfo): s
  */
 export function keepPrevHook(path: string, command: 'enable' | 'setup'): string {
   const prev = prevHook(dirname(path));
-  if (existsSync(prev) && readTextIfExists(prev) !== readTextIfExists(path)) {
-    throw new Error(`${path} is not fleet-git's and ${prev} already holds an earlier hook; move one of them away, then run fleet-git ${command} again`);
-  }
+  if (prevConflict(path, prev, readTextIfExists)) throw prevError(path, prev, command);
   renameSync(path, prev);
   return prev;
 }
 
-function dropDisplacedCopy(info: GitHookInfo, done: string[]): string | null {
-  if (info.displacedCopy) {
-    unlinkSync(info.displacedCopy);
-    done.push(`removed fleet-git's displaced copy ${info.displacedCopy}`);
-  }
-  return done.length ? done.join('; ') : null;
+/** keepPrevHook, planned. */
+function planKeepPrev(p: Planner, path: string, command: 'enable' | 'setup'): void {
+  const prev = prevHook(dirname(path));
+  if (prevConflict(path, prev, (f) => p.view.read(f))) throw prevError(path, prev, command);
+  p.rename(path, prev, "the hook that was there, which fleet-git's hook runs first (disable puts it back)");
 }
 
 /**
- * Takes fleet-git's hook out of a hooks folder wherever it stands (also where
- * another tool moved it: pre-commit's `.legacy`, lefthook's `.old`), putting
- * the hook it kept running first back in its place, byte for byte: that hook
- * takes fleet-git's place in the other tool's chain. Returns what it did.
+ * Plans taking fleet-git's hook out of a hooks folder wherever it stands (also
+ * where another tool moved it: pre-commit's `.legacy`, lefthook's `.old`),
+ * putting the hook it kept running first back in its place, byte for byte:
+ * that hook takes fleet-git's place in the other tool's chain. Returns what it
+ * does, as [did, would] lines.
  */
-export function takeOutGitHook(dir: string): string[] {
+function planTakeOut(p: Planner, dir: string): [string, string][] {
   const path = within(dir, HOOK_NAME);
   const prev = prevHook(dir);
-  const done: string[] = [];
+  const done: [string, string][] = [];
   for (const spot of hookSpots(dir)) {
-    if (!isOurGitHook(readTextIfExists(spot))) continue;
+    if (!isOurGitHook(p.view.read(spot))) continue;
     const name = spot === path ? '' : ` (${basename(spot)})`;
-    if (existsSync(prev)) {
-      renameSync(prev, spot);
-      done.push(`restored the previous ${HOOK_NAME} hook${name}`);
+    if (p.view.exists(prev)) {
+      p.rename(prev, spot, "the hook that was there before fleet-git's, back in its place");
+      done.push([`restored the previous ${HOOK_NAME} hook${name}`, `restore the previous ${HOOK_NAME} hook in place of fleet-git's ${spot}`]);
     } else {
-      unlinkSync(spot);
-      done.push(`removed the ${HOOK_NAME} hook${name}`);
+      p.removeFile(spot, "fleet-git's hook");
+      done.push([`removed the ${HOOK_NAME} hook${name}`, `remove fleet-git's ${HOOK_NAME} hook ${spot}`]);
     }
   }
-  if (existsSync(prev) && !existsSync(path)) {
-    renameSync(prev, path);
-    done.push(`restored the previous ${HOOK_NAME} hook`);
+  if (p.view.exists(prev) && !p.view.exists(path)) {
+    p.rename(prev, path, "the hook that was there before fleet-git's, back in its place");
+    done.push([`restored the previous ${HOOK_NAME} hook`, `restore the previous ${HOOK_NAME} hook ${path}`]);
   }
   return done;
 }
 
-/** Takes fleet-git's hook out of the repository's hooks folder (takeOutGitHook), and that folder if fleet-git made it. */
-export function uninstallGitHook(repo: Repo): string | null {
-  const done = takeOutGitHook(join(repo.commonDir, 'hooks'));
-  if (removeCreatedDirs(repo.commonDir, repo.commonDir, ['hooks']).length) done.push('removed the hooks folder it had created');
-  return done.length ? done.join('; ') : null;
+/** Takes fleet-git's hook out of a hooks folder now (planTakeOut, applied); returns what it did. */
+export function takeOutGitHook(dir: string): string[] {
+  const p = new Planner(dir);
+  const done = planTakeOut(p, dir);
+  if (p.open) p.change(done.map((d) => d[0]).join('; '), done.map((d) => d[1]).join('; '));
+  applyPlan(p.plan);
+  return done.map((d) => d[0]);
+}
+
+/** Plans taking fleet-git's hook out of the repository's hooks folder (planTakeOut), and that folder if fleet-git made it. */
+export function planGitHookRemoval(p: Planner, repo: Repo): void {
+  const done = planTakeOut(p, join(repo.commonDir, 'hooks'));
+  if (removeCreatedDirs(p, repo.commonDir, repo.commonDir, ['hooks']).length) done.push(['removed the hooks folder it had created', 'remove the hooks folder it had created']);
+  if (done.length || p.open) p.change(done.map((d) => d[0]).join('; '), done.map((d) => d[1]).join('; '));
 }

@@ -10,7 +10,8 @@ import { isAlive } from '../fs/atomic.js';
 import { acquireLock, LockBusyError, makeLinkSource } from '../fs/lock.js';
 import type { Repo } from '../git/repo.js';
 import type { Env } from '../paths.js';
-import { disableRepo, enableRepo, type Outcome } from './actions.js';
+import { planDisable, planEnable, type Outcome, type Plan } from './actions.js';
+import { applyPlan, outcomeOf } from './plan.js';
 import type { RunContext } from './context.js';
 import { assessRepo, type RepoState } from './state.js';
 
@@ -43,16 +44,31 @@ export function withRepoLock<T>(repo: Repo, env: Env, fn: () => T, linkFrom?: st
 /** What a command does to one repository. */
 export type RepoAction = { do: 'enable'; force: boolean } | { do: 'disable'; upstream: boolean };
 
-/** Applies the action to a state read under the repository's lock. */
-export function applyAction(s: RepoState, ctx: RunContext, action: RepoAction): Outcome {
-  return action.do === 'enable' ? enableRepo(s, ctx, { force: action.force }) : disableRepo(s, { upstream: action.upstream });
+/** The action's plan for a state (planning reads, never writes). */
+export function planAction(s: RepoState, ctx: RunContext, action: RepoAction): Plan {
+  return action.do === 'enable' ? planEnable(s, ctx, { force: action.force }) : planDisable(s, { upstream: action.upstream });
 }
 
-/** Takes the repository's lock, reads its state and applies the action; the state is returned with what changed. */
-export function actOnRepo(repo: Repo, ctx: RunContext, action: RepoAction): { state: RepoState; outcome: Outcome } {
+/** Plans and applies the action to a state read under the repository's lock. */
+export function applyAction(s: RepoState, ctx: RunContext, action: RepoAction): Outcome {
+  return applyPlan(planAction(s, ctx, action));
+}
+
+/**
+ * Takes the repository's lock, reads its state, plans the action and applies
+ * the plan; the state is returned with what changed. With `dryRun`, no lock
+ * and no change: the plan's lines are returned as they would be.
+ */
+export function actOnRepo(repo: Repo, ctx: RunContext, action: RepoAction, dryRun = false): { state: RepoState; outcome: Outcome; plan: Plan } {
+  if (dryRun) {
+    const state = assessRepo(repo, ctx);
+    const plan = planAction(state, ctx, action);
+    return { state, plan, outcome: outcomeOf(plan) };
+  }
   return withRepoLock(repo, ctx.env, () => {
     const state = assessRepo(repo, ctx);
-    return { state, outcome: applyAction(state, ctx, action) };
+    const plan = planAction(state, ctx, action);
+    return { state, plan, outcome: applyPlan(plan) };
   });
 }
 

@@ -205,13 +205,25 @@ export function isAlive(pid: number): boolean {
  * left. Returns the paths removed. One readdir, nothing more when there is none.
  */
 export function removeStaleTemps(dir: string): string[] {
+  return staleTemps(dir).filter((path) => {
+    try {
+      unlinkSync(path);
+      return true;
+    } catch {
+      return false; // gone meanwhile, or not ours to remove
+    }
+  });
+}
+
+/** The temporary files of fleet-git in `dir` that removeStaleTemps removes (it only reads). */
+export function staleTemps(dir: string): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
     return [];
   }
-  const removed: string[] = [];
+  const stale: string[] = [];
   for (const name of names) {
     if (!name.endsWith('.tmp')) continue;
     const m = TEMP_NAME.exec(name);
@@ -221,11 +233,10 @@ export function removeStaleTemps(dir: string): string[] {
       const st = lstatSync(path);
       if (!st.isFile()) continue;
       if (isAlive(Number(m[1])) && Number(m[1]) !== process.pid && Date.now() - st.mtimeMs < TEMP_STALE_MS) continue;
-      unlinkSync(path);
-      removed.push(path);
-    } catch { /* gone meanwhile, or not ours to remove */ }
+      stale.push(path);
+    } catch { /* gone meanwhile */ }
   }
-  return removed;
+  return stale;
 }
 
 /**
