@@ -184,14 +184,14 @@ describe('clone globs', () => {
     for (const [glob, path, want] of cases) {
       assert.equal(checkCloneGlob(glob), null, glob);
       assert.equal(globToRegExp(glob, home).test(path), want, `node: ${glob} ${path}`);
-      const rules = renderRules({ include: [glob], exclude: [], scan: { roots: [], ignore: [] }, trust: false }, '/c', home);
+      const rules = renderRules({ include: [glob], exclude: [] }, '/c', home);
       const r = spawnSync('sh', ['-c', `${rules}\nfleet_git_included "$1"`, 'sh', path]);
       assert.equal(r.status === 0, want, `sh: ${glob} ${path}`);
     }
   });
 
   it('include [] takes no clone; exclude wins over include', () => {
-    const sh = (c: object, p: string) => spawnSync('sh', ['-c', `${renderRules({ include: null, exclude: [], scan: { roots: [], ignore: [] }, trust: false, ...c }, '/c', home)}\nfleet_git_included "$1"`, 'sh', p]).status === 0;
+    const sh = (c: object, p: string) => spawnSync('sh', ['-c', `${renderRules({ include: null, exclude: [], ...c }, '/c', home)}\nfleet_git_included "$1"`, 'sh', p]).status === 0;
     assert.equal(sh({ include: [] }, '/home/u/code'), false);
     assert.equal(sh({ include: ['~/code'], exclude: ['~/code/x'] }, '/home/u/code/x/y'), false);
     assert.equal(sh({ include: ['~/code'], exclude: ['~/code/x'] }, '/home/u/code/y'), true);

@@ -21,7 +21,14 @@ import { join } from 'node:path';
 import { VERIFY, readTextIfExists, writeAtomic } from '../fs/atomic.js';
 import { expandHome } from '../paths.js';
 import { shQuote } from './templates.js';
-import type { UserConfig } from './user-config.js';
+
+/** What the rules are made of: the config file's include and exclude (user-config.ts reads them). */
+export interface CloneRules {
+  /** Globs on a new clone's absolute path; null: every clone. */
+  include: string[] | null;
+  /** Globs on a new clone's absolute path that are never provisioned. */
+  exclude: string[];
+}
 
 export const RULES_FILE = 'clone-rules.sh';
 
@@ -89,13 +96,13 @@ export function globToRegExp(glob: string, home: string): RegExp {
 }
 
 /** Whether a new clone at `path` (absolute, physical) is provisioned under this config. */
-export function isCloneIncluded(c: UserConfig, path: string, home: string): boolean {
+export function isCloneIncluded(c: CloneRules, path: string, home: string): boolean {
   const m = (globs: string[]) => globs.some((g) => globToRegExp(g, home).test(path));
   return (c.include === null || m(c.include)) && !m(c.exclude);
 }
 
 /** The text of the compiled rules file. */
-export function renderRules(c: UserConfig | null, configFile: string, home: string): string {
+export function renderRules(c: CloneRules | null, configFile: string, home: string): string {
   const lines = [
     `# fleet-git clone rules, compiled from ${configFile.replace(/\n/g, ' ')}.`,
     '# Do not edit: any fleet-git command rewrites it when the config file changes.',
@@ -123,7 +130,7 @@ function mtimeNs(path: string): bigint | null {
  * them (`[ cfg -nt rules ]`) or its presence differs from what they say.
  * Returns whether the file changed.
  */
-export function writeRules(dataDir: string, c: UserConfig | null, configFile: string, home: string): boolean {
+export function writeRules(dataDir: string, c: CloneRules | null, configFile: string, home: string): boolean {
   const file = join(dataDir, RULES_FILE);
   const changed = writeAtomic(file, renderRules(c, configFile, home), 0o644, undefined, VERIFY);
   if (!changed) {

@@ -12,15 +12,11 @@ import { UsageError } from '../errors.js';
 import { readTextIfExists } from '../fs/atomic.js';
 import { makeDataDir } from '../fs/data-dir.js';
 import { expandHome, userPaths, type Env } from '../paths.js';
-import { checkCloneGlob, rulesState, writeRules } from './clone-rules.js';
+import { checkCloneGlob, rulesState, writeRules, type CloneRules } from './clone-rules.js';
 
 const CONFIG_FILE_NAME = 'config.json5';
 
-export interface UserConfig {
-  /** Globs on a new clone's absolute path; null: every clone (the default). */
-  include: string[] | null;
-  /** Globs on a new clone's absolute path that are never provisioned. */
-  exclude: string[];
+export interface UserConfig extends CloneRules {
   scan: {
     /** Folders `scan` walks when given none (`~/` expanded by expandHome). */
     roots: string[];
