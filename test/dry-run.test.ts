@@ -14,6 +14,7 @@ import { gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
 import { EnableCommand } from '../src/commands/enable.js';
 import { DisableCommand } from '../src/commands/disable.js';
 import { RemoveCommand } from '../src/commands/remove.js';
+import { UninstallCommand } from '../src/commands/uninstall.js';
 import type { Context } from '../src/commands/base.js';
 import { upstreamFleetJson } from './workspace.js';
 import { applyPlan, type Plan } from '../src/core/plan.js';
@@ -30,7 +31,7 @@ interface Case { sb: Sandbox; code: string; repo: string }
 /** Runs a command in-process (the commands' own code, with the sandbox's environment and streams of its own). */
 async function run(c: Case, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   const cli = new Cli<Context>({ binaryName: 'fleet-git' });
-  for (const command of [EnableCommand, DisableCommand, RemoveCommand]) cli.register(command);
+  for (const command of [EnableCommand, DisableCommand, RemoveCommand, UninstallCommand]) cli.register(command);
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const text = (s: PassThrough) => { let t = ''; s.on('data', (d) => { t += d; }); return () => t; };
@@ -137,14 +138,19 @@ const STATES: Record<string, State> = {
   },
 };
 
-/** The commands with a --dry-run, each as [the dry run with --json, the real run], and how to read the real run's change lines. */
-interface Command { dry: string[]; real: string[]; bulk: boolean }
+/**
+ * The commands with a --dry-run: the dry run (given --json for the plan as data; `text`, when another
+ * command prints it as text), the real run, and whether it reports as a bulk run.
+ */
+interface Command { dry: string[]; text?: string[]; real: string[]; bulk: boolean }
 const COMMANDS: Record<string, (c: Case) => Command> = {
   enable: () => ({ dry: ['enable', '--dry-run'], real: ['enable'], bulk: false }),
   'enable --force': () => ({ dry: ['enable', '--force', '--dry-run'], real: ['enable', '--force'], bulk: false }),
   disable: () => ({ dry: ['disable', '--dry-run'], real: ['disable'], bulk: false }),
   remove: (c) => ({ dry: ['remove', c.code, '--dry-run'], real: ['remove', c.code, '--yes'], bulk: true }),
   'enable --under': (c) => ({ dry: ['enable', '--under', c.code, '--dry-run'], real: ['enable', '--under', c.code], bulk: true }),
+  // uninstall's part in the repositories is remove's (its other parts are outside them).
+  uninstall: (c) => ({ dry: ['remove', c.code, '--dry-run'], text: ['uninstall', c.code, '--dry-run'], real: ['uninstall', c.code, '--yes'], bulk: true }),
 };
 
 type Snap = Record<string, string>;
@@ -205,7 +211,7 @@ describe('--dry-run prints exactly the changes the real run makes', () => {
         assert.equal(dj.status, 0, `${cmdName}: ${dj.stderr}`);
         assert.deepEqual(snap(), before, `${cmdName} --dry-run --json changes nothing`);
         const doc = JSON.parse(dj.stdout);
-        const text = await run(c, ...cmd.dry);
+        const text = await run(c, ...(cmd.text ?? cmd.dry));
         assert.equal(text.status, 0, `${cmdName}: ${text.stderr}`);
         assert.deepEqual(snap(), before, `${cmdName} --dry-run changes nothing`);
         const would = wouldOf(doc);
