@@ -9,7 +9,7 @@ import * as nodeFs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureUserFiles, runContext } from '../core/context.js';
 import { actOnRepo, withRepoLock } from '../core/repo-lock.js';
-import { recordCreated } from '../core/created.js';
+import { recordCreatedNow } from '../core/created.js';
 import { HOOK_FILE_PATH } from '../core/exclude.js';
 import { classifyHookFile, renderClientHookFile, renderHookFile } from '../core/hook-file.js';
 import { findOnPath } from '../core/run.js';
@@ -216,7 +216,7 @@ export class CopilotAdapter {
     const fs = this.fs;
     if (repo) {
       const missing = ['.github', '.github/hooks'].filter((rel) => !fs.existsSync(join(root, rel)));
-      if (missing.length) recordCreated(repo.gitDir, ...missing);
+      if (missing.length) recordCreatedNow(repo.gitDir, ...missing);
     }
     fs.mkdirSync(dirname(file), { recursive: true });
     const tmp = join(dirname(file), `.${basename(file)}.fleet-git-${process.pid}.tmp`);
