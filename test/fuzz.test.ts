@@ -67,7 +67,12 @@ const { value } = fc.letrec((tie) => ({
   ),
 }));
 /** A wide tool input, which a per-level limit alone let grow into megabytes. */
-const wide = fc.tuple(fc.integer({ min: 10, max: 80 }), anyString).map(([n, s]) => ({ a: Array.from({ length: n }, () => ({ b: Array.from({ length: n }, () => [s]) })) }));
+// Its string is cut so that the whole stays within some 16 million characters: n * n copies of a
+// 300,000-character string would be past what one JavaScript string holds, and JSON.stringify of it would throw.
+const wide = fc.tuple(fc.integer({ min: 10, max: 80 }), anyString).map(([n, s]) => {
+  const one = s.slice(0, Math.floor(16_000_000 / (n * n)));
+  return { a: Array.from({ length: n }, () => ({ b: Array.from({ length: n }, () => [one]) })) };
+});
 
 /** A real payload with some of its fields replaced, removed, or added. */
 const mutated = fc.tuple(
