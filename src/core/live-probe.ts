@@ -21,7 +21,7 @@ import { copilotConfigFile, FolderIndex, trustedFolders } from '../copilot/trust
 import { startModelServer, type Script } from '../copilot/model-server.js';
 import { PROBE_VAR } from '../copilot/normalize.js';
 import { copilotVersion, killTagged, parentOf, readLogFacts, readTranscriptFacts, runSession, type HookRun, type SessionRun } from '../copilot/live-session.js';
-import { EventListener, type Received } from '../fleet/listener.js';
+import { EventListener, SOCKET_PATH_MAX, type Received } from '../fleet/listener.js';
 import { runContext } from './context.js';
 import { classifyHookFile, NODE_FILE } from './hook-file.js';
 import { HOOK_MARK, hookCommands, userHookFile, userHooksDir } from './hook-mark.js';
@@ -188,7 +188,8 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
   const userFiles = jsonFiles(userHooksDir(ctx.user)).map((p) => seeFile(p, dataDir));
   const carried = userFiles.filter((f) => f.allFleetGit);
 
-  const tmp = mkdtempSync(join(tmpdir(), 'fleet-git-live-'));
+  // The listener's socket must fit a Unix socket's path: under a long TMPDIR, in /tmp.
+  const tmp = mkdtempSync(join(Buffer.byteLength(join(tmpdir(), 'fleet-git-live-XXXXXX/observer/fleet.sock')) > SOCKET_PATH_MAX ? '/tmp' : tmpdir(), 'fleet-git-live-'));
   const probeHome = join(tmp, 'copilot');
   const observerDir = join(tmp, 'observer');
   const runtimeDir = join(tmp, 'run');

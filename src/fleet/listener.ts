@@ -9,6 +9,9 @@ import { dirname } from 'node:path';
 
 export type Received = Record<string, unknown>;
 
+/** The longest Unix socket path Linux takes (sun_path: 108 bytes, its NUL included); a longer one is cut, and the socket made at the cut name. */
+export const SOCKET_PATH_MAX = 107;
+
 export class EventListener {
   readonly events: Received[] = [];
   /** Lines that were not a JSON object. */
@@ -20,6 +23,7 @@ export class EventListener {
 
   /** Listens at `socketPath` (its folder made, an old socket file there replaced). */
   static start(socketPath: string, opts: { paused?: boolean; onEvent?: (e: Received) => void } = {}): Promise<EventListener> {
+    if (Buffer.byteLength(socketPath) > SOCKET_PATH_MAX) return Promise.reject(new Error(`${socketPath} is too long for a Unix socket (${SOCKET_PATH_MAX} bytes at most)`));
     mkdirSync(dirname(socketPath), { recursive: true });
     rmSync(socketPath, { force: true });
     const server = createServer({ pauseOnConnect: !!opts.paused });
