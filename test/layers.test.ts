@@ -54,6 +54,7 @@ const KNOWN: string[] = [
   'copilot/adapter.ts -> core/state.ts',
   'copilot/adapter.ts -> git/repo.ts',
   'copilot/hook-client.ts -> fleet/sessions.ts',
+  'copilot/hook-client.ts -> core/hook-mark.ts',
   'copilot/hook-event.ts -> fleet/socket.ts',
   'copilot/hook-event.ts -> core/hook-mark.ts',
   'copilot/hook-event.ts -> fleet/sessions.ts',

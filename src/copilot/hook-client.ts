@@ -5,6 +5,8 @@
 //       started by the hook command when none runs: the hook command writes each
 //       event to the spool folder and returns, without starting node on
 //       Copilot's path; the forwarder hands them to the observer in order.
+//   node hook-client.cjs --ours FILE      for the git post-checkout hook: exit 0
+//       when FILE is a hook file fleet-git wrote, 1 when not (as enable tells).
 //   node hook-client.cjs <event>          what hook files written before the
 //       forwarder run on every event (they keep working until enable rewrites
 //       them): the payload on stdin, handed to the observer before it exits.
@@ -16,6 +18,7 @@ import { isPlainId, type FleetEvent } from './normalize.js';
 import { restoreSessionMessage } from '../fleet/sessions.js';
 import { awaitFinalMessage, deliver, pathsOf, prepare } from './hook-event.js';
 import { FORWARD_FLAG, forward } from './forwarder.js';
+import { OURS_FLAG, isOurHookFile } from '../core/hook-mark.js';
 
 /** argv[2] of the detached process that waits for an agentStop's final message. */
 export const AWAIT_STOP_FLAG = '--await-stop';
@@ -90,6 +93,11 @@ async function direct(argv: string[]): Promise<void> {
 async function main(argv: string[]): Promise<void> {
   if (argv[2] === FORWARD_FLAG) return forward(argv[3] ?? '');
   if (argv[2] === AWAIT_STOP_FLAG) return awaitStop(argv[3]);
+  if (argv[2] === OURS_FLAG) {
+    let text: string | null = null;
+    try { text = readFileSync(argv[3] ?? '', 'utf8'); } catch { /* none: not ours */ }
+    process.exit(text !== null && isOurHookFile(text) ? 0 : 1);
+  }
   return direct(argv);
 }
 

@@ -17,33 +17,41 @@ export function excludeBlock(created: readonly string[] = []): string {
 
 export const EXCLUDE_BLOCK = excludeBlock();
 
-/** Where the block stands in the text: [start, end) in characters, or null. */
-function findBlock(text: string): [number, number] | null {
+/**
+ * Where the blocks stand in the text: [start, end) in characters, each from the
+ * BEGIN line nearest its END line (a BEGIN line alone, above, is the user's).
+ */
+function findBlocks(text: string): [number, number][] {
+  const found: [number, number][] = [];
   const lines = text.split('\n');
   let pos = 0;
   let start = -1;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    if (start < 0 && line === EXCLUDE_BEGIN) start = pos;
+    if (line === EXCLUDE_BEGIN) start = pos;
     else if (start >= 0 && line === EXCLUDE_END) {
-      const end = pos + line.length + (i < lines.length - 1 ? 1 : 0);
-      return [start, end];
+      found.push([start, pos + line.length + (i < lines.length - 1 ? 1 : 0)]);
+      start = -1;
     }
     pos += line.length + 1;
   }
-  return null;
+  return found;
 }
 
+/** Whether a complete block excludes the hook file (templates/post-checkout reads the file the same way). */
 export function hasExcludeBlock(text: string | null): boolean {
   if (text === null || !text.includes(EXCLUDE_BEGIN)) return false;
-  const at = findBlock(text);
-  return at !== null && text.slice(at[0], at[1]).includes(`\n/${HOOK_FILE_PATH}\n`);
+  return findBlocks(text).some(([a, b]) => text.slice(a, b).includes(`\n/${HOOK_FILE_PATH}\n`));
 }
 
-/** The text with the block in it (unchanged when a complete block is there), recording `created` when it adds one. */
+/**
+ * The text with the block in it: unchanged when a complete block is there, else
+ * the block added after the text when it ends with a newline, or before it
+ * (no byte of the text changes either way), recording `created`.
+ */
 export function addExcludeBlock(text: string | null, created: readonly string[] = []): string {
   if (hasExcludeBlock(text)) return text as string;
-  const user = removeExcludeBlock(text ?? '');
+  const user = text ?? '';
   const block = excludeBlock(created);
   return user === '' || user.endsWith('\n') ? user + block : block + user;
 }
@@ -51,14 +59,12 @@ export function addExcludeBlock(text: string | null, created: readonly string[] 
 /** The folders the block records (none without a block). */
 export function blockRecords(text: string | null): string[] {
   if (text === null || !text.includes(CREATED_MARK)) return [];
-  const at = findBlock(text);
-  if (at === null) return [];
-  return text.slice(at[0], at[1]).split('\n').filter((l) => l.startsWith(CREATED_MARK)).map((l) => l.slice(CREATED_MARK.length));
+  return findBlocks(text).flatMap(([a, b]) => text.slice(a, b).split('\n').filter((l) => l.startsWith(CREATED_MARK)).map((l) => l.slice(CREATED_MARK.length)));
 }
 
 /** The text without the block (unchanged when there is none). */
 export function removeExcludeBlock(text: string): string {
   let out = text;
-  for (let at = findBlock(out); at !== null; at = findBlock(out)) out = out.slice(0, at[0]) + out.slice(at[1]);
+  for (const [a, b] of findBlocks(text).reverse()) out = out.slice(0, a) + out.slice(b);
   return out;
 }

@@ -37,6 +37,14 @@ export function hasFleetGitCommand(commands: string[]): boolean {
   return commands.some((c) => c.includes(HOOK_MARK));
 }
 
+/** Whether a hook file's text is one fleet-git wrote: one of its commands carries the mark. */
+export function isOurHookFile(text: string): boolean {
+  return hasFleetGitCommand(hookCommands(text) ?? []);
+}
+
+/** The hook client's argument for the git hook's question "is this hook file fleet-git's?" (exit 0: yes). */
+export const OURS_FLAG = '--ours';
+
 /** Copilot's user-level hook folder, $COPILOT_HOME/hooks: read for every folder. */
 export function userHooksDir(paths: Pick<UserPaths, 'copilotHome'>): string {
   return join(paths.copilotHome, 'hooks');
