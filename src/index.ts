@@ -1,2 +1,2 @@
 // The library entry of the package.
-export { CopilotAdapter } from './copilot/adapter.js';
+export { CopilotAdapter } from './core/adapter.js';

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CopilotAdapter } from '../src/copilot/adapter.js';
+import { CopilotAdapter } from '../src/core/adapter.js';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer } from '../src/copilot/model-server.js';
 import { offlineCopilotEnv, ROOT, sandbox } from './helpers.js';

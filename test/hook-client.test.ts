@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { HOOK_MARK } from '../src/core/hook-mark.js';
+import { HOOK_MARK } from '../src/copilot/hook-mark.js';
 import { LINE_MAX, sendEvent } from '../src/fleet/socket.js';
 import { restoreSessionMessage } from '../src/fleet/sessions.js';
 import { userPaths } from '../src/paths.js';

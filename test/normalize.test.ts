@@ -5,7 +5,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { canonicalEvent, EVENT_MAX_BYTES, isPlainId, lastMessage, mapToolName, normalizePayload, summarizeToolUse, type FleetEvent } from '../src/copilot/normalize.js';
+import { canonicalEvent, EVENT_MAX_BYTES, lastMessage, mapToolName, normalizePayload, summarizeToolUse } from '../src/copilot/normalize.js';
+import { isPlainId, type FleetEvent } from '../src/fleet/event.js';
 import { LINE_MAX } from '../src/fleet/socket.js';
 import { finalMessageFromLines, readFinalMessage, readSessionModel } from '../src/copilot/transcript.js';
 import { FIXTURES } from './helpers.js';

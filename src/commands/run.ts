@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Option } from 'clipanion';
-import { CopilotAdapter } from '../copilot/adapter.js';
+import { CopilotAdapter } from '../core/adapter.js';
 import type { ModelProfile } from '../copilot/profiles.js';
 import { runContext } from '../core/context.js';
 import { chooseProfile, findCopilot, prepareRepo, runCopilot } from '../core/run.js';

@@ -14,11 +14,11 @@
 // It always exits 0 and never writes to stdout (Copilot reads some hooks'
 // stdout as instructions).
 import { fstatSync, readFileSync, readSync } from 'node:fs';
-import { isPlainId, type FleetEvent } from './normalize.js';
+import { isPlainId, type FleetEvent } from '../fleet/event.js';
 import { restoreSessionMessage } from '../fleet/sessions.js';
 import { awaitFinalMessage, deliver, pathsOf, prepare } from './hook-event.js';
 import { FORWARD_FLAG, forward } from './forwarder.js';
-import { OURS_FLAG, isOurHookFile } from '../core/hook-mark.js';
+import { OURS_FLAG, isOurHookFile } from './hook-mark.js';
 
 /** argv[2] of the detached process that waits for an agentStop's final message. */
 export const AWAIT_STOP_FLAG = '--await-stop';

@@ -5,10 +5,11 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { userPaths, type Env, type UserPaths } from '../paths.js';
 import { NO_ENTRY_OK } from '../fs/atomic.js';
-import { canonicalEvent, isPlainId, lastMessage, normalizePayload, type FleetEvent, type NormalizeContext } from './normalize.js';
+import { canonicalEvent, lastMessage, normalizePayload, type NormalizeContext } from './normalize.js';
+import { isPlainId, type FleetEvent } from '../fleet/event.js';
 import { readFinalMessage, readSessionModel, transcriptOf, transcriptPathFor } from './transcript.js';
 import { sendEvent } from '../fleet/socket.js';
-import { hasFleetGitCommand, hookCommands, userHookFile } from '../core/hook-mark.js';
+import { hasFleetGitCommand, hookCommands, userHookFile } from './hook-mark.js';
 import { recordSessionStop, writeSessionStart } from '../fleet/sessions.js';
 
 /** What the hook knew when Copilot ran it. */

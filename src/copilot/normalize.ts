@@ -6,8 +6,7 @@
 // older CLIs: a JSON string) and its Claude-compatible shape (snake_case
 // fields, `hook_event_name`, ISO timestamps, Claude tool names).
 import { basename } from 'node:path';
-
-type FleetEventName = 'SessionStart' | 'PostToolUse' | 'Stop' | 'Notification';
+import { isPlainId, type FleetEvent } from '../fleet/event.js';
 
 /** The Copilot hook events fleet-git forwards; every other event sends nothing. */
 type CopilotEventName =
@@ -18,30 +17,6 @@ type CopilotEventName =
   | 'sessionEnd'
   | 'notification'
   | 'errorOccurred';
-
-/** One line on the observer's socket (see fleet-observer-protocol.md). */
-export interface FleetEvent {
-  event: FleetEventName;
-  session_id: string;
-  cwd: string | null;
-  timestamp: number;
-  model: string | null;
-  pid: number | null;
-  ppid: number | null;
-  term_program: string | null;
-  iterm_session_id: string | null;
-  tool_name: string | null;
-  tool_input: Record<string, unknown> | string | null;
-  tool_output: string | null;
-  last_assistant_message: string | null;
-  message: string | null;
-  notification_type: string | null;
-  _tool: 'copilot';
-  tool: 'copilot';
-  fleet_model_name?: string;
-  /** Only in a `doctor --live` probe (PROBE_VAR set): the folder of the hook file that ran, COPILOT_HOOK_DIR. */
-  probe_hook_dir?: string | null;
-}
 
 /** Set (to the probe's token) in the environment of a `doctor --live` session: events then say which hook file sent them. */
 export const PROBE_VAR = 'FLEET_GIT_PROBE';
@@ -132,11 +107,6 @@ export function canonicalEvent(event: unknown, raw?: unknown, env?: Readonly<Rec
   }
   if (!name) return null;
   return EVENT_ALIASES.get(name.toLowerCase()) ?? null;
-}
-
-/** A session id that may become a file name: letters, digits, `_`, `-`, inner dots; no `..`. */
-export function isPlainId(id: unknown): id is string {
-  return typeof id === 'string' && /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/.test(id) && !id.includes('..');
 }
 
 /** Copilot's lowercase tool names mapped to the Claude names the observer's summarizer knows. */

@@ -10,7 +10,7 @@ import { expandHome } from '../paths.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
 import { applyPlan, Planner } from './plan.js';
 import { EXCLUDE_BEGIN, EXCLUDE_END, HOOK_FILE_PATH } from './exclude.js';
-import { HOOK_MARK, OURS_FLAG } from './hook-mark.js';
+import { HOOK_MARK, OURS_FLAG } from '../copilot/hook-mark.js';
 import { readTemplate, render, shQuote } from './templates.js';
 
 export const HOOK_NAME = 'post-checkout';

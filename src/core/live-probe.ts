@@ -24,7 +24,7 @@ import { copilotVersion, killTagged, parentOf, readLogFacts, readTranscriptFacts
 import { EventListener, SOCKET_PATH_MAX, type Received } from '../fleet/listener.js';
 import { runContext } from './context.js';
 import { classifyHookFile, NODE_FILE } from './hook-file.js';
-import { HOOK_MARK, hookCommands, userHookFile, userHooksDir } from './hook-mark.js';
+import { HOOK_MARK, hookCommands, userHookFile, userHooksDir } from '../copilot/hook-mark.js';
 import { findOnPath, INSTALL_HINT } from './run.js';
 
 /** The whole probe ends within this (the promise is 60 s). */

@@ -12,10 +12,10 @@ import { isUnder } from '../paths.js';
 import { copilotConfigFile, FolderIndex, trustedFolders } from '../copilot/trust.js';
 import type { RunContext } from './context.js';
 import { classifyHookFile, type HookFileInfo } from './hook-file.js';
-import { userHookFile, userHooksDir } from './hook-mark.js';
+import { userHookFile, userHooksDir } from '../copilot/hook-mark.js';
 import type { RepoState } from './state.js';
 
-export { userHookFile, userHooksDir } from './hook-mark.js';
+export { userHookFile, userHooksDir } from '../copilot/hook-mark.js';
 
 /** Records the topmost folder fleet-git made for $COPILOT_HOME/hooks, so that disable --user may remove them when empty. */
 const CREATED_MARK = 'created-copilot-hooks-dir';

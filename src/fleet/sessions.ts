@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomic } from '../fs/atomic.js';
 import { join } from 'node:path';
-import { isPlainId, type FleetEvent } from '../copilot/normalize.js';
+import { isPlainId, type FleetEvent } from './event.js';
 
 interface SessionRecord {
   sessionId: string;

@@ -7,18 +7,19 @@
 import { homedir } from 'node:os';
 import * as nodeFs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ensureUserFiles, runContext } from '../core/context.js';
-import { actOnRepo, withRepoLock } from '../core/repo-lock.js';
-import { recordCreatedNow } from '../core/created.js';
-import { HOOK_FILE_PATH } from '../core/exclude.js';
-import { classifyHookFile, renderClientHookFile, renderHookFile } from '../core/hook-file.js';
-import { findOnPath } from '../core/run.js';
-import { assessRepo } from '../core/state.js';
+import { ensureUserFiles, runContext } from './context.js';
+import { actOnRepo, withRepoLock } from './repo-lock.js';
+import { recordCreatedNow } from './created.js';
+import { HOOK_FILE_PATH } from './exclude.js';
+import { classifyHookFile, renderClientHookFile, renderHookFile } from './hook-file.js';
+import { findOnPath } from './run.js';
+import { assessRepo } from './state.js';
 import { locateRepo, type Repo } from '../git/repo.js';
-import { canonicalEvent, isPlainId, lastMessage, normalizePayload, summarizeToolUse, type FleetEvent, type NormalizeContext } from './normalize.js';
-import type { ProfileEntry } from './profiles.js';
-import { readSessionModel, transcriptOf, transcriptPathFor, waitForFinalMessage } from './transcript.js';
-import { STOP_WAIT_MS } from './hook-event.js';
+import { canonicalEvent, lastMessage, normalizePayload, summarizeToolUse, type NormalizeContext } from '../copilot/normalize.js';
+import { isPlainId, type FleetEvent } from '../fleet/event.js';
+import type { ProfileEntry } from '../copilot/profiles.js';
+import { readSessionModel, transcriptOf, transcriptPathFor, waitForFinalMessage } from '../copilot/transcript.js';
+import { STOP_WAIT_MS } from '../copilot/hook-event.js';
 import { CLIENT_FILE, userPaths, type Env } from '../paths.js';
 
 /**
