@@ -22,11 +22,11 @@ function place(rel: string): { rank: number; unit: string } {
   const [top, ...rest] = rel.split('/');
   if (rest.length === 0) {
     if (['main.ts', 'cli.ts', 'index.ts'].includes(top)) return { rank: 0, unit: 'entry' };
-    return { rank: 5, unit: 'shared' };
+    return { rank: 5, unit: 'helpers' };
   }
   const ranks: Record<string, number> = { commands: 1, core: 2, git: 3, copilot: 3, fleet: 4, fs: 5 };
   assert.ok(top in ranks, `src/${top}/ has no place in the layers: add it here and to the README's development section`);
-  return { rank: ranks[top], unit: top === 'fs' ? 'shared' : top };
+  return { rank: ranks[top], unit: top === 'fs' ? 'helpers' : top };
 }
 
 /** Every import of every .ts file under src/: [from, to], paths relative to src/. */
