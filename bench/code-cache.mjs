@@ -14,14 +14,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { built } from './lib/built.mjs';
 import { median } from './lib/stats.mjs';
 
-const root = join(import.meta.dirname, '..');
-const cli = join(root, 'dist', 'cli.cjs');
-if (!existsSync(cli)) {
-  console.error(`bench: ${cli} is missing; run npm run build first`);
-  process.exit(1);
-}
+const cli = built('cli.cjs');
 const runs = Number(process.argv[2]) || 30;
 const dir = mkdtempSync(join(tmpdir(), 'fleet-git-bench-cache-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));

@@ -7,17 +7,14 @@
 //
 // Builds nothing itself. Uses a temporary HOME, so the real observer never sees these events.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ROOT, built } from './lib/built.mjs';
 import { median } from './lib/stats.mjs';
 
-const root = join(import.meta.dirname, '..');
-const client = join(root, 'dist', 'hook-client.cjs');
-if (!existsSync(client)) {
-  console.error(`bench: ${client} is missing; run npm run build first`);
-  process.exit(1);
-}
+const root = ROOT;
+const client = built('hook-client.cjs');
 const runs = Number(process.argv[2]) || 40;
 const payload = readFileSync(join(root, 'test', 'fixtures', 'copilot-1.0.102', 'postToolUse.json'));
 

@@ -10,15 +10,15 @@
 //
 //   npm run build && node bench/hook-command.mjs [runs]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ROOT, built } from './lib/built.mjs';
 import { median } from './lib/stats.mjs';
 
-const root = join(import.meta.dirname, '..');
-const CLI = join(root, 'dist', 'cli.cjs');
-if (!existsSync(CLI)) { console.error(`bench: ${CLI} is missing; run npm run build first`); process.exit(1); }
+const root = ROOT;
+const CLI = built('cli.cjs');
 const runs = Number(process.argv[2]) || 30;
 const payload = readFileSync(join(root, 'test', 'fixtures', 'copilot-1.0.102', 'postToolUse.json'));
 
