@@ -66,6 +66,41 @@ function userLevelReports(env: Env, paths: UserPaths): boolean {
   }
 }
 
+/** A payload as the observer's event, before an agentStop's final message is looked for. */
+export interface HookEvent {
+  ev: FleetEvent;
+  /** An agentStop's transcript, when the payload gave no final message: where it is to be read. */
+  transcript: string | null;
+}
+
+/**
+ * One payload (a parsed object) as the observer's event: its kind (the hook's
+ * argument, else the event hint, else the payload's own name), a plain session
+ * id, and for SessionStart the processes and the model the transcript names.
+ * Null when nothing is to be sent. Shared by the hook client and the library's
+ * CopilotAdapter.normalizePayload, which wait for the final message each its own way.
+ */
+export function hookEventOf(raw: unknown, event: string | undefined, env: Env, copilotHome: string, pid: number | null, ppid: () => number | null): HookEvent | null {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const input = raw as Record<string, unknown>;
+  const kind = canonicalEvent(event, input, env);
+  if (!kind) return null;
+  const sessionId = input.sessionId ?? input.session_id;
+  if (!isPlainId(sessionId)) return null;
+  const ctx: NormalizeContext = { env };
+  if (kind === 'sessionStart') {
+    ctx.pid = pid;
+    ctx.ppid = ppid();
+    if (!env.COPILOT_MODEL && typeof input.model !== 'string') {
+      ctx.transcriptModel = readSessionModel(transcriptPathFor(copilotHome, sessionId));
+    }
+  }
+  const ev = normalizePayload(input, kind, ctx);
+  if (!ev) return null;
+  const pending = kind === 'agentStop' && ev.last_assistant_message === null;
+  return { ev, transcript: pending ? transcriptOf(input, copilotHome, sessionId) : null };
+}
+
 /** The observer's event for one hook run, or null when nothing is to be sent. */
 export function prepare(run: HookRun): Prepared | null {
   const { env, text } = run;
@@ -73,26 +108,11 @@ export function prepare(run: HookRun): Prepared | null {
   if (!text || userLevelReports(env, paths)) return null;
   let raw: unknown;
   try { raw = JSON.parse(text); } catch { return null; }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
-  const input = raw as Record<string, unknown>;
-  const kind = canonicalEvent(run.event, input, env);
-  if (!kind) return null;
-  const sessionId = input.sessionId ?? input.session_id;
-  if (!isPlainId(sessionId)) return null;
-
-  const ctx: NormalizeContext = { env };
-  if (kind === 'sessionStart') {
-    ctx.pid = run.pid;
-    ctx.ppid = run.ppid();
-    if (!env.COPILOT_MODEL && typeof input.model !== 'string') {
-      ctx.transcriptModel = readSessionModel(transcriptPathFor(paths.copilotHome, sessionId));
-    }
-  }
-  const ev = normalizePayload(input, kind, ctx);
-  if (!ev) return null;
+  const made = hookEventOf(raw, run.event, env, paths.copilotHome, run.pid, run.ppid);
+  if (!made) return null;
+  const { ev, transcript } = made;
   let waitFor: string | null = null;
-  if (kind === 'agentStop' && ev.last_assistant_message === null) {
-    const transcript = transcriptOf(input, paths.copilotHome, sessionId);
+  if (transcript !== null) {
     const final = readFinalMessage(transcript);
     if (final.state === 'pending') waitFor = transcript;
     else ev.last_assistant_message = lastMessage(final.text);

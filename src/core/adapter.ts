@@ -15,11 +15,11 @@ import { classifyHookFile, renderClientHookFile, renderHookFile } from './hook-f
 import { findOnPath } from './run.js';
 import { assessRepo } from './state.js';
 import { locateRepo, type Repo } from '../git/repo.js';
-import { canonicalEvent, lastMessage, normalizePayload, summarizeToolUse, type NormalizeContext } from '../copilot/normalize.js';
-import { isPlainId, type FleetEvent } from '../fleet/event.js';
+import { lastMessage, summarizeToolUse } from '../copilot/normalize.js';
+import type { FleetEvent } from '../fleet/event.js';
 import type { ProfileEntry } from '../copilot/profiles.js';
-import { readSessionModel, transcriptOf, transcriptPathFor, waitForFinalMessage } from '../copilot/transcript.js';
-import { STOP_WAIT_MS } from '../copilot/hook-event.js';
+import { waitForFinalMessage } from '../copilot/transcript.js';
+import { STOP_WAIT_MS, hookEventOf } from '../copilot/hook-event.js';
 import { CLIENT_FILE, userPaths, type Env } from '../paths.js';
 
 /**
@@ -249,20 +249,10 @@ export class CopilotAdapter {
    */
   normalizePayload(rawInput: unknown, event?: string): FleetEvent | null {
     const env = this.env;
-    const kind = canonicalEvent(event, rawInput, env);
-    if (!kind || typeof rawInput !== 'object' || rawInput === null || Array.isArray(rawInput)) return null;
-    const raw = rawInput as Record<string, unknown>;
-    const sessionId = raw.sessionId ?? raw.session_id;
-    if (!isPlainId(sessionId)) return null;
-    const copilotHome = userPaths(env, env.HOME || homedir()).copilotHome;
-    const ctx: NormalizeContext = { env, pid: process.pid, ppid: process.ppid };
-    if (kind === 'sessionStart' && !env.COPILOT_MODEL && typeof raw.model !== 'string') {
-      ctx.transcriptModel = readSessionModel(transcriptPathFor(copilotHome, sessionId));
-    }
-    const ev = normalizePayload(raw, kind, ctx);
-    if (ev && kind === 'agentStop' && ev.last_assistant_message === null) {
-      ev.last_assistant_message = lastMessage(waitForFinalMessage(transcriptOf(raw, copilotHome, sessionId), STOP_WAIT_MS));
-    }
+    const made = hookEventOf(rawInput, event, env, userPaths(env, env.HOME || homedir()).copilotHome, process.pid, () => process.ppid);
+    if (!made) return null;
+    const { ev, transcript } = made;
+    if (transcript !== null) ev.last_assistant_message = lastMessage(waitForFinalMessage(transcript, STOP_WAIT_MS));
     return ev;
   }
 
