@@ -16,8 +16,13 @@ function userEnv(name) {
   const home = join(dir, name);
   mkdirSync(home);
   const env = {
-    PATH: process.env.PATH, HOME: home, GIT_CONFIG_GLOBAL: join(home, '.gitconfig'), GIT_CONFIG_NOSYSTEM: '1',
-    XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), COPILOT_HOME: join(home, '.copilot'),
+    PATH: process.env.PATH,
+    HOME: home,
+    GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    COPILOT_HOME: join(home, '.copilot'),
   };
   writeFileSync(env.GIT_CONFIG_GLOBAL, '[user]\n\tname = b\n\temail = b@example.invalid\n[init]\n\tdefaultBranch = main\n');
   return env;
@@ -35,7 +40,10 @@ git(plainEnv, src, 'commit', '-q', '-m', 'init');
 
 execFileSync(process.execPath, [join(root, 'dist/cli.cjs'), 'setup'], { cwd: dir, env: setupEnv, stdio: 'pipe' });
 mkdirSync(join(setupEnv.XDG_CONFIG_HOME, 'fleet-git'), { recursive: true });
-writeFileSync(join(setupEnv.XDG_CONFIG_HOME, 'fleet-git', 'config.json5'), `{ include: ['${dir}/in-*', '~/code'], exclude: ['*/forks'] }\n`);
+writeFileSync(
+  join(setupEnv.XDG_CONFIG_HOME, 'fleet-git', 'config.json5'),
+  `{ include: ['${dir}/in-*', '~/code'], exclude: ['*/forks'] }\n`,
+);
 execFileSync(process.execPath, [join(root, 'dist/cli.cjs'), 'config'], { cwd: dir, env: setupEnv, stdio: 'pipe' }); // compiles the rules
 
 function time(env, dest) {
@@ -53,7 +61,8 @@ for (let i = 0; i < RUNS; i++) {
   const order = [0, 1, 2].map((k) => (k + i) % 3); // rotate who goes first
   for (const k of order) times[k].push(variants[k][1](i));
 }
-if (!existsSync(join(dir, 'in-0', '.github/hooks/fleet.json')) || existsSync(join(dir, 'out-0', '.github'))) throw new Error('the benchmark did not provision as expected');
+if (!existsSync(join(dir, 'in-0', '.github/hooks/fleet.json')) || existsSync(join(dir, 'out-0', '.github')))
+  throw new Error('the benchmark did not provision as expected');
 rmSync(dir, { recursive: true, force: true });
 const base = median(times[0]);
 console.log(`git clone (medians of ${RUNS} interleaved runs):`);

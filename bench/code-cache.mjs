@@ -27,7 +27,15 @@ writeFileSync(join(dir, 'code/repo/.git/HEAD'), 'ref: refs/heads/main\n');
 const homeOf = (name) => {
   const home = join(dir, name);
   mkdirSync(home, { recursive: true });
-  return { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), COPILOT_HOME: join(home, '.copilot'), GIT_CONFIG_GLOBAL: join(home, '.gitconfig'), GIT_CONFIG_NOSYSTEM: '1' };
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    COPILOT_HOME: join(home, '.copilot'),
+    GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
 };
 const data = (env) => join(env.XDG_DATA_HOME, 'fleet-git');
 const cacheOf = (env) => join(data(env), 'cli-main.cache');
@@ -37,7 +45,8 @@ const cpu = [];
 const time = (env, args) => {
   const argv = [process.execPath, cli, ...args];
   const t = process.hrtime.bigint();
-  const r = gnuTime ? spawnSync(gnuTime, ['-f', '%U %S', ...argv], { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' })
+  const r = gnuTime
+    ? spawnSync(gnuTime, ['-f', '%U %S', ...argv], { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' })
     : spawnSync(argv[0], argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   const wall = Number(process.hrtime.bigint() - t) / 1e6;
   if (r.status !== 0) throw new Error(`fleet-git ${args.join(' ')}: exit ${r.status}: ${r.stderr}`);

@@ -26,7 +26,16 @@ const dir = mkdtempSync(join(tmpdir(), 'fleet-git-bench-hook-'));
 const home = join(dir, 'home');
 mkdirSync(home);
 writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = B\n\temail = b@example.invalid\n');
-const env = { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', GIT_CONFIG_GLOBAL: join(home, '.gitconfig'), GIT_CONFIG_NOSYSTEM: '1', XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), COPILOT_HOME: join(home, '.copilot') };
+const env = {
+  PATH: process.env.PATH,
+  HOME: home,
+  LANG: 'C.UTF-8',
+  GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
+  GIT_CONFIG_NOSYSTEM: '1',
+  XDG_CONFIG_HOME: join(home, '.config'),
+  XDG_DATA_HOME: join(home, '.local', 'share'),
+  COPILOT_HOME: join(home, '.copilot'),
+};
 const repo = join(dir, 'repo');
 mkdirSync(repo);
 execFileSync('git', ['init', '-q'], { cwd: repo, env });
@@ -40,7 +49,8 @@ const sockDir = join(home, '.config', 'claude-code-fleet');
 mkdirSync(sockDir, { recursive: true });
 const bin = join(dir, 'bin'); // a PATH with no node
 mkdirSync(bin);
-for (const t of ['cat', 'mkdir', 'rm', 'sh', 'sleep']) symlinkSync(execFileSync('/bin/sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim(), join(bin, t));
+for (const t of ['cat', 'mkdir', 'rm', 'sh', 'sleep'])
+  symlinkSync(execFileSync('/bin/sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim(), join(bin, t));
 
 /**
  * One hook run as Copilot runs it, the payload on a pipe (`cat FILE | bash`,
@@ -49,31 +59,60 @@ for (const t of ['cat', 'mkdir', 'rm', 'sh', 'sleep']) symlinkSync(execFileSync(
  */
 function timePipe(command, e = env) {
   const t = process.hrtime.bigint();
-  const r = spawnSync('/bin/sh', ['-c', 'cat "$0" | /bin/bash --norc --noprofile -c "$1"', input, command], { env: e, stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
+  const r = spawnSync('/bin/sh', ['-c', 'cat "$0" | /bin/bash --norc --noprofile -c "$1"', input, command], {
+    env: e,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 10_000,
+  });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
-  if (r.status !== 0 || r.stdout.length || r.stderr.length) throw new Error(`bench: the hook exited ${r.status} (${r.error?.code ?? ''}) with ${r.stdout}${r.stderr}`);
+  if (r.status !== 0 || r.stdout.length || r.stderr.length)
+    throw new Error(`bench: the hook exited ${r.status} (${r.error?.code ?? ''}) with ${r.stdout}${r.stderr}`);
   return ms;
 }
 
-const observer = () => new Promise((resolve) => {
-  const s = createServer((c) => { c.on('data', () => {}); c.on('error', () => {}); });
-  s.listen(join(sockDir, 'fleet.sock'), () => resolve(s));
-});
-const stuckObserver = () => new Promise((resolve) => {
-  const s = createServer({ pauseOnConnect: true }, () => {});
-  s.listen(join(sockDir, 'fleet.sock'), () => resolve(s));
-});
-const forwarderPid = () => { try { return Number(readFileSync(join(spool, 'forwarder.pid'), 'utf8')); } catch { return 0; } };
-const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const observer = () =>
+  new Promise((resolve) => {
+    const s = createServer((c) => {
+      c.on('data', () => {});
+      c.on('error', () => {});
+    });
+    s.listen(join(sockDir, 'fleet.sock'), () => resolve(s));
+  });
+const stuckObserver = () =>
+  new Promise((resolve) => {
+    const s = createServer({ pauseOnConnect: true }, () => {});
+    s.listen(join(sockDir, 'fleet.sock'), () => resolve(s));
+  });
+const forwarderPid = () => {
+  try {
+    return Number(readFileSync(join(spool, 'forwarder.pid'), 'utf8'));
+  } catch {
+    return 0;
+  }
+};
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const cases = [];
 async function measure(name, setUp, tearDown, e = env) {
   const ctx = await setUp();
   try {
-    for (let i = 0; i < 3; i++) { timePipe('true', e); timePipe(cmd, e); }
+    for (let i = 0; i < 3; i++) {
+      timePipe('true', e);
+      timePipe(cmd, e);
+    }
     const base = [];
     const hook = [];
-    for (let i = 0; i < runs; i++) { base.push(timePipe('true', e)); hook.push(timePipe(cmd, e)); }
+    for (let i = 0; i < runs; i++) {
+      base.push(timePipe('true', e));
+      hook.push(timePipe(cmd, e));
+    }
     cases.push({ name, base: median(base), hook: median(hook), max: Math.max(...hook), baseMax: Math.max(...base) });
   } finally {
     await tearDown?.(ctx);
@@ -84,28 +123,58 @@ const close = (s) => new Promise((r) => s.close(() => r()));
 await measure('forwarder alive, observer listening', observer, close);
 await measure('observer absent', () => null);
 await measure('observer stuck (accepts, never reads)', stuckObserver, close);
-await measure('forwarder stuck (SIGSTOP)', async () => {
-  timePipe(cmd);
-  for (let i = 0; i < 100 && !alive(forwarderPid()); i++) await new Promise((r) => setTimeout(r, 20));
-  const pid = forwarderPid();
-  process.kill(pid, 'SIGSTOP');
-  return pid;
-}, (pid) => { process.kill(pid, 'SIGKILL'); });
+await measure(
+  'forwarder stuck (SIGSTOP)',
+  async () => {
+    timePipe(cmd);
+    for (let i = 0; i < 100 && !alive(forwarderPid()); i++) await new Promise((r) => setTimeout(r, 20));
+    const pid = forwarderPid();
+    process.kill(pid, 'SIGSTOP');
+    return pid;
+  },
+  (pid) => {
+    process.kill(pid, 'SIGKILL');
+  },
+);
 const recorded = join(data, 'node');
 const savedNode = readFileSync(recorded, 'utf8');
-await measure('node missing', () => writeFileSync(recorded, join(dir, 'no-such-node')), () => writeFileSync(recorded, savedNode), { ...env, PATH: bin });
-await measure('node broken (exits 1)', () => writeFileSync(join(bin, 'node'), '#!/bin/sh\nexit 1\n', { mode: 0o755 }), () => rmSync(join(bin, 'node')), { ...env, PATH: bin });
-await measure('spool unwritable', () => { rmSync(spool, { recursive: true, force: true }); writeFileSync(spool, ''); }, () => rmSync(spool));
+await measure(
+  'node missing',
+  () => writeFileSync(recorded, join(dir, 'no-such-node')),
+  () => writeFileSync(recorded, savedNode),
+  { ...env, PATH: bin },
+);
+await measure(
+  'node broken (exits 1)',
+  () => writeFileSync(join(bin, 'node'), '#!/bin/sh\nexit 1\n', { mode: 0o755 }),
+  () => rmSync(join(bin, 'node')),
+  { ...env, PATH: bin },
+);
+await measure(
+  'spool unwritable',
+  () => {
+    rmSync(spool, { recursive: true, force: true });
+    writeFileSync(spool, '');
+  },
+  () => rmSync(spool),
+);
 
-console.log(`hook command run as Copilot runs it, the payload (${payload.length} bytes) on a pipe, against \`true\` run the same way; medians of ${runs} (${new Date().toISOString().slice(0, 10)})`);
+console.log(
+  `hook command run as Copilot runs it, the payload (${payload.length} bytes) on a pipe, against \`true\` run the same way; medians of ${runs} (${new Date().toISOString().slice(0, 10)})`,
+);
 // On a loaded machine `true` alone can take tens of ms: the limit is on the
 // slowest run's excess over the slowest `true` run, beside the medians.
 let over = false;
 for (const c of cases) {
   const excess = c.max - c.baseMax;
   over ||= c.max > 50 && excess > 50;
-  console.log(`${c.name.padEnd(40)} median: true ${c.base.toFixed(1).padStart(5)} ms, fleet-git ${c.hook.toFixed(1).padStart(5)} ms (+${(c.hook - c.base).toFixed(1)}); slowest: true ${c.baseMax.toFixed(1)}, fleet-git ${c.max.toFixed(1)} ms (limit 50 ms: ${c.max <= 50 || excess <= 50 ? 'ok' : 'OVER'})`);
+  console.log(
+    `${c.name.padEnd(40)} median: true ${c.base.toFixed(1).padStart(5)} ms, fleet-git ${c.hook.toFixed(1).padStart(5)} ms (+${(c.hook - c.base).toFixed(1)}); slowest: true ${c.baseMax.toFixed(1)}, fleet-git ${c.max.toFixed(1)} ms (limit 50 ms: ${c.max <= 50 || excess <= 50 ? 'ok' : 'OVER'})`,
+  );
 }
-{ const pid = forwarderPid(); if (pid && alive(pid)) process.kill(pid, 'SIGKILL'); }
+{
+  const pid = forwarderPid();
+  if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+}
 rmSync(dir, { recursive: true, force: true });
 process.exitCode = over ? 1 : 0;

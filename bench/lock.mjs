@@ -16,7 +16,10 @@ import { median } from './lib/stats.mjs';
 const { acquireLock, makeLinkSource } = await tsImport('../src/fs/lock.ts', import.meta.url);
 
 const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
 const n = opt('folders', 2000);
 const runs = Math.max(3, opt('runs', 7));
 const root = mkdtempSync(join(tmpdir(), 'fleet-git-bench-lock-'));
@@ -42,6 +45,8 @@ console.log(`${new Date().toISOString().slice(0, 10)}, ${n} folders, median of $
 const ms = new Map(kinds.map((k) => [k, median(times.get(k))]));
 for (const k of kinds) {
   const m = ms.get(k);
-  console.log(`${k.name.padEnd(36)} ${(m * 1000 / n).toFixed(1).padStart(6)} µs a folder, ${m.toFixed(0).padStart(5)} ms for all (min ${Math.min(...times.get(k)).toFixed(0)}, max ${Math.max(...times.get(k)).toFixed(0)})`);
+  console.log(
+    `${k.name.padEnd(36)} ${((m * 1000) / n).toFixed(1).padStart(6)} µs a folder, ${m.toFixed(0).padStart(5)} ms for all (min ${Math.min(...times.get(k)).toFixed(0)}, max ${Math.max(...times.get(k)).toFixed(0)})`,
+  );
 }
 console.log(`hard link / file: ${(ms.get(kinds[0]) / ms.get(kinds[1])).toFixed(2)}`);

@@ -8,7 +8,9 @@ const here = import.meta.dirname;
 const only = process.argv.slice(2);
 if (spawnSync(process.execPath, [join(here, '..', 'scripts', 'build.mjs')], { stdio: 'inherit' }).status !== 0) process.exit(1); // no benchmark of a stale or missing build
 let failed = 0;
-for (const f of readdirSync(here).filter((f) => f.endsWith('.mjs') && f !== 'run.mjs').sort()) {
+for (const f of readdirSync(here)
+  .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs')
+  .sort()) {
   if (only.length && !only.some((o) => f.includes(o))) continue;
   console.log(`# ${f}`);
   const r = spawnSync(process.execPath, [join(here, f)], { stdio: 'inherit' });

@@ -28,7 +28,10 @@ const MAKE = join(REPO, 'bench', 'make-workspace.sh');
 const CLI = join(REPO, 'dist', 'cli.cjs');
 
 const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : dflt; };
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : dflt;
+};
 const repos = Number(opt('repos', '2000'));
 const runs = Math.max(5, Number(opt('runs', '7')));
 const settle = Number(opt('settle', '30'));
@@ -47,8 +50,14 @@ delete nodeEnv[CA_VAR];
 // ---- the workspace, built once -------------------------------------------------
 function ensureWorkspace() {
   const done = `${ROOT}.ok`; // written only after a complete build
-  if (existsSync(done) && existsSync(ROOT)) { console.log(`workspace: ${ROOT} (cached)`); return; }
-  if (existsSync(ROOT)) { spawnSync('chmod', ['-R', 'u+rwx', ROOT]); rmSync(ROOT, { recursive: true, force: true }); }
+  if (existsSync(done) && existsSync(ROOT)) {
+    console.log(`workspace: ${ROOT} (cached)`);
+    return;
+  }
+  if (existsSync(ROOT)) {
+    spawnSync('chmod', ['-R', 'u+rwx', ROOT]);
+    rmSync(ROOT, { recursive: true, force: true });
+  }
   console.log(`workspace: building ${repos} repositories into ${ROOT}; this takes a few minutes, once...`);
   const t = performance.now();
   const out = execFileSync('bash', [MAKE, ROOT, String(repos)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
@@ -58,20 +67,50 @@ function ensureWorkspace() {
 
 // ---- the commands -----------------------------------------------------------------
 ensureWorkspace();
-if (!existsSync(CLI)) { console.error(`bench: ${CLI} is missing: run npm run build`); process.exit(1); }
+if (!existsSync(CLI)) {
+  console.error(`bench: ${CLI} is missing: run npm run build`);
+  process.exit(1);
+}
 const scan = { name: 'fleet-git scan --json', argv: [node, CLI, 'scan', ROOT, '--json'], env: nodeEnv };
 // enable --under and remove change the repositories: they run on a copy (cp -a) of
 // the cached workspace, removed at the end, with a throwaway HOME so that the
 // per-user files go there and not into the real one.
 const COPY = `${ROOT}-bulk-${process.pid}`;
 const HOME = `${COPY}-home`;
-const bulkEnv = { ...nodeEnv, HOME, XDG_DATA_HOME: join(HOME, 'data'), XDG_CONFIG_HOME: join(HOME, 'config'), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: join(HOME, 'gitconfig'), NO_COLOR: '1' };
+const bulkEnv = {
+  ...nodeEnv,
+  HOME,
+  XDG_DATA_HOME: join(HOME, 'data'),
+  XDG_CONFIG_HOME: join(HOME, 'config'),
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: join(HOME, 'gitconfig'),
+  NO_COLOR: '1',
+};
 execFileSync('cp', ['-a', ROOT, COPY]);
 // git records linked worktrees by absolute path (the worktree's .git file and
 // <common>/worktrees/*/gitdir): point the copy's at the copy, or bulk commands on
 // the copy would reach the cached workspace through them.
 {
-  const links = execFileSync('find', [COPY, '-name', 'node_modules', '-prune', '-o', '-name', '.git', '-type', 'f', '-print', '-o', '-path', '*/.git/worktrees/*/gitdir', '-print'], { encoding: 'utf8' });
+  const links = execFileSync(
+    'find',
+    [
+      COPY,
+      '-name',
+      'node_modules',
+      '-prune',
+      '-o',
+      '-name',
+      '.git',
+      '-type',
+      'f',
+      '-print',
+      '-o',
+      '-path',
+      '*/.git/worktrees/*/gitdir',
+      '-print',
+    ],
+    { encoding: 'utf8' },
+  );
   for (const f of links.split('\n').filter(Boolean)) {
     const text = readFileSync(f, 'utf8');
     if (text.includes(`${ROOT}/`)) writeFileSync(f, text.split(`${ROOT}/`).join(`${COPY}/`));
@@ -79,8 +118,15 @@ execFileSync('cp', ['-a', ROOT, COPY]);
 }
 mkdirSync(HOME, { recursive: true });
 spawnSync('sync'); // the copy's writes go out now, not while find and scan are timed
-process.on('exit', () => { spawnSync('chmod', ['-R', 'u+rwx', COPY]); rmSync(COPY, { recursive: true, force: true }); rmSync(HOME, { recursive: true, force: true }); });
-const bulkRun = (...a) => { const r = spawnSync(node, [CLI, ...a], { env: bulkEnv, stdio: 'ignore' }); return r; };
+process.on('exit', () => {
+  spawnSync('chmod', ['-R', 'u+rwx', COPY]);
+  rmSync(COPY, { recursive: true, force: true });
+  rmSync(HOME, { recursive: true, force: true });
+});
+const bulkRun = (...a) => {
+  const r = spawnSync(node, [CLI, ...a], { env: bulkEnv, stdio: 'ignore' });
+  return r;
+};
 // The bare floor's list (bench/lib/bare-bulk.mjs): the repositories and worktrees enable acts on.
 const BARE = join(HERE, 'lib', 'bare-bulk.mjs');
 const BARE_LIST = `${COPY}-list`;
@@ -110,7 +156,8 @@ function indexedRepo(name, entries) {
   git(['init', '-q', '-b', 'main']);
   const oid = git(['hash-object', '-w', '--stdin'], 'export {};\n');
   let list = '';
-  for (let i = 0; i < entries; i++) list += `100644 ${oid}\tpackages/pkg-${String(i % 400).padStart(3, '0')}/src/components/module-${String(i).padStart(5, '0')}.tsx\n`;
+  for (let i = 0; i < entries; i++)
+    list += `100644 ${oid}\tpackages/pkg-${String(i % 400).padStart(3, '0')}/src/components/module-${String(i).padStart(5, '0')}.tsx\n`;
   git(['update-index', '--index-info'], list);
   if (bulkRun('enable', dir).status !== 0) throw new Error(`enable failed in ${dir}`);
   return join(INDEXED, name);
@@ -130,13 +177,61 @@ const COMMANDS = [
   { name: 'find', argv: ['find', ROOT, '-name', 'node_modules', '-prune', '-o', '-name', '.git', '-print', '-prune'] },
   { ...scan, key: 'scan', ratioTo: 'find', limit: 3 },
   ...(caSet ? [{ ...scan, name: `${scan.name} (${CA_VAR} set)`, env: process.env, ratioTo: 'find' }] : []),
-  { name: 'fleet-git scan --json, all enabled (copy)', argv: [node, CLI, 'scan', COPY, '--json'], env: bulkEnv, ratioTo: 'scan', limit: 1.3 },
-  { name: 'scan: one repository of one file, enabled', key: 'one-file', argv: [node, CLI, 'scan', oneFile, '--json'], env: bulkEnv, reps: 5 },
-  { name: 'scan: one repository of 80,000 entries, enabled', argv: [node, CLI, 'scan', largeIndex, '--json'], env: bulkEnv, ratioTo: 'one-file', moreLimit: 2, reps: 5 },
-  { name: 'fleet-git enable --under (copy)', argv: [node, CLI, 'enable', '--under', COPY], env: bulkEnv, okCodes: [0, 1], ratioTo: 'scan', limit: 15, before: () => bulkRun('remove', COPY, '--yes'), bulk: true },
-  { name: 'fleet-git remove --yes (copy)', argv: [node, CLI, 'remove', COPY, '--yes'], env: bulkEnv, ratioTo: 'scan', limit: 15, before: () => bulkRun('enable', '--under', COPY), bulk: true },
-  { name: "bare script: enable's changes (copy)", key: 'bare-enable', argv: [node, BARE, 'do', BARE_LIST], before: () => bareRun('undo'), bulk: true },
-  { name: "bare script: remove's changes (copy)", key: 'bare-remove', argv: [node, BARE, 'undo', BARE_LIST], before: () => bareRun('do'), bulk: true },
+  {
+    name: 'fleet-git scan --json, all enabled (copy)',
+    argv: [node, CLI, 'scan', COPY, '--json'],
+    env: bulkEnv,
+    ratioTo: 'scan',
+    limit: 1.3,
+  },
+  {
+    name: 'scan: one repository of one file, enabled',
+    key: 'one-file',
+    argv: [node, CLI, 'scan', oneFile, '--json'],
+    env: bulkEnv,
+    reps: 5,
+  },
+  {
+    name: 'scan: one repository of 80,000 entries, enabled',
+    argv: [node, CLI, 'scan', largeIndex, '--json'],
+    env: bulkEnv,
+    ratioTo: 'one-file',
+    moreLimit: 2,
+    reps: 5,
+  },
+  {
+    name: 'fleet-git enable --under (copy)',
+    argv: [node, CLI, 'enable', '--under', COPY],
+    env: bulkEnv,
+    okCodes: [0, 1],
+    ratioTo: 'scan',
+    limit: 15,
+    before: () => bulkRun('remove', COPY, '--yes'),
+    bulk: true,
+  },
+  {
+    name: 'fleet-git remove --yes (copy)',
+    argv: [node, CLI, 'remove', COPY, '--yes'],
+    env: bulkEnv,
+    ratioTo: 'scan',
+    limit: 15,
+    before: () => bulkRun('enable', '--under', COPY),
+    bulk: true,
+  },
+  {
+    name: "bare script: enable's changes (copy)",
+    key: 'bare-enable',
+    argv: [node, BARE, 'do', BARE_LIST],
+    before: () => bareRun('undo'),
+    bulk: true,
+  },
+  {
+    name: "bare script: remove's changes (copy)",
+    key: 'bare-remove',
+    argv: [node, BARE, 'undo', BARE_LIST],
+    before: () => bareRun('do'),
+    bulk: true,
+  },
 ];
 const MAX_RSS_MIB = 150;
 
@@ -149,7 +244,11 @@ function runOnce(c) {
 }
 function peakRssMiB(c) {
   if (!existsSync('/usr/bin/time')) return null;
-  const r = spawnSync('/usr/bin/time', ['-v', ...c.argv], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env: c.env ?? process.env });
+  const r = spawnSync('/usr/bin/time', ['-v', ...c.argv], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: c.env ?? process.env,
+  });
   const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
   return m ? Number(m[1]) / 1024 : null;
 }
@@ -168,10 +267,15 @@ function peakRssMiB(c) {
 // enable --under once, on a disk at rest. (A sync before each run did not
 // help: 4.1 to 4.9 s, measured in an earlier session.) --settle 0 measures back
 // to back.
-const pause = (s) => { if (s > 0) spawnSync('sleep', [String(s)]); };
+const pause = (s) => {
+  if (s > 0) spawnSync('sleep', [String(s)]);
+};
 const times = new Map(COMMANDS.map((c) => [c, []]));
 for (const round of [COMMANDS.filter((c) => !c.bulk), COMMANDS.filter((c) => c.bulk)]) {
-  for (const c of round) { c.before?.(); runOnce(c); } // warm the cache (and the JIT's disk cache)
+  for (const c of round) {
+    c.before?.();
+    runOnce(c);
+  } // warm the cache (and the JIT's disk cache)
   for (let i = 0; i < runs; i++) {
     for (const c of round) {
       c.before?.();
@@ -181,8 +285,11 @@ for (const round of [COMMANDS.filter((c) => !c.bulk), COMMANDS.filter((c) => c.b
   }
 }
 
-if (caSet) console.log(`\n${CA_VAR} is set here: fleet-git's commands are timed without it (see the top of this file), and scan once more with it`);
-console.log(`\n${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), node ${process.version}, median of ${runs} runs (of the one-repository scans ${runs * 5}), warm cache${settle > 0 ? `; each bulk run after ${settle} s for the disk to settle` : '; bulk runs back to back'}`);
+if (caSet)
+  console.log(`\n${CA_VAR} is set here: fleet-git's commands are timed without it (see the top of this file), and scan once more with it`);
+console.log(
+  `\n${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), node ${process.version}, median of ${runs} runs (of the one-repository scans ${runs * 5}), warm cache${settle > 0 ? `; each bulk run after ${settle} s for the disk to settle` : '; bulk runs back to back'}`,
+);
 const byKey = new Map(COMMANDS.map((c) => [c.key ?? c.name, c]));
 let failed = false;
 for (const c of COMMANDS) {
@@ -205,19 +312,30 @@ for (const c of COMMANDS) {
       line += `, ${more >= 0 ? '+' : ''}${more.toFixed(1)} ms (limit +${c.moreLimit} ms: ${within ? 'ok' : 'OVER'})`;
     }
   }
-  if (rss != null && c.argv[0] === node && rss > MAX_RSS_MIB) { failed = true; line += ` (RSS limit ${MAX_RSS_MIB} MiB: OVER)`; }
+  if (rss != null && c.argv[0] === node && rss > MAX_RSS_MIB) {
+    failed = true;
+    line += ` (RSS limit ${MAX_RSS_MIB} MiB: OVER)`;
+  }
   console.log(line);
   // The bulk runs each undo the last in the same copy: on some disks (ext4 with
   // discard on a virtual machine, here) every such round makes the next slower.
-  if (c.bulk) console.log(`${''.padEnd(50)} runs in order: ${times.get(c).map((t) => t.toFixed(0)).join(', ')} ms`);
+  if (c.bulk)
+    console.log(
+      `${''.padEnd(50)} runs in order: ${times
+        .get(c)
+        .map((t) => t.toFixed(0))
+        .join(', ')} ms`,
+    );
   if (c.bulk) {
     const floor = c.name.includes('enable --under') ? 'bare-enable' : c.name.includes('remove --yes') ? 'bare-remove' : null;
-    const perRepo = `${(med / repos * 1000).toFixed(0)} µs per repository`;
+    const perRepo = `${((med / repos) * 1000).toFixed(0)} µs per repository`;
     if (!floor) console.log(`${''.padEnd(50)} ${perRepo}`);
     else {
       const ratio = med / median(times.get(byKey.get(floor)));
       failed ||= ratio > 1.5;
-      console.log(`${''.padEnd(50)} ${perRepo}; ${ratio.toFixed(2)}x the bare script making the same changes (limit 1.5x: ${ratio <= 1.5 ? 'ok' : 'OVER'})`);
+      console.log(
+        `${''.padEnd(50)} ${perRepo}; ${ratio.toFixed(2)}x the bare script making the same changes (limit 1.5x: ${ratio <= 1.5 ? 'ok' : 'OVER'})`,
+      );
     }
   }
 }

@@ -33,10 +33,17 @@ import { median } from './lib/stats.mjs';
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
 const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
-for (const f of [CLI, COPILOT]) if (!existsSync(f)) { console.error(`bench: ${f} is missing: run npm ci && npm run build`); process.exit(1); }
+for (const f of [CLI, COPILOT])
+  if (!existsSync(f)) {
+    console.error(`bench: ${f} is missing: run npm ci && npm run build`);
+    process.exit(1);
+  }
 
 const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : dflt; };
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : dflt;
+};
 const rounds = Math.max(1, Number(opt('rounds', '5')));
 const ks = opt('ks', '0,10,40').split(',').map(Number);
 const parallel = Math.max(1, Number(opt('parallel', '1')));
@@ -47,9 +54,14 @@ const home = join(dir, 'home');
 mkdirSync(home, { recursive: true });
 writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Bench\n\temail = bench@example.invalid\n[init]\n\tdefaultBranch = main\n');
 const env = {
-  PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8',
-  GIT_CONFIG_GLOBAL: join(home, '.gitconfig'), GIT_CONFIG_NOSYSTEM: '1',
-  XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share'), COPILOT_HOME: join(home, '.copilot'),
+  PATH: process.env.PATH,
+  HOME: home,
+  LANG: 'C.UTF-8',
+  GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
+  GIT_CONFIG_NOSYSTEM: '1',
+  XDG_CONFIG_HOME: join(home, '.config'),
+  XDG_DATA_HOME: join(home, '.local', 'share'),
+  COPILOT_HOME: join(home, '.copilot'),
   // As the machine has it: the hook command must cope with it.
   ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
   ...(process.env.XDG_RUNTIME_DIR ? { XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR } : {}),
@@ -75,7 +87,9 @@ writeFileSync(join(repos.true, '.github', 'hooks', 'fleet.json'), JSON.stringify
 if (withDirect) {
   const data = /^d=('(?:[^']|'\\'')*')/.exec(JSON.parse(fleetFile).hooks.postToolUse[0].bash)[1];
   const directDoc = JSON.parse(fleetFile);
-  for (const [event, entries] of Object.entries(directDoc.hooks)) for (const e of entries) e.bash = `d=${data}; n=$(command -v node 2>/dev/null || cat "$d/node" 2>/dev/null); unset NODE_EXTRA_CA_CERTS; [ -f "$d/hook-client.cjs" ] && [ -x "$n" ] && exec "$n" "$d/hook-client.cjs" ${event}; exit 0 # claude-code-fleet fleet-git`;
+  for (const [event, entries] of Object.entries(directDoc.hooks))
+    for (const e of entries)
+      e.bash = `d=${data}; n=$(command -v node 2>/dev/null || cat "$d/node" 2>/dev/null); unset NODE_EXTRA_CA_CERTS; [ -f "$d/hook-client.cjs" ] && [ -x "$n" ] && exec "$n" "$d/hook-client.cjs" ${event}; exit 0 # claude-code-fleet fleet-git`;
   mkdirSync(join(repos.direct, '.github', 'hooks'), { recursive: true });
   writeFileSync(join(repos.direct, '.github', 'hooks', 'fleet.json'), JSON.stringify(directDoc, null, 2));
 }
@@ -95,7 +109,11 @@ const observer = createServer((c) => {
     while ((i = buf.indexOf('\n')) >= 0) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
-      try { received.push({ ev: JSON.parse(line), at }); } catch { badLines++; }
+      try {
+        received.push({ ev: JSON.parse(line), at });
+      } catch {
+        badLines++;
+      }
     }
   });
 });
@@ -111,19 +129,29 @@ const model = await startFakeModel({
   },
 });
 const copilotEnv = {
-  ...env, COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: model.baseUrl, COPILOT_PROVIDER_API_KEY: 'dummy',
-  COPILOT_MODEL: 'gpt-4.1', COPILOT_ALLOW_ALL: 'true',
+  ...env,
+  COPILOT_OFFLINE: 'true',
+  COPILOT_PROVIDER_BASE_URL: model.baseUrl,
+  COPILOT_PROVIDER_API_KEY: 'dummy',
+  COPILOT_MODEL: 'gpt-4.1',
+  COPILOT_ALLOW_ALL: 'true',
 };
 
 function session(kind, k) {
   const t = performance.now();
-  const child = spawn(COPILOT, ['-p', `steps ${k}`, '--allow-all', '--no-auto-update'], { cwd: repos[kind], env: copilotEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(COPILOT, ['-p', `steps ${k}`, '--allow-all', '--no-auto-update'], {
+    cwd: repos[kind],
+    env: copilotEnv,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve, reject) => child.on('close', (code) => {
-    if (code !== 0) reject(new Error(`copilot -p (${kind}, K=${k}) exited ${code}: ${err.slice(-500)}`));
-    else resolve(performance.now() - t);
-  }));
+  return new Promise((resolve, reject) =>
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`copilot -p (${kind}, K=${k}) exited ${code}: ${err.slice(-500)}`));
+      else resolve(performance.now() - t);
+    }),
+  );
 }
 
 async function batch(kind, k) {
@@ -138,7 +166,9 @@ for (const kind of kinds) await batch(kind, 1); // warm up (disk cache, the forw
 await new Promise((r) => setTimeout(r, 4000)); // the warm-up's last events are in
 let expectedFleet = 0;
 const fleetSessionsBefore = new Set(received.map((r) => r.ev.session_id));
-console.log(`session bench: ${rounds} rounds, K = ${ks.join(', ')}, ${parallel} session(s) at once, kinds interleaved (${new Date().toISOString().slice(0, 10)})`);
+console.log(
+  `session bench: ${rounds} rounds, K = ${ks.join(', ')}, ${parallel} session(s) at once, kinds interleaved (${new Date().toISOString().slice(0, 10)})`,
+);
 for (let r = 0; r < rounds; r++) {
   for (const k of ks) {
     // Rotate the order of the kinds each round, so that none always follows another.
@@ -167,11 +197,18 @@ for (const kind of kinds) {
   const { slope, intercept } = fit(times[kind]);
   slopes[kind] = slope;
   const per = ks.map((k) => `K=${k} ${(median(times[kind].filter(([x]) => x === k).map(([, y]) => y)) / 1000).toFixed(2)} s`).join(', ');
-  console.log(`${kind.padEnd(6)} hooks: ${slope.toFixed(1)} ms per tool call (intercept ${(intercept / 1000).toFixed(2)} s; medians ${per})`);
+  console.log(
+    `${kind.padEnd(6)} hooks: ${slope.toFixed(1)} ms per tool call (intercept ${(intercept / 1000).toFixed(2)} s; medians ${per})`,
+  );
 }
-console.log(`per tool call over no hooks: true ${(slopes.true - slopes.none).toFixed(1)} ms, fleet-git ${(slopes.fleet - slopes.none).toFixed(1)} ms`);
+console.log(
+  `per tool call over no hooks: true ${(slopes.true - slopes.none).toFixed(1)} ms, fleet-git ${(slopes.fleet - slopes.none).toFixed(1)} ms`,
+);
 console.log(`fleet-git minus the true floor: ${(slopes.fleet - slopes.true).toFixed(1)} ms per tool call (target <= 5)`);
-if (withDirect) console.log(`the hook command before the forwarder (node on every event) minus the true floor: ${(slopes.direct - slopes.true).toFixed(1)} ms per tool call`);
+if (withDirect)
+  console.log(
+    `the hook command before the forwarder (node on every event) minus the true floor: ${(slopes.direct - slopes.true).toFixed(1)} ms per tool call`,
+  );
 
 // ---- what the observer got --------------------------------------------------------
 const events = received.filter((r) => !fleetSessionsBefore.has(r.ev.session_id));
@@ -184,20 +221,33 @@ for (const r of events) {
 let disorder = 0;
 for (const list of bySession.values()) {
   // SessionStart, PostToolUse step-0..step-(K-1), then the Stops.
-  const shape = list.map((e) => (e.event === 'PostToolUse' ? `P${/step-(\d+)/.exec(e.tool_input?.command ?? '')?.[1]}` : e.event)).join(' ');
+  const shape = list
+    .map((e) => (e.event === 'PostToolUse' ? `P${/step-(\d+)/.exec(e.tool_input?.command ?? '')?.[1]}` : e.event))
+    .join(' ');
   const steps = list.filter((e) => e.event === 'PostToolUse').length;
   const want = ['SessionStart', ...Array.from({ length: steps }, (_, i) => `P${i}`), 'Stop', 'Stop'].join(' ');
   if (shape !== want) disorder++;
 }
-console.log(`observer: ${events.length} of ${expectedFleet} events from ${bySession.size} sessions, ${disorder} session(s) out of order or incomplete, ${badLines} unparseable lines`);
+console.log(
+  `observer: ${events.length} of ${expectedFleet} events from ${bySession.size} sessions, ${disorder} session(s) out of order or incomplete, ${badLines} unparseable lines`,
+);
 // Which kind each session was, from its SessionStart's cwd.
-const kindOf = new Map(events.filter((r) => r.ev.event === 'SessionStart').map((r) => [r.ev.session_id, Object.keys(repos).find((k) => repos[k] === r.ev.cwd)]));
+const kindOf = new Map(
+  events.filter((r) => r.ev.event === 'SessionStart').map((r) => [r.ev.session_id, Object.keys(repos).find((k) => repos[k] === r.ev.cwd)]),
+);
 for (const kind of ['fleet', 'direct']) {
   const lat = events.filter((r) => kindOf.get(r.ev.session_id) === kind).map((r) => r.at - r.ev.timestamp);
   if (!lat.length) continue;
-  console.log(`${kind}: hook fired to event on the socket: median ${median(lat)} ms, max ${Math.max(...lat)} ms over ${lat.length} events (targets <= 100 and <= 1000)`);
-  const slow = events.filter((r) => kindOf.get(r.ev.session_id) === kind).sort((a, b) => (b.at - b.ev.timestamp) - (a.at - a.ev.timestamp)).slice(0, 5);
-  console.log(`${kind}: the slowest: ${slow.map((r) => `${r.ev.event}${r.ev.message ? `:${r.ev.message}` : ''} ${r.at - r.ev.timestamp} ms`).join(', ')}`);
+  console.log(
+    `${kind}: hook fired to event on the socket: median ${median(lat)} ms, max ${Math.max(...lat)} ms over ${lat.length} events (targets <= 100 and <= 1000)`,
+  );
+  const slow = events
+    .filter((r) => kindOf.get(r.ev.session_id) === kind)
+    .sort((a, b) => b.at - b.ev.timestamp - (a.at - a.ev.timestamp))
+    .slice(0, 5);
+  console.log(
+    `${kind}: the slowest: ${slow.map((r) => `${r.ev.event}${r.ev.message ? `:${r.ev.message}` : ''} ${r.at - r.ev.timestamp} ms`).join(', ')}`,
+  );
 }
 
 // ---- Copilot's own clock: how long it waited for each postToolUse hook -------------
@@ -207,22 +257,35 @@ const waits = Object.fromEntries(kinds.map((kind) => [kind, []]));
 const states = join(env.COPILOT_HOME, 'session-state');
 for (const id of existsSync(states) ? readdirSync(states) : []) {
   let text;
-  try { text = readFileSync(join(states, id, 'events.jsonl'), 'utf8'); } catch { continue; }
+  try {
+    text = readFileSync(join(states, id, 'events.jsonl'), 'utf8');
+  } catch {
+    continue;
+  }
   let kind = null;
   const started = new Map();
   for (const line of text.split('\n')) {
     if (!line.includes('"session.start"') && !line.includes('"hook.')) continue;
     let e;
-    try { e = JSON.parse(line); } catch { continue; }
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
     const d = e.data ?? {};
     if (e.type === 'session.start') kind = Object.keys(repos).find((k) => repos[k] === d.context?.cwd) ?? null;
     else if (e.type === 'hook.start' && d.hookType === 'postToolUse') started.set(d.hookInvocationId, Date.parse(e.timestamp));
-    else if (e.type === 'hook.end' && started.has(d.hookInvocationId) && kind) waits[kind].push(Date.parse(e.timestamp) - started.get(d.hookInvocationId));
+    else if (e.type === 'hook.end' && started.has(d.hookInvocationId) && kind)
+      waits[kind].push(Date.parse(e.timestamp) - started.get(d.hookInvocationId));
   }
 }
 const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
-for (const kind of kinds.filter((k) => waits[k].length)) console.log(`${kind.padEnd(6)} hooks: Copilot waited for a postToolUse hook ${median(waits[kind])} ms (median; 90th percentile ${p90(waits[kind])} ms, ${waits[kind].length} hooks)`);
-if (waits.true.length && waits.fleet.length) console.log(`fleet-git's hook minus true's, as Copilot timed them: ${median(waits.fleet) - median(waits.true)} ms (median)`);
+for (const kind of kinds.filter((k) => waits[k].length))
+  console.log(
+    `${kind.padEnd(6)} hooks: Copilot waited for a postToolUse hook ${median(waits[kind])} ms (median; 90th percentile ${p90(waits[kind])} ms, ${waits[kind].length} hooks)`,
+  );
+if (waits.true.length && waits.fleet.length)
+  console.log(`fleet-git's hook minus true's, as Copilot timed them: ${median(waits.fleet) - median(waits.true)} ms (median)`);
 
 await model.close();
 observer.close();

@@ -13,8 +13,13 @@ const dir = mkdtempSync(join(tmpdir(), 'fleet-git-bench-wt-'));
 const home = join(dir, 'home');
 mkdirSync(home);
 const env = {
-  PATH: process.env.PATH, HOME: home, GIT_CONFIG_GLOBAL: join(home, '.gitconfig'), GIT_CONFIG_NOSYSTEM: '1',
-  XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), COPILOT_HOME: join(home, '.copilot'),
+  PATH: process.env.PATH,
+  HOME: home,
+  GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
+  GIT_CONFIG_NOSYSTEM: '1',
+  XDG_CONFIG_HOME: join(home, '.config'),
+  XDG_DATA_HOME: join(home, '.local/share'),
+  COPILOT_HOME: join(home, '.copilot'),
 };
 writeFileSync(env.GIT_CONFIG_GLOBAL, '[user]\n\tname = b\n\temail = b@example.invalid\n[init]\n\tdefaultBranch = main\n');
 const git = (cwd, ...args) => execFileSync('git', args, { cwd, env, stdio: 'pipe' });
@@ -37,10 +42,19 @@ function time(repo, i) {
   git(repo, 'worktree', 'add', '-q', `${repo}-wt${i}`, '-b', `b${i}`);
   return Number(process.hrtime.bigint() - t) / 1e6;
 }
-const a = [], b = [];
+const a = [],
+  b = [];
 for (let i = 0; i < RUNS; i++) {
-  if (i % 2) { b.push(time(enabled, i)); a.push(time(plain, i)); } else { a.push(time(plain, i)); b.push(time(enabled, i)); }
+  if (i % 2) {
+    b.push(time(enabled, i));
+    a.push(time(plain, i));
+  } else {
+    a.push(time(plain, i));
+    b.push(time(enabled, i));
+  }
 }
 rmSync(dir, { recursive: true, force: true });
 const [ma, mb] = [median(a), median(b)];
-console.log(`worktree add: without fleet-git ${ma.toFixed(1)} ms, enabled ${mb.toFixed(1)} ms (medians of ${RUNS}), ratio ${(mb / ma).toFixed(2)} (target <= 1.5)`);
+console.log(
+  `worktree add: without fleet-git ${ma.toFixed(1)} ms, enabled ${mb.toFixed(1)} ms (medians of ${RUNS}), ratio ${(mb / ma).toFixed(2)} (target <= 1.5)`,
+);

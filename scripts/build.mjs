@@ -28,7 +28,9 @@ process.on('exit', () => {
   rmSync(building, { recursive: true, force: true });
   rmSync(declared, { recursive: true, force: true });
 });
-execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', declared], { stdio: 'inherit' });
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', declared], {
+  stdio: 'inherit',
+});
 // tsc declares every module the library reaches; the types of its API are a few of them.
 const kept = new Set();
 (function keep(rel) {
@@ -37,16 +39,26 @@ const kept = new Set();
   const to = join(building, 'types', rel);
   mkdirSync(dirname(to), { recursive: true });
   copyFileSync(join(declared, rel), to);
-  for (const [, dep] of readFileSync(to, 'utf8').matchAll(/(?:from |import\()['"](\.{1,2}\/[^'"]+)\.js['"]/g)) keep(join(dirname(rel), `${dep}.d.ts`));
+  for (const [, dep] of readFileSync(to, 'utf8').matchAll(/(?:from |import\()['"](\.{1,2}\/[^'"]+)\.js['"]/g))
+    keep(join(dirname(rel), `${dep}.d.ts`));
 })('index.d.ts');
 const esbuild = await import('esbuild');
 /** Bundles src/<entry> into dist/<out>, as CommonJS for node 20 unless `more` says otherwise. */
-const bundle = (entry, out, more = {}) => esbuild.build({
-  entryPoints: [join(root, 'src', entry)], outfile: join(building, out),
-  bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: false, legalComments: 'none', logLevel: 'warning',
-  // A package's ES module build first: jsonc-parser's UMD build requires its parts at run time, which a bundle cannot follow.
-  mainFields: ['module', 'main'], ...more,
-});
+const bundle = (entry, out, more = {}) =>
+  esbuild.build({
+    entryPoints: [join(root, 'src', entry)],
+    outfile: join(building, out),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    // A package's ES module build first: jsonc-parser's UMD build requires its parts at run time, which a bundle cannot follow.
+    mainFields: ['module', 'main'],
+    ...more,
+  });
 // picomatch is loaded only when a glob is given: left to node_modules.
 const external = ['picomatch'];
 // The command: the loader of the program (src/code-cache.ts).

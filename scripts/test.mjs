@@ -15,6 +15,9 @@ const files = [];
 })(join(root, 'test'));
 const only = process.argv.slice(2);
 const chosen = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
-if (chosen.length === 0) { console.error('test: no test files found'); process.exit(1); }
+if (chosen.length === 0) {
+  console.error('test: no test files found');
+  process.exit(1);
+}
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...chosen], { cwd: root, stdio: 'inherit' });
 process.exit(r.status ?? 1);

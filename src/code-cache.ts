@@ -38,7 +38,9 @@ export function compile(file: string, cacheFile: string): Compiled {
   let saved: Buffer | undefined;
   try {
     saved = readFileSync(cacheFile);
-  } catch { /* no cache: compiled as usual */ }
+  } catch {
+    /* no cache: compiled as usual */
+  }
   const fresh = saved !== undefined && saved.length > HASH_BYTES && saved.subarray(0, HASH_BYTES).equals(hash);
   const source = `(function (exports, require, module, __filename, __dirname) {${bytes.toString('utf8')}\n})`;
   const script = new Script(source, { filename: file, ...(fresh ? { cachedData: saved!.subarray(HASH_BYTES) } : {}) });
@@ -58,7 +60,11 @@ export function saveCache({ script, hash }: Compiled, cacheFile: string): void {
     writeFileSync(tmp, Buffer.concat([hash, script.createCachedData()]), { mode: 0o644 });
     renameSync(tmp, cacheFile);
   } catch {
-    try { rmSync(tmp, { force: true }); } catch { /* left for nobody to read: its name is not the cache's */ }
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      /* left for nobody to read: its name is not the cache's */
+    }
   }
 }
 

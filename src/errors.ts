@@ -5,11 +5,22 @@
 export class UsageError extends Error {}
 
 const ACTS: Record<string, [verb: string, needs: 'write-parent' | 'reach']> = {
-  mkdir: ['create the folder', 'write-parent'], rename: ['replace', 'write-parent'], unlink: ['remove', 'write-parent'],
-  rmdir: ['remove the folder', 'write-parent'], symlink: ['create', 'write-parent'], link: ['create', 'write-parent'],
-  copyfile: ['write', 'write-parent'], open: ['open', 'reach'], scandir: ['list the folder', 'reach'], stat: ['reach', 'reach'],
-  lstat: ['reach', 'reach'], realpath: ['reach', 'reach'], access: ['reach', 'reach'], chmod: ['change the mode of', 'reach'],
-  utime: ['touch', 'reach'], write: ['write', 'reach'],
+  mkdir: ['create the folder', 'write-parent'],
+  rename: ['replace', 'write-parent'],
+  unlink: ['remove', 'write-parent'],
+  rmdir: ['remove the folder', 'write-parent'],
+  symlink: ['create', 'write-parent'],
+  link: ['create', 'write-parent'],
+  copyfile: ['write', 'write-parent'],
+  open: ['open', 'reach'],
+  scandir: ['list the folder', 'reach'],
+  stat: ['reach', 'reach'],
+  lstat: ['reach', 'reach'],
+  realpath: ['reach', 'reach'],
+  access: ['reach', 'reach'],
+  chmod: ['change the mode of', 'reach'],
+  utime: ['touch', 'reach'],
+  write: ['write', 'reach'],
 };
 
 /**
@@ -22,8 +33,9 @@ export function permissionLine(err: unknown): string | null {
   const [verb, needs] = ACTS[e.syscall ?? ''] ?? [e.syscall ?? 'use', 'reach'];
   const folder = e.path.slice(0, Math.max(1, e.path.lastIndexOf('/')));
   if (e.code === 'EROFS') return `cannot ${verb} ${e.path}: the file system is read-only (EROFS)`;
-  const fix = needs === 'write-parent'
-    ? `${folder} must be writable by you (see ls -ld ${folder}; fix its owner or mode, or run as its owner)`
-    : `check that you can read it and enter every folder above it (ls -ld ${folder}), or run as its owner`;
+  const fix =
+    needs === 'write-parent'
+      ? `${folder} must be writable by you (see ls -ld ${folder}; fix its owner or mode, or run as its owner)`
+      : `check that you can read it and enter every folder above it (ls -ld ${folder}), or run as its owner`;
   return `cannot ${verb} ${e.path}: permission denied (${e.code}); ${fix}`;
 }

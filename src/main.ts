@@ -30,13 +30,26 @@ const COMMANDS: Record<string, Load> = {
 
 /** What each option's value is, as usage lines name it (clipanion 3 prints `--under #0`). */
 const VALUE_NAMES: Record<string, string> = {
-  '--under': 'ROOT', '--include': 'GLOB', '--exclude': 'GLOB', '--ignore': 'GLOB', '--depth': 'N', '--test': 'PATH',
-  '--model': 'NAME', '--cwd': 'DIR', '--proxy': 'URL', '--copilot': 'PATH', '--timeout': 'S', '--color': 'WHEN',
+  '--under': 'ROOT',
+  '--include': 'GLOB',
+  '--exclude': 'GLOB',
+  '--ignore': 'GLOB',
+  '--depth': 'N',
+  '--test': 'PATH',
+  '--model': 'NAME',
+  '--cwd': 'DIR',
+  '--proxy': 'URL',
+  '--copilot': 'PATH',
+  '--timeout': 'S',
+  '--color': 'WHEN',
 };
 
 /** A usage text with each option's value named (`--under ROOT`), not numbered, the option lists aligned again. */
 export function nameValues(text: string): string {
-  const named = text.replace(/(--?[A-Za-z][\w-]*)((?: #\d+)+)/g, (_m, name: string, args: string) => `${name}${args.replace(/ #\d+/g, ` ${VALUE_NAMES[name] ?? 'VALUE'}`)}`);
+  const named = text.replace(
+    /(--?[A-Za-z][\w-]*)((?: #\d+)+)/g,
+    (_m, name: string, args: string) => `${name}${args.replace(/ #\d+/g, ` ${VALUE_NAMES[name] ?? 'VALUE'}`)}`,
+  );
   // Help's option list: "  --name VALUE   description" lines, padded by clipanion to the old widths.
   const lines = named.split('\n');
   const row = /^ {2}(-\S*(?: [A-Z]+)*) {2,}(\S.*)$/;
@@ -46,7 +59,9 @@ export function nameValues(text: string): string {
     if (j === i) continue;
     const rows = lines.slice(i, j).map((l) => row.exec(l)!);
     const width = Math.max(...rows.map((m) => m[1].length));
-    rows.forEach((m, k) => { lines[i + k] = `  ${m[1].padEnd(width)}    ${m[2]}`; });
+    rows.forEach((m, k) => {
+      lines[i + k] = `  ${m[1].padEnd(width)}    ${m[2]}`;
+    });
     i = j;
   }
   return lines.join('\n');
@@ -73,7 +88,10 @@ export function nearest(typed: string, names: string[]): string | null {
   let bestD = Math.min(2, Math.ceil(typed.replace(/^-+/, '').length / 3));
   for (const n of names) {
     const d = n.startsWith(typed) ? 0 : dist(typed, n);
-    if (d <= bestD && (best === null || d < bestD)) { best = n; bestD = d; }
+    if (d <= bestD && (best === null || d < bestD)) {
+      best = n;
+      bestD = d;
+    }
   }
   return best;
 }
@@ -101,7 +119,11 @@ export async function main(argv: string[], context: Context): Promise<number> {
   if (argv[0] === 'help') argv = [...argv.slice(1), '--help'];
   // clipanion's help and errors are coloured as the commands' output is (src/colour.ts); a bad --color is reported by the command.
   let mode: ColourMode = 'auto';
-  try { mode = colourMode(colourInArgv(argv)); } catch { /* the command says so */ }
+  try {
+    mode = colourMode(colourInArgv(argv));
+  } catch {
+    /* the command says so */
+  }
   const cli = await makeCli(argv, useColour(mode, context.stdout, context.env));
   // The list of commands takes --color too (clipanion's own help command has no options).
   if (argv.some((a) => a === '--help' || a === '-h') && withoutColour(argv).length === 1) argv = withoutColour(argv);
@@ -111,17 +133,27 @@ export async function main(argv: string[], context: Context): Promise<number> {
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     const first = message.split('\n').find((l) => l.trim()) ?? 'invalid command line';
-    const what = first.trim().replace(/[;:]? *did you mean.*$/i, '').replace(/\.$/, '');
+    const what = first
+      .trim()
+      .replace(/[;:]? *did you mean.*$/i, '')
+      .replace(/\.$/, '');
     // clipanion names one command it thinks was meant on a line of its own: "$ fleet-git model list".
     let meant = /did you mean:\s*\n\s*\$ (.+?)\s*$/m.exec(message)?.[1]?.replace(/ \[[^\]]*\]| \.\.\./g, '');
     // An unknown option: the nearest option of the command named (clipanion names none).
     const unknown = /(?:Unsupported|Invalid) option name \("([^"]+)"\)/.exec(message)?.[1];
     if (unknown && !meant && Object.hasOwn(COMMANDS, argv[0] ?? '')) {
-      const options = cli.definitions().filter((d) => d.path.split(' ')[1] === argv[0]).flatMap((d) => d.options.flatMap((o) => o.definition.split(' ')[0].split(',')));
+      const options = cli
+        .definitions()
+        .filter((d) => d.path.split(' ')[1] === argv[0])
+        .flatMap((d) => d.options.flatMap((o) => o.definition.split(' ')[0].split(',')));
       const near = nearest(unknown.split('=')[0], options);
       if (near) meant = near;
     }
-    const hint = meant ? `did you mean ${meant}?` : Object.hasOwn(COMMANDS, argv[0] ?? '') ? `fleet-git help ${argv[0]} lists its options` : 'fleet-git help lists the commands';
+    const hint = meant
+      ? `did you mean ${meant}?`
+      : Object.hasOwn(COMMANDS, argv[0] ?? '')
+        ? `fleet-git help ${argv[0]} lists its options`
+        : 'fleet-git help lists the commands';
     context.stderr.write(`fleet-git: ${what}: ${typed.join(' ')} (${hint})\n`);
     return EXIT.usage;
   }

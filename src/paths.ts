@@ -49,7 +49,11 @@ export const CLIENT_FILE = 'hook-client.cjs';
  * Every per-user path. `dataDir`, when given (the Copilot adapter names the
  * hook client's folder), replaces the data folder and what lives in it.
  */
-export function userPaths(env: Env, home: string, dataDir = join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'fleet-git')): UserPaths {
+export function userPaths(
+  env: Env,
+  home: string,
+  dataDir = join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'fleet-git'),
+): UserPaths {
   const configDir = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'fleet-git');
   // The observer uses os.homedir() and no variable: its folder is always under home.
   const redirect = env[OBSERVER_DIR_VAR];

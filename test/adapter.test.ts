@@ -14,7 +14,9 @@ import { runClient } from './hook-run.js';
 const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'));
 /** What fleet's own isHookInstalled asks of a Copilot hook file (fleet-observer-protocol.md). */
 const fleetWouldSeeInstalled = (doc: { hooks: Record<string, Array<{ type: string; bash?: string }>> }) =>
-  ['sessionStart', 'postToolUse', 'sessionEnd'].every((k) => (doc.hooks[k] ?? []).some((h) => h.type === 'command' && !!h.bash?.includes('claude-code-fleet')));
+  ['sessionStart', 'postToolUse', 'sessionEnd'].every((k) =>
+    (doc.hooks[k] ?? []).some((h) => h.type === 'command' && !!h.bash?.includes('claude-code-fleet')),
+  );
 
 /** A small in-memory file system with the calls the adapter's seam names (files only; folders are implied). */
 function memoryFs() {
@@ -23,12 +25,28 @@ function memoryFs() {
   return {
     files,
     existsSync: (p: string) => files.has(p) || [...files.keys()].some((f) => f.startsWith(`${p}/`)),
-    readFileSync: (p: string) => { const t = files.get(p); if (t === undefined) throw missing(p); return t; },
-    writeFileSync: (p: string, data: string) => { files.set(p, String(data)); },
+    readFileSync: (p: string) => {
+      const t = files.get(p);
+      if (t === undefined) throw missing(p);
+      return t;
+    },
+    writeFileSync: (p: string, data: string) => {
+      files.set(p, String(data));
+    },
     mkdirSync: () => undefined,
-    renameSync: (from: string, to: string) => { const t = files.get(from); if (t === undefined) throw missing(from); files.set(to, t); files.delete(from); },
-    unlinkSync: (p: string) => { if (!files.delete(p)) throw missing(p); },
-    lstatSync: (p: string) => { if (!files.has(p)) throw missing(p); return { isSymbolicLink: () => false }; },
+    renameSync: (from: string, to: string) => {
+      const t = files.get(from);
+      if (t === undefined) throw missing(from);
+      files.set(to, t);
+      files.delete(from);
+    },
+    unlinkSync: (p: string) => {
+      if (!files.delete(p)) throw missing(p);
+    },
+    lstatSync: (p: string) => {
+      if (!files.has(p)) throw missing(p);
+      return { isSymbolicLink: () => false };
+    },
   };
 }
 const pickEv = (e: { event: string; message: string | null } | null) => (e ? [e.event, e.message] : null);
@@ -58,19 +76,35 @@ describe('CopilotAdapter', () => {
     assert.equal(new CopilotAdapter({ env: { PATH: '' } }).isInstalled(), false);
   });
 
-  test('buildArgs: --allow-all then the profile\'s own arguments, no --model', () => {
+  test("buildArgs: --allow-all then the profile's own arguments, no --model", () => {
     const a = new CopilotAdapter({ env: {} });
     assert.deepEqual(a.buildArgs({ name: 'p' }), ['--allow-all']);
-    assert.deepEqual(a.buildArgs({ name: 'p', model: 'gpt-4.1', args: ['--no-auto-update', '--add-dir', '/x'] }), ['--allow-all', '--no-auto-update', '--add-dir', '/x']);
+    assert.deepEqual(a.buildArgs({ name: 'p', model: 'gpt-4.1', args: ['--no-auto-update', '--add-dir', '/x'] }), [
+      '--allow-all',
+      '--no-auto-update',
+      '--add-dir',
+      '/x',
+    ]);
   });
 
   test('buildEnv: a new object with the profile on top, baseEnv untouched', () => {
     const a = new CopilotAdapter({ env: {} });
     const base = Object.freeze({ PATH: '/bin', COPILOT_MODEL: 'old', KEEP: 'yes' });
-    const env = a.buildEnv({ name: 'work-gpt', model: 'gpt-4.1', apiKey: 'github_pat_x', env: { K: 'v', N: 3, GONE: null, KEEP: 'over' } }, base);
+    const env = a.buildEnv(
+      { name: 'work-gpt', model: 'gpt-4.1', apiKey: 'github_pat_x', env: { K: 'v', N: 3, GONE: null, KEEP: 'over' } },
+      base,
+    );
     assert.notEqual(env, base);
     assert.deepEqual(base, { PATH: '/bin', COPILOT_MODEL: 'old', KEEP: 'yes' });
-    assert.deepEqual(env, { PATH: '/bin', COPILOT_MODEL: 'gpt-4.1', KEEP: 'over', FLEET_MODEL_NAME: 'work-gpt', COPILOT_GITHUB_TOKEN: 'github_pat_x', K: 'v', N: '3' });
+    assert.deepEqual(env, {
+      PATH: '/bin',
+      COPILOT_MODEL: 'gpt-4.1',
+      KEEP: 'over',
+      FLEET_MODEL_NAME: 'work-gpt',
+      COPILOT_GITHUB_TOKEN: 'github_pat_x',
+      K: 'v',
+      N: '3',
+    });
     const plain = a.buildEnv({ name: 'logged-in', model: null, apiKey: null }, { PATH: '/bin' });
     assert.deepEqual(plain, { PATH: '/bin', FLEET_MODEL_NAME: 'logged-in' });
   });
@@ -126,7 +160,11 @@ describe('CopilotAdapter', () => {
     assert.deepEqual(pickEv(plain.normalizePayload({ ...end, type: 'sessionEnd' })), ['Stop', 'complete'], "the seed design's shape");
     assert.deepEqual(pickEv(plain.normalizePayload({ ...end, type: 'SessionEnd' })), ['Stop', 'complete']);
     assert.deepEqual(pickEv(plain.normalizePayload({ ...end, hook_event_name: 'SessionEnd' })), ['Stop', 'complete']);
-    assert.deepEqual(pickEv(hinted('postToolUse').normalizePayload({ ...tool, type: 'sessionStart' })), ['PostToolUse', null], 'the hint before the payload');
+    assert.deepEqual(
+      pickEv(hinted('postToolUse').normalizePayload({ ...tool, type: 'sessionStart' })),
+      ['PostToolUse', null],
+      'the hint before the payload',
+    );
     assert.equal(hinted('preToolUse').normalizePayload(tool), null, 'an event fleet-git does not forward');
     assert.equal(plain.normalizePayload('not an object', 'postToolUse'), null);
     assert.equal(plain.normalizePayload({ ...tool, sessionId: '../x' }, 'postToolUse'), null);
@@ -151,7 +189,12 @@ describe('CopilotAdapter', () => {
     const lines = readFileSync(join(FIXTURES, 'transcript-events.jsonl'), 'utf8').trimEnd().split('\n');
     writeFileSync(transcript, `${lines.slice(0, -2).join('\n')}\n`); // the turn's last step has not been written yet
     // Written by another process while this one waits (normalizePayload blocks its thread).
-    const writer = spawn(process.execPath, ['-e', `setTimeout(() => require('fs').appendFileSync(process.argv[1], process.argv[2]), 300)`, transcript, `${lines.slice(-2).join('\n')}\n`]);
+    const writer = spawn(process.execPath, [
+      '-e',
+      `setTimeout(() => require('fs').appendFileSync(process.argv[1], process.argv[2]), 300)`,
+      transcript,
+      `${lines.slice(-2).join('\n')}\n`,
+    ]);
     const a = new CopilotAdapter({ env: { HOME: sb.home, COPILOT_HOME: sb.env.COPILOT_HOME } });
     await new Promise((r) => writer.on('spawn', r));
     const stop = a.normalizePayload({ ...fixture('agentStop.json'), transcriptPath: transcript }, 'agentStop')!;
@@ -167,8 +210,12 @@ describe('CopilotAdapter', () => {
     const obs = await TestObserver.start(paths.fleetSocket);
     try {
       const files: Array<[string, string]> = [
-        ['sessionStart', 'sessionStart.json'], ['postToolUse', 'postToolUse.json'], ['postToolUseFailure', 'postToolUseFailure.json'],
-        ['agentStop', 'agentStop.json'], ['errorOccurred', 'errorOccurred.json'], ['sessionEnd', 'sessionEnd.json'],
+        ['sessionStart', 'sessionStart.json'],
+        ['postToolUse', 'postToolUse.json'],
+        ['postToolUseFailure', 'postToolUseFailure.json'],
+        ['agentStop', 'agentStop.json'],
+        ['errorOccurred', 'errorOccurred.json'],
+        ['sessionEnd', 'sessionEnd.json'],
       ];
       for (const [event, file] of files) {
         const payload = { ...fixture(file), ...(event === 'agentStop' ? { transcriptPath: transcript } : {}) };
@@ -176,7 +223,10 @@ describe('CopilotAdapter', () => {
         const r = await runClient(env, [event], JSON.stringify(payload));
         assert.deepEqual([r.code, r.stdout], [0, '']);
         const sent = await obs.waitFor((e) => obs.events.indexOf(e) === n);
-        const mine = new CopilotAdapter({ env: { ...env, FLEET_COPILOT_EVENT: event } }).normalizePayload(payload) as Record<string, unknown> | null;
+        const mine = new CopilotAdapter({ env: { ...env, FLEET_COPILOT_EVENT: event } }).normalizePayload(payload) as Record<
+          string,
+          unknown
+        > | null;
         assert.ok(mine, event);
         const { pid: _p, ppid: _pp, ...got } = sent;
         const { pid: _p2, ppid: _pp2, ...want } = mine;
@@ -187,7 +237,7 @@ describe('CopilotAdapter', () => {
     }
   });
 
-  test('installHooks, isHookInstalled, removeHooks; someone else\'s file is left alone', () => {
+  test("installHooks, isHookInstalled, removeHooks; someone else's file is left alone", () => {
     const a = new CopilotAdapter({ env: sb.env });
     const repo = sb.repo('hooks');
     const client = join(sb.dir, 'data', 'hook-client.cjs');
@@ -199,7 +249,10 @@ describe('CopilotAdapter', () => {
     assert.equal(doc.version, 1);
     // What upstream fleet's own isHookInstalled looks for.
     for (const event of ['sessionStart', 'postToolUse', 'sessionEnd']) {
-      assert.ok(doc.hooks[event].some((h: { type: string; bash: string }) => h.type === 'command' && h.bash.includes('claude-code-fleet')), event);
+      assert.ok(
+        doc.hooks[event].some((h: { type: string; bash: string }) => h.type === 'command' && h.bash.includes('claude-code-fleet')),
+        event,
+      );
     }
     for (const [event, entries] of Object.entries(doc.hooks) as Array<[string, Array<{ bash: string }>]>) {
       assert.ok(entries[0]!.bash.includes(join(sb.dir, 'data')), event);
@@ -244,20 +297,36 @@ describe('CopilotAdapter', () => {
     // The command, run as Copilot runs it, hands the client its event and the payload; the path is quoted.
     mkdirSync(clientDir, { recursive: true });
     const seen = join(sb.dir, 'seen.json');
-    writeFileSync(client, `const fs = require('fs'); let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => fs.writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ argv: process.argv.slice(2), event: process.env.FLEET_COPILOT_EVENT, ppid: process.ppid, input: s })));`);
+    writeFileSync(
+      client,
+      `const fs = require('fs'); let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => fs.writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ argv: process.argv.slice(2), event: process.env.FLEET_COPILOT_EVENT, ppid: process.ppid, input: s })));`,
+    );
     const child = spawn('/bin/bash', ['--norc', '--noprofile', '-c', doc.hooks.postToolUse[0].bash], { cwd: repo, env: sb.env });
     child.stdin.end('{"sessionId":"s"}');
     assert.equal(await new Promise((r) => child.on('close', r)), 0);
-    assert.deepEqual(JSON.parse(readFileSync(seen, 'utf8')), { argv: ['--tool', 'copilot'], event: 'postToolUse', ppid: process.pid, input: '{"sessionId":"s"}' });
+    assert.deepEqual(JSON.parse(readFileSync(seen, 'utf8')), {
+      argv: ['--tool', 'copilot'],
+      event: 'postToolUse',
+      ppid: process.pid,
+      input: '{"sessionId":"s"}',
+    });
     // With the client or node gone, the hook exits 0 and says nothing.
     for (const env of [{ ...sb.env, PATH: '/nonexistent' }, sb.env]) {
       if (env === sb.env) rmSync(client);
-      const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', doc.hooks.sessionStart[0].bash], { cwd: repo, env, input: '{}', encoding: 'utf8' });
+      const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', doc.hooks.sessionStart[0].bash], {
+        cwd: repo,
+        env,
+        input: '{}',
+        encoding: 'utf8',
+      });
       assert.deepEqual([r.status, r.stdout, r.stderr], [0, '', '']);
     }
 
     const status = JSON.parse(sb.cli(repo, 'status', '--json').stdout);
-    assert.deepEqual(status.problems.map((p: { code: string }) => p.code), ['hook-file-upstream']);
+    assert.deepEqual(
+      status.problems.map((p: { code: string }) => p.code),
+      ['hook-file-upstream'],
+    );
     assert.match(status.problems[0].message, /fleet's own hook client/);
     const disabled = sb.cli(repo, 'disable');
     assert.equal(disabled.status, 0, disabled.stderr);
@@ -296,7 +365,10 @@ describe('CopilotAdapter', () => {
     assert.equal(readFileSync(file(foreignRepo), 'utf8'), foreign);
 
     const tracked = sb.repo('tracked-file');
-    const upstream = JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: 'command', bash: 'node x --tool copilot # claude-code-fleet' }] } });
+    const upstream = JSON.stringify({
+      version: 1,
+      hooks: { sessionStart: [{ type: 'command', bash: 'node x --tool copilot # claude-code-fleet' }] },
+    });
     mkdirSync(dirname(file(tracked)), { recursive: true });
     writeFileSync(file(tracked), upstream);
     sb.git(tracked, 'add', '-A');

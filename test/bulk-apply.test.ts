@@ -47,7 +47,10 @@ describe('bulk enable and remove in helper threads', () => {
     assert.equal(one.helpers, 0);
     assert.ok(one.counts.changed > 5, JSON.stringify(one.counts));
     assert.equal(one.counts.failed, 2, one.lines.join('\n'));
-    assert.ok(one.lines.some((l) => l.startsWith(`${ws.p.solo}: a git process holds`)) && one.lines.some((l) => l.startsWith(`${ws.p.archived}: `) && l.includes('EISDIR')));
+    assert.ok(
+      one.lines.some((l) => l.startsWith(`${ws.p.solo}: a git process holds`)) &&
+        one.lines.some((l) => l.startsWith(`${ws.p.archived}: `) && l.includes('EISDIR')),
+    );
     const enabledByOne = snap();
     const oneOff = await run(remove, { threads: 1 });
     assert.deepEqual(snap(), pristine, 'remove in one thread puts every byte back');

@@ -16,9 +16,19 @@ import { ROOT, sandbox } from './helpers.js';
  * V8 answers a source it compiled before in this process from memory, without
  * looking at the cache.
  */
-const cacheState = (bundle: string, cache: string) => spawnSync(process.execPath, ['--import', 'tsx', '-e', `
+const cacheState = (bundle: string, cache: string) =>
+  spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '-e',
+      `
   const { compile } = require(${JSON.stringify(join(ROOT, 'src', 'code-cache.ts'))});
-  process.stdout.write(compile(${JSON.stringify(bundle)}, ${JSON.stringify(cache)}).cache);`], { cwd: ROOT, encoding: 'utf8' }).stdout;
+  process.stdout.write(compile(${JSON.stringify(bundle)}, ${JSON.stringify(cache)}).cache);`,
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  ).stdout;
 
 test('the first run saves a code cache of the command in the data folder, which the next runs use, and makes no data folder', () => {
   const s = sandbox();
@@ -62,10 +72,16 @@ test('a bundle runs the same with no cache, a garbage cache, and the cache it sa
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   // A CommonJS module that uses what node gives one: require, module, __filename, __dirname.
   const bundle = join(dir, 'main.cjs');
-  writeFileSync(bundle, "const { basename } = require('node:path');\nmodule.exports.x = 1;\nprocess.stdout.write(`${basename(__filename)} ${basename(__dirname)} ${module.exports.x} ${process.argv.slice(2).join(',')}\\n`);\n");
+  writeFileSync(
+    bundle,
+    "const { basename } = require('node:path');\nmodule.exports.x = 1;\nprocess.stdout.write(`${basename(__filename)} ${basename(__dirname)} ${module.exports.x} ${process.argv.slice(2).join(',')}\\n`);\n",
+  );
   const cache = join(dir, 'main.cache');
   const loader = join(dir, 'loader.mjs');
-  writeFileSync(loader, `import { runBundle } from ${JSON.stringify(join(ROOT, 'src', 'code-cache.ts'))};\nrunBundle(${JSON.stringify(bundle)}, ${JSON.stringify(cache)});\n`);
+  writeFileSync(
+    loader,
+    `import { runBundle } from ${JSON.stringify(join(ROOT, 'src', 'code-cache.ts'))};\nrunBundle(${JSON.stringify(bundle)}, ${JSON.stringify(cache)});\n`,
+  );
   const run = () => spawnSync(process.execPath, ['--import', 'tsx', loader, 'a', 'b'], { cwd: ROOT, encoding: 'utf8' });
   const state = () => cacheState(bundle, cache);
   const expected = `main.cjs ${dir.split('/').pop()} 1 a,b\n`;

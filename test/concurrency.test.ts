@@ -11,18 +11,31 @@ import { CLI, gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
 const HOOK = '.github/hooks/fleet.json';
 const LOCK = 'fleet-git.lock';
 
-interface Done { status: number | null; stdout: string; stderr: string }
+interface Done {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Starts fleet-git processes at the same moment and waits for all of them. */
 function together(s: Sandbox, cwd: string, runs: string[][], env: Record<string, string> = {}): Promise<Done[]> {
-  return Promise.all(runs.map((args) => new Promise<Done>((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...s.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    p.on('close', (status) => resolve({ status, stdout, stderr }));
-  })));
+  return Promise.all(
+    runs.map(
+      (args) =>
+        new Promise<Done>((resolve) => {
+          const p = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...s.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+          let stdout = '';
+          let stderr = '';
+          p.stdout.on('data', (d) => {
+            stdout += d;
+          });
+          p.stderr.on('data', (d) => {
+            stderr += d;
+          });
+          p.on('close', (status) => resolve({ status, stdout, stderr }));
+        }),
+    ),
+  );
 }
 
 function withForeignHook(s: Sandbox, name: string): string {
@@ -46,10 +59,21 @@ describe('concurrent runs on one repository', () => {
       const repo = withForeignHook(s, `four-${round}`);
       const runs = await together(s, repo, [['enable'], ['enable'], ['enable'], ['enable']]);
       for (const r of runs) assert.equal(r.status, 0, `round ${round}: ${r.stderr}`);
-      assert.equal(runs.filter((r) => /installed the post-checkout hook/.test(r.stdout)).length, 1, `round ${round}: one run installs, the others find it done`);
-      assert.deepEqual(Object.keys(repoSnapshot(repo)).sort(), Object.keys(want).sort(), `round ${round}: the same files as after one enable`);
+      assert.equal(
+        runs.filter((r) => /installed the post-checkout hook/.test(r.stdout)).length,
+        1,
+        `round ${round}: one run installs, the others find it done`,
+      );
+      assert.deepEqual(
+        Object.keys(repoSnapshot(repo)).sort(),
+        Object.keys(want).sort(),
+        `round ${round}: the same files as after one enable`,
+      );
       assert.equal(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), readFileSync(join(ref, '.git/info/exclude'), 'utf8'));
-      assert.equal(readFileSync(join(repo, '.git/hooks/post-checkout.fleet-git-prev'), 'utf8'), readFileSync(join(ref, '.git/hooks/post-checkout.fleet-git-prev'), 'utf8').replaceAll('reference', `four-${round}`));
+      assert.equal(
+        readFileSync(join(repo, '.git/hooks/post-checkout.fleet-git-prev'), 'utf8'),
+        readFileSync(join(ref, '.git/hooks/post-checkout.fleet-git-prev'), 'utf8').replaceAll('reference', `four-${round}`),
+      );
       assert.equal(s.git(repo, 'status', '--porcelain', '--untracked-files=all'), '', `round ${round}: nothing shows in git status`);
       assert.deepEqual(status(s, repo).problems, []);
       assert.ok(!existsSync(join(repo, '.git', LOCK)), 'no lock left behind');
@@ -68,7 +92,10 @@ describe('concurrent runs on one repository', () => {
       const hookFile = existsSync(join(repo, HOOK));
       const exclude = readFileSync(join(repo, '.git/info/exclude'), 'utf8').includes('fleet-git');
       if (hookFile || exclude || st.enabled) {
-        assert.ok(hookFile && exclude && st.enabled, `round ${round}: half enabled (${JSON.stringify({ hookFile, exclude, enabled: st.enabled })})`);
+        assert.ok(
+          hookFile && exclude && st.enabled,
+          `round ${round}: half enabled (${JSON.stringify({ hookFile, exclude, enabled: st.enabled })})`,
+        );
         assert.deepEqual(st.problems, [], `round ${round}`);
       } else {
         assert.deepEqual(readFileSync(join(repo, '.git/hooks/post-checkout')), foreign, `round ${round}: the foreign hook is back`);
@@ -114,7 +141,10 @@ describe('the repository lock', () => {
     assert.ok(Date.now() - t >= 300, 'it waited');
     assert.equal(r.status, 1);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-    assert.match(r.stderr, new RegExp(`^fleet-git: ${lock.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is held by process ${process.pid}, another fleet-git`));
+    assert.match(
+      r.stderr,
+      new RegExp(`^fleet-git: ${lock.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is held by process ${process.pid}, another fleet-git`),
+    );
     assert.deepEqual(repoSnapshot(repo), before, 'nothing changed, the lock kept');
   });
 
@@ -137,18 +167,29 @@ describe('the repository lock', () => {
     const repos: string[] = [];
     for (let i = 0; i < 70; i++) repos.push(withForeignHook(s, `ws/r${String(i).padStart(2, '0')}`));
     assert.equal(s.cli(root, 'enable', '--under', root).status, 0);
-    const runs = await together(s, root, [['remove', root, '--yes'], ['enable', '--under', root], ['remove', root, '--yes']]);
+    const runs = await together(s, root, [
+      ['remove', root, '--yes'],
+      ['enable', '--under', root],
+      ['remove', root, '--yes'],
+    ]);
     for (const r of runs) assert.equal(r.status, 0, r.stderr);
     for (const repo of repos) {
       const hookFile = existsSync(join(repo, HOOK));
       const exclude = readFileSync(join(repo, '.git/info/exclude'), 'utf8').includes('fleet-git');
       const ours = readFileSync(join(repo, '.git/hooks/post-checkout'), 'utf8').includes('fleet-git post-checkout hook');
-      assert.ok((hookFile && exclude && ours) || (!hookFile && !exclude && !ours), `${repo}: ${JSON.stringify({ hookFile, exclude, ours })}`);
+      assert.ok(
+        (hookFile && exclude && ours) || (!hookFile && !exclude && !ours),
+        `${repo}: ${JSON.stringify({ hookFile, exclude, ours })}`,
+      );
       assert.equal(s.git(repo, 'status', '--porcelain', '--untracked-files=all'), '', repo);
       assert.ok(!existsSync(join(repo, '.git', LOCK)), `${repo}: no lock left`);
     }
     const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
-    assert.deepEqual(readdirSync(data).filter((n) => n.startsWith('bulk-lock-')), [], 'no link source left in the data folder');
+    assert.deepEqual(
+      readdirSync(data).filter((n) => n.startsWith('bulk-lock-')),
+      [],
+      'no link source left in the data folder',
+    );
   });
 });
 

@@ -16,11 +16,16 @@ import { observerSummary, TestObserver, type Received } from './observer-server.
 const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
 // Missing Copilot fails the test (CI installs it with `npm ci`). Skipping takes an explicit
 // request, and is refused in CI.
-const skip = !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
-  ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
-  : false;
+const skip =
+  !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
+    ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
+    : false;
 
-interface Run { code: number | null; output: string; pid: number }
+interface Run {
+  code: number | null;
+  output: string;
+  pid: number;
+}
 
 function isAlive(pid: number): boolean {
   try {
@@ -79,8 +84,14 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     return new Promise((resolve) => {
-      child.on('error', (err) => { copilotRunning = false; resolve({ code: -1, output: String(err), pid: copilotPid }); });
-      child.on('close', (code) => { copilotRunning = false; resolve({ code, output, pid: copilotPid }); });
+      child.on('error', (err) => {
+        copilotRunning = false;
+        resolve({ code: -1, output: String(err), pid: copilotPid });
+      });
+      child.on('close', (code) => {
+        copilotRunning = false;
+        resolve({ code, output, pid: copilotPid });
+      });
     });
   }
 
@@ -103,7 +114,8 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
     assert.ok(check, 'the SessionStart carried no ppid');
     assert.equal(check.during, true, 'SessionStart arrived after Copilot exited');
     assert.equal(check.alive, true, `ppid ${start.ppid} was not alive while Copilot ran`);
-    if (check.isCopilot !== null) assert.equal(check.isCopilot, true, `ppid ${start.ppid} is not the Copilot process (${copilotPid}) or its child`);
+    if (check.isCopilot !== null)
+      assert.equal(check.isCopilot, true, `ppid ${start.ppid} is not the Copilot process (${copilotPid}) or its child`);
 
     const tools = events.filter((e) => e.event === 'PostToolUse');
     const bash = tools.find((e) => observerSummary(e.tool_name, e.tool_input).startsWith('Bash: '));
@@ -116,8 +128,14 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
     assert.equal(view.tool_output, 'Path does not exist');
 
     const stops = events.filter((e) => e.event === 'Stop');
-    assert.ok(stops.some((e) => e.last_assistant_message === SCRIPT.finalText), `no Stop with the last message; got ${JSON.stringify(stops)}`);
-    assert.ok(stops.some((e) => e.message === 'complete'), 'no Stop for the session end');
+    assert.ok(
+      stops.some((e) => e.last_assistant_message === SCRIPT.finalText),
+      `no Stop with the last message; got ${JSON.stringify(stops)}`,
+    );
+    assert.ok(
+      stops.some((e) => e.message === 'complete'),
+      'no Stop for the session end',
+    );
     assert.deepEqual(obs.badLines, []);
 
     const file = JSON.parse(readFileSync(join(paths.fleetSessions, `${sid}.json`), 'utf8'));
@@ -153,23 +171,39 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
     }
   });
 
-  test('8 sessions at once, 50 tool calls each: every event reaches the observer once, each session in order', { timeout: 600_000 }, async () => {
-    const model = await startModelServer({ toolCalls: 50 });
-    const before = new Set(obs.events.map((e) => e.session_id));
-    try {
-      const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => runCopilot(model, `steps, session ${i}`)));
-      for (const run of runs) assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
-      const sessions = () => [...new Set(obs.events.map((e) => e.session_id))].filter((s) => !before.has(s));
-      await obs.waitFor(() => sessions().length === 8 && sessions().every((sid) => obs.events.some((e) => e.session_id === sid && e.message === 'complete')), 60_000);
-      await new Promise((r) => setTimeout(r, 500));
-      for (const sid of sessions()) {
-        const got = obs.events.filter((e) => e.session_id === sid);
-        const shape = got.map((e) => (e.event === 'PostToolUse' ? Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string }).command))?.[1]) : `${e.event}${e.message ? `:${e.message}` : ''}`));
-        assert.deepEqual(shape, ['SessionStart', ...Array.from({ length: 50 }, (_, i) => i), 'Stop:end_turn', 'Stop:complete'], sid as string);
+  test(
+    '8 sessions at once, 50 tool calls each: every event reaches the observer once, each session in order',
+    { timeout: 600_000 },
+    async () => {
+      const model = await startModelServer({ toolCalls: 50 });
+      const before = new Set(obs.events.map((e) => e.session_id));
+      try {
+        const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => runCopilot(model, `steps, session ${i}`)));
+        for (const run of runs) assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
+        const sessions = () => [...new Set(obs.events.map((e) => e.session_id))].filter((s) => !before.has(s));
+        await obs.waitFor(
+          () =>
+            sessions().length === 8 && sessions().every((sid) => obs.events.some((e) => e.session_id === sid && e.message === 'complete')),
+          60_000,
+        );
+        await new Promise((r) => setTimeout(r, 500));
+        for (const sid of sessions()) {
+          const got = obs.events.filter((e) => e.session_id === sid);
+          const shape = got.map((e) =>
+            e.event === 'PostToolUse'
+              ? Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string }).command))?.[1])
+              : `${e.event}${e.message ? `:${e.message}` : ''}`,
+          );
+          assert.deepEqual(
+            shape,
+            ['SessionStart', ...Array.from({ length: 50 }, (_, i) => i), 'Stop:end_turn', 'Stop:complete'],
+            sid as string,
+          );
+        }
+        assert.deepEqual(obs.badLines, []);
+      } finally {
+        await model.close();
       }
-      assert.deepEqual(obs.badLines, []);
-    } finally {
-      await model.close();
-    }
-  });
+    },
+  );
 });

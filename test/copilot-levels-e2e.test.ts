@@ -14,11 +14,17 @@ import { TestObserver, type Received } from './observer-server.js';
 
 const BIN = join(ROOT, 'node_modules', '.bin');
 const COPILOT = join(BIN, 'copilot');
-const skip = !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
-  ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
-  : false;
+const skip =
+  !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
+    ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
+    : false;
 
-function spawnAndWait(cmd: string, args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+function spawnAndWait(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
@@ -45,41 +51,59 @@ describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip, concurre
     obs = await TestObserver.start(paths.fleetSocket);
     model = await startModelServer();
   });
-  after(async () => { await obs?.close(); await model?.close(); });
+  after(async () => {
+    await obs?.close();
+    await model?.close();
+  });
 
   /** One `copilot -p` session, no COPILOT_ALLOW_ALL; the events that reached the observer for it. */
   async function session(expectEvents: boolean): Promise<Received[]> {
     const from = obs.events.length;
     const requests = model.requests.length;
-    const env = { ...sb.env, COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: model.baseUrl, COPILOT_PROVIDER_API_KEY: 'dummy', COPILOT_MODEL: 'gpt-4.1' };
+    const env = {
+      ...sb.env,
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: model.baseUrl,
+      COPILOT_PROVIDER_API_KEY: 'dummy',
+      COPILOT_MODEL: 'gpt-4.1',
+    };
     const r = await spawnAndWait(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], repo, env);
     assert.equal(r.code, 0, `copilot -p failed:\n${r.output}`);
     assert.ok(model.requests.length >= requests + 3, 'the session ran its three model steps');
-    if (expectEvents) await obs.waitFor((e) => obs.events.indexOf(e) >= from && e.event === 'Stop' && e.last_assistant_message === SCRIPT.finalText, 15_000);
+    if (expectEvents)
+      await obs.waitFor(
+        (e) => obs.events.indexOf(e) >= from && e.event === 'Stop' && e.last_assistant_message === SCRIPT.finalText,
+        15_000,
+      );
     await sleep(expectEvents ? 500 : 2500);
     return obs.events.slice(from);
   }
 
-  const counts = (events: Received[]) => events.reduce<Record<string, number>>((m, e) => ({ ...m, [String(e.event)]: (m[String(e.event)] ?? 0) + 1 }), {});
+  const counts = (events: Received[]) =>
+    events.reduce<Record<string, number>>((m, e) => ({ ...m, [String(e.event)]: (m[String(e.event)] ?? 0) + 1 }), {});
   let baseline: Record<string, number> = {};
 
-  test('untrusted, without COPILOT_ALLOW_ALL: repository hooks do not fire; after enable --trust they do', { timeout: 120_000 }, async () => {
-    assert.equal(sb.cli(repo, 'enable').status, 0);
-    assert.deepEqual(await session(false), []);
-    // Copilot reads a config.json with comments inside the JSON and trailing commas (measured with
-    // 1.0.102: it then trusts what is listed); fleet-git's edit keeps the comments.
-    const config = join(sb.env.COPILOT_HOME, 'config.json');
-    const before = readFileSync(config, 'utf8').replace(/\n\}\s*$/, ',\n  // a comment inside the JSON\n  "x": [1, /* two */ 2,],\n}\n');
-    writeFileSync(config, before);
-    const t = sb.cli(repo, 'enable', '--trust');
-    assert.equal(t.status, 0, t.stderr);
-    const after = readFileSync(config, 'utf8');
-    for (const kept of ['// a comment inside the JSON', '/* two */']) assert.ok(after.includes(kept), after);
-    const events = await session(true);
-    baseline = counts(events);
-    assert.equal(baseline.SessionStart, 1);
-    assert.equal(new Set(events.map((e) => e.session_id)).size, 1);
-  });
+  test(
+    'untrusted, without COPILOT_ALLOW_ALL: repository hooks do not fire; after enable --trust they do',
+    { timeout: 120_000 },
+    async () => {
+      assert.equal(sb.cli(repo, 'enable').status, 0);
+      assert.deepEqual(await session(false), []);
+      // Copilot reads a config.json with comments inside the JSON and trailing commas (measured with
+      // 1.0.102: it then trusts what is listed); fleet-git's edit keeps the comments.
+      const config = join(sb.env.COPILOT_HOME, 'config.json');
+      const before = readFileSync(config, 'utf8').replace(/\n\}\s*$/, ',\n  // a comment inside the JSON\n  "x": [1, /* two */ 2,],\n}\n');
+      writeFileSync(config, before);
+      const t = sb.cli(repo, 'enable', '--trust');
+      assert.equal(t.status, 0, t.stderr);
+      const after = readFileSync(config, 'utf8');
+      for (const kept of ['// a comment inside the JSON', '/* two */']) assert.ok(after.includes(kept), after);
+      const events = await session(true);
+      baseline = counts(events);
+      assert.equal(baseline.SessionStart, 1);
+      assert.equal(new Set(events.map((e) => e.session_id)).size, 1);
+    },
+  );
 
   test('both levels installed: each event arrives once', { timeout: 120_000 }, async () => {
     assert.ok(baseline.SessionStart, 'needs the previous test');
@@ -96,9 +120,27 @@ describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip, concurre
   test("fleet-git run: the session's events reach the observer with fleet_model_name", { timeout: 120_000 }, async () => {
     const fresh = sb.repo('run-demo');
     mkdirSync(paths.fleetDir, { recursive: true });
-    writeFileSync(paths.fleetModels, JSON.stringify({ models: [{ name: 'e2e-run', tool: 'copilot', model: 'gpt-4.1', apiKey: null, env: { COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: model.baseUrl, COPILOT_PROVIDER_API_KEY: 'dummy' }, args: ['--no-auto-update'] }], pools: [] }));
+    writeFileSync(
+      paths.fleetModels,
+      JSON.stringify({
+        models: [
+          {
+            name: 'e2e-run',
+            tool: 'copilot',
+            model: 'gpt-4.1',
+            apiKey: null,
+            env: { COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: model.baseUrl, COPILOT_PROVIDER_API_KEY: 'dummy' },
+            args: ['--no-auto-update'],
+          },
+        ],
+        pools: [],
+      }),
+    );
     const from = obs.events.length;
-    const r = await spawnAndWait(process.execPath, [CLI, 'run', '--', '-p', 'list files'], fresh, { ...sb.env, PATH: `${BIN}:${sb.env.PATH}` });
+    const r = await spawnAndWait(process.execPath, [CLI, 'run', '--', '-p', 'list files'], fresh, {
+      ...sb.env,
+      PATH: `${BIN}:${sb.env.PATH}`,
+    });
     assert.equal(r.code, 0, r.output);
     await obs.waitFor((e) => obs.events.indexOf(e) >= from && e.event === 'Stop' && e.last_assistant_message === SCRIPT.finalText, 15_000);
     const events = obs.events.slice(from);

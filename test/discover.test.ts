@@ -8,7 +8,10 @@ import { sandbox } from './helpers.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
 
 /** What discovery tells of a repository from the listings it reads: the .git folder always, the root only with nested (else a stat of .git finds the root). */
-const listedOf = (path: string, rootListed = false) => ({ worktrees: existsSync(join(path, '.git', 'worktrees')), ...(rootListed ? { dotGithub: existsSync(join(path, '.github')) } : {}) });
+const listedOf = (path: string, rootListed = false) => ({
+  worktrees: existsSync(join(path, '.git', 'worktrees')),
+  ...(rootListed ? { dotGithub: existsSync(join(path, '.github')) } : {}),
+});
 const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 /** `kind path-relative-to-root` lines, for the option tests. */
 const lines = (ws: Workspace, found: Found[]) => found.map((f) => `${f.kind} ${f.path.slice(ws.root.length + 1)}`);
@@ -18,17 +21,31 @@ describe('discover', () => {
   // Registered before sandbox()'s own clean-up so that it runs first: rm cannot enter a 000 folder.
   after(() => ws?.unlock());
   const sb = sandbox('fleet-git-discover-');
-  before(() => { ws = buildWorkspace(sb); });
+  before(() => {
+    ws = buildWorkspace(sb);
+  });
 
   /** Everything found with the default options, exactly. */
   function expectedDefault(): Found[] {
     const { p, root } = ws;
     // What the listings tell must be what is on disk.
-    const repo = (path: string): Found => ({ kind: 'repo', path, gitDir: join(path, '.git'), commonDir: join(path, '.git'), listed: listedOf(path) });
+    const repo = (path: string): Found => ({
+      kind: 'repo',
+      path,
+      gitDir: join(path, '.git'),
+      commonDir: join(path, '.git'),
+      listed: listedOf(path),
+    });
     const list: Found[] = [
       repo(p.solo),
       repo(p.app),
-      { kind: 'worktree', path: p.appWorktree, gitDir: join(p.app, '.git/worktrees/app-wt'), commonDir: join(p.app, '.git'), mainPath: p.app },
+      {
+        kind: 'worktree',
+        path: p.appWorktree,
+        gitDir: join(p.app, '.git/worktrees/app-wt'),
+        commonDir: join(p.app, '.git'),
+        mainPath: p.app,
+      },
       repo(p.superproject),
       repo(p.outer),
       { kind: 'separate', path: p.separate, gitDir: p.separateGitDir, commonDir: p.separateGitDir },
@@ -70,23 +87,42 @@ describe('discover', () => {
   it('with nested, finds repositories and submodules inside worktrees, naming the enclosing one', async () => {
     const r = await discover([ws.root], { nested: true });
     const extra = r.found.filter((f) => !expectedDefault().some((e) => e.path === f.path));
-    assert.deepEqual(extra, [
-      { kind: 'repo', path: ws.p.inner, gitDir: join(ws.p.inner, '.git'), commonDir: join(ws.p.inner, '.git'), listed: listedOf(ws.p.inner, true), enclosing: ws.p.outer },
-      {
-        kind: 'submodule',
-        path: ws.p.submodule,
-        gitDir: join(ws.p.superproject, '.git/modules/libs/sub'),
-        commonDir: join(ws.p.superproject, '.git/modules/libs/sub'),
-        superproject: ws.p.superproject,
-        enclosing: ws.p.superproject,
-      },
-    ].sort(byPath));
+    assert.deepEqual(
+      extra,
+      [
+        {
+          kind: 'repo',
+          path: ws.p.inner,
+          gitDir: join(ws.p.inner, '.git'),
+          commonDir: join(ws.p.inner, '.git'),
+          listed: listedOf(ws.p.inner, true),
+          enclosing: ws.p.outer,
+        },
+        {
+          kind: 'submodule',
+          path: ws.p.submodule,
+          gitDir: join(ws.p.superproject, '.git/modules/libs/sub'),
+          commonDir: join(ws.p.superproject, '.git/modules/libs/sub'),
+          superproject: ws.p.superproject,
+          enclosing: ws.p.superproject,
+        },
+      ].sort(byPath),
+    );
     assert.ok(!r.found.some((f) => f.path.includes('node_modules')));
   });
 
   it('follows links only when asked, and a link loop neither hangs nor repeats', async () => {
     const r = await discover([ws.root], { followSymlinks: true });
-    const expected = [...expectedDefault(), { kind: 'repo', path: ws.p.linkedOutside, gitDir: join(ws.p.linkedOutside, '.git'), commonDir: join(ws.p.linkedOutside, '.git'), listed: listedOf(ws.p.linkedOutside) } as Found].sort(byPath);
+    const expected = [
+      ...expectedDefault(),
+      {
+        kind: 'repo',
+        path: ws.p.linkedOutside,
+        gitDir: join(ws.p.linkedOutside, '.git'),
+        commonDir: join(ws.p.linkedOutside, '.git'),
+        listed: listedOf(ws.p.linkedOutside),
+      } as Found,
+    ].sort(byPath);
     assert.deepEqual(r.found, expected);
     assert.deepEqual(r.unreadable, expectedUnreadable());
     // The loop (links/loop -> ..) and links/self -> . lead back to folders already read.
@@ -104,7 +140,10 @@ describe('discover', () => {
     assert.ok(!names.some((n) => n.includes('states/')));
     assert.ok(names.includes('stale odd/stale') && names.includes('broken odd/broken') && names.includes('repo work/app'));
     const byName = await discover([ws.root], { ignore: ['old', 'mirrors'] });
-    assert.deepEqual(lines(ws, byName.found), lines(ws, expectedDefault()).filter((l) => l !== 'repo archive/old' && l !== 'bare mirrors/tool.git'));
+    assert.deepEqual(
+      lines(ws, byName.found),
+      lines(ws, expectedDefault()).filter((l) => l !== 'repo archive/old' && l !== 'bare mirrors/tool.git'),
+    );
   });
 
   it('bounds the walk with depth (the root is depth 0)', async () => {

@@ -5,7 +5,18 @@
 // folder for the whole file, so that happens once. Needs `npm run build`.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,14 +27,21 @@ import { TestObserver } from './observer-server.js';
 
 const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
 const NATIVE = join(ROOT, 'node_modules', '@github', 'copilot-linux-x64', 'copilot');
-const skip = !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
-  ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
-  : false;
+const skip =
+  !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
+    ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
+    : false;
 
 const cache = realpathSync(mkdtempSync(join(tmpdir(), 'fleet-git-live-cache-')));
 after(() => rmSync(cache, { recursive: true, force: true }));
 
-interface Doctor { code: number | null; stdout: string; stderr: string; ms: number; report: LiveReport | null }
+interface Doctor {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  report: LiveReport | null;
+}
 
 function doctor(sb: Sandbox, cwd: string, args: string[], env: Record<string, string> = sb.env): Promise<Doctor> {
   const started = Date.now();
@@ -32,15 +50,27 @@ function doctor(sb: Sandbox, cwd: string, args: string[], env: Record<string, st
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve) => child.on('close', (code) => {
-    let report: LiveReport | null = null;
-    try { report = JSON.parse(stdout); } catch { /* words, or nothing */ }
-    resolve({ code, stdout, stderr, ms: Date.now() - started, report });
-  }));
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      let report: LiveReport | null = null;
+      try {
+        report = JSON.parse(stdout);
+      } catch {
+        /* words, or nothing */
+      }
+      resolve({ code, stdout, stderr, ms: Date.now() - started, report });
+    }),
+  );
 }
 
 const statuses = (r: LiveReport) => Object.fromEntries(r.events.map((e) => [e.id, e.status]));
-const ALL = (status: string) => ({ sessionStart: status, 'postToolUse:bash': status, 'postToolUse:view': status, agentStop: status, sessionEnd: status });
+const ALL = (status: string) => ({
+  sessionStart: status,
+  'postToolUse:bash': status,
+  'postToolUse:view': status,
+  agentStop: status,
+  sessionEnd: status,
+});
 
 function enabledRepo(sb: Sandbox, ...flags: string[]): string {
   const repo = sb.repo('demo');
@@ -77,61 +107,82 @@ describe('fleet-git doctor --live, the real Copilot CLI', { skip, concurrency: 3
     assert.deepEqual(snapshot(repo), before);
   });
 
-  test('enabled, not trusted, no COPILOT_ALLOW_ALL: the repository events missing, cause not trusted; exit 1', { timeout: 90_000 }, async () => {
-    const sb = sandbox('fleet-git-live-untrusted-');
-    const repo = enabledRepo(sb);
-    const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
-    assert.equal(d.code, 1, d.stdout + d.stderr);
-    const r = d.report!;
-    assert.equal(r.ok, false);
-    assert.deepEqual(statuses(r), ALL('missing'));
-    for (const e of r.events) assert.equal(e.cause?.code, 'not-trusted', e.id);
-    assert.deepEqual(r.causes.map((c) => c.fix), ['fleet-git enable --trust']);
-    // And in words.
-    const w = await doctor(sb, repo, ['--copilot', COPILOT]);
-    assert.equal(w.code, 1);
-    assert.match(w.stdout, /FAIL {2}sessionStart: missing \(not-trusted\)\n/);
-    assert.match(w.stdout, /FAIL {2}not-trusted: Copilot does not trust .*, so copilot -p skips the repository's hook files .*: fleet-git enable --trust\n/);
-    assert.match(w.stdout, /\n5 of 5 events missing, repeated or incomplete\n$/);
-  });
+  test(
+    'enabled, not trusted, no COPILOT_ALLOW_ALL: the repository events missing, cause not trusted; exit 1',
+    { timeout: 90_000 },
+    async () => {
+      const sb = sandbox('fleet-git-live-untrusted-');
+      const repo = enabledRepo(sb);
+      const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
+      assert.equal(d.code, 1, d.stdout + d.stderr);
+      const r = d.report!;
+      assert.equal(r.ok, false);
+      assert.deepEqual(statuses(r), ALL('missing'));
+      for (const e of r.events) assert.equal(e.cause?.code, 'not-trusted', e.id);
+      assert.deepEqual(
+        r.causes.map((c) => c.fix),
+        ['fleet-git enable --trust'],
+      );
+      // And in words.
+      const w = await doctor(sb, repo, ['--copilot', COPILOT]);
+      assert.equal(w.code, 1);
+      assert.match(w.stdout, /FAIL {2}sessionStart: missing \(not-trusted\)\n/);
+      assert.match(
+        w.stdout,
+        /FAIL {2}not-trusted: Copilot does not trust .*, so copilot -p skips the repository's hook files .*: fleet-git enable --trust\n/,
+      );
+      assert.match(w.stdout, /\n5 of 5 events missing, repeated or incomplete\n$/);
+    },
+  );
 
-  test('both levels, de-duplication defeated (a user-level file not named fleet.json runs the same client): every event twice; exit 1', { timeout: 90_000 }, async () => {
-    const sb = sandbox('fleet-git-live-twice-');
-    const repo = enabledRepo(sb, '--trust');
-    const paths = userPaths(sb.env, sb.home);
-    mkdirSync(join(paths.copilotHome, 'hooks'), { recursive: true });
-    copyFileSync(join(repo, '.github', 'hooks', 'fleet.json'), join(paths.copilotHome, 'hooks', 'fleet-copy.json'));
-    const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
-    assert.equal(d.code, 1, d.stdout + d.stderr);
-    const r = d.report!;
-    assert.deepEqual(statuses(r), ALL('twice'));
-    for (const e of r.events) {
-      assert.deepEqual([...e.levels].sort(), ['repo', 'user'], e.id);
-      assert.equal(e.cause?.code, 'both-levels');
-    }
-    assert.match(r.causes[0]!.fix!, /move \$COPILOT_HOME\/hooks\/fleet-copy\.json away, then run fleet-git enable --user/);
-    assert.ok(r.hookFiles.some((h) => h.level === 'user' && h.path.endsWith('fleet-copy.json') && h.run && h.fleetGit));
-  });
+  test(
+    'both levels, de-duplication defeated (a user-level file not named fleet.json runs the same client): every event twice; exit 1',
+    { timeout: 90_000 },
+    async () => {
+      const sb = sandbox('fleet-git-live-twice-');
+      const repo = enabledRepo(sb, '--trust');
+      const paths = userPaths(sb.env, sb.home);
+      mkdirSync(join(paths.copilotHome, 'hooks'), { recursive: true });
+      copyFileSync(join(repo, '.github', 'hooks', 'fleet.json'), join(paths.copilotHome, 'hooks', 'fleet-copy.json'));
+      const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
+      assert.equal(d.code, 1, d.stdout + d.stderr);
+      const r = d.report!;
+      assert.deepEqual(statuses(r), ALL('twice'));
+      for (const e of r.events) {
+        assert.deepEqual([...e.levels].sort(), ['repo', 'user'], e.id);
+        assert.equal(e.cause?.code, 'both-levels');
+      }
+      assert.match(r.causes[0]!.fix!, /move \$COPILOT_HOME\/hooks\/fleet-copy\.json away, then run fleet-git enable --user/);
+      assert.ok(r.hookFiles.some((h) => h.level === 'user' && h.path.endsWith('fleet-copy.json') && h.run && h.fleetGit));
+    },
+  );
 
-  test('node missing from the PATH given to Copilot (and the recorded one gone): events missing, cause named; exit 1', { timeout: 90_000 }, async () => {
-    const sb = sandbox('fleet-git-live-nonode-');
-    const repo = enabledRepo(sb, '--trust');
-    const paths = userPaths(sb.env, sb.home);
-    writeFileSync(join(paths.dataDir, 'node'), join(sb.dir, 'uninstalled', 'node'));
-    // A PATH with the tools Copilot and the hook command use, and no node.
-    const bin = join(sb.dir, 'bin-no-node');
-    mkdirSync(bin);
-    for (const tool of ['git', 'bash', 'sh', 'cat', 'ls', 'env']) {
-      const real = ['/usr/bin', '/bin'].map((d) => join(d, tool)).find((p) => existsSync(p));
-      if (real) symlinkSync(real, join(bin, tool));
-    }
-    const d = await doctor(sb, repo, ['--json', '--copilot', NATIVE], { ...sb.env, PATH: bin });
-    assert.equal(d.code, 1, d.stdout + d.stderr);
-    const r = d.report!;
-    assert.deepEqual(statuses(r), ALL('missing'));
-    for (const e of r.events) assert.equal(e.cause?.code, 'no-node', e.id);
-    assert.match(r.causes[0]!.message, /no node on the PATH Copilot runs hooks with, and the node fleet-git enable recorded \(.*uninstalled\/node\) is gone/);
-  });
+  test(
+    'node missing from the PATH given to Copilot (and the recorded one gone): events missing, cause named; exit 1',
+    { timeout: 90_000 },
+    async () => {
+      const sb = sandbox('fleet-git-live-nonode-');
+      const repo = enabledRepo(sb, '--trust');
+      const paths = userPaths(sb.env, sb.home);
+      writeFileSync(join(paths.dataDir, 'node'), join(sb.dir, 'uninstalled', 'node'));
+      // A PATH with the tools Copilot and the hook command use, and no node.
+      const bin = join(sb.dir, 'bin-no-node');
+      mkdirSync(bin);
+      for (const tool of ['git', 'bash', 'sh', 'cat', 'ls', 'env']) {
+        const real = ['/usr/bin', '/bin'].map((d) => join(d, tool)).find((p) => existsSync(p));
+        if (real) symlinkSync(real, join(bin, tool));
+      }
+      const d = await doctor(sb, repo, ['--json', '--copilot', NATIVE], { ...sb.env, PATH: bin });
+      assert.equal(d.code, 1, d.stdout + d.stderr);
+      const r = d.report!;
+      assert.deepEqual(statuses(r), ALL('missing'));
+      for (const e of r.events) assert.equal(e.cause?.code, 'no-node', e.id);
+      assert.match(
+        r.causes[0]!.message,
+        /no node on the PATH Copilot runs hooks with, and the node fleet-git enable recorded \(.*uninstalled\/node\) is gone/,
+      );
+    },
+  );
 
   test('a foreign .github/hooks file that is not valid JSON: reported, ours still counted; exit 0', { timeout: 90_000 }, async () => {
     const sb = sandbox('fleet-git-live-invalid-');
@@ -145,41 +196,61 @@ describe('fleet-git doctor --live, the real Copilot CLI', { skip, concurrency: 3
     assert.ok(lint, JSON.stringify(r.hookFiles));
     assert.equal(lint.fleetGit, false);
     assert.match(String(lint.invalid), /JSON/);
-    assert.ok(r.notes.some((n) => n.startsWith('.github/hooks/lint.json: Copilot ignores this hook file')), JSON.stringify(r.notes));
+    assert.ok(
+      r.notes.some((n) => n.startsWith('.github/hooks/lint.json: Copilot ignores this hook file')),
+      JSON.stringify(r.notes),
+    );
   });
 
-  test("the user's COPILOT_HOME and observer untouched: byte-identical, no event at the observer, other user-level hooks not run", { timeout: 90_000 }, async () => {
-    const sb = sandbox('fleet-git-live-isolated-');
-    const repo = enabledRepo(sb, '--trust');
-    assert.equal(sb.cli(repo, 'enable', '--user').status, 0);
-    const paths = userPaths(sb.env, sb.home);
-    const ran = join(sb.dir, 'notify-ran');
-    writeFileSync(join(paths.copilotHome, 'hooks', 'notify.json'), JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: 'command', bash: `touch '${ran}'` }] } }));
-    writeFileSync(join(paths.copilotHome, 'settings.json'), '{ "theme": "dark" }\n');
-    const obs = await TestObserver.start(paths.fleetSocket);
-    try {
-      const home = snapshot(paths.copilotHome);
-      const fleet = snapshot(paths.fleetDir, (rel) => rel === 'fleet.sock');
-      const data = snapshot(paths.dataDir, (rel) => rel === 'cli-main.cache');
-      const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
-      assert.equal(d.code, 0, d.stdout + d.stderr);
-      const r = d.report!;
-      assert.deepEqual(statuses(r), ALL('once'));
-      for (const e of r.events) assert.deepEqual(e.levels, ['user'], `${e.id}: the user level reports, the repository's file steps aside`);
-      assert.deepEqual(snapshot(paths.copilotHome), home);
-      assert.deepEqual(snapshot(paths.fleetDir, (rel) => rel === 'fleet.sock'), fleet);
-      // No spool or forwarder of the user's was used: the probe's hooks spool in a runtime folder of its own.
-      assert.deepEqual(snapshot(paths.dataDir, (rel) => rel === 'cli-main.cache'), data);
-      await new Promise((res) => setTimeout(res, 300));
-      assert.deepEqual(obs.events, []);
-      assert.equal(existsSync(ran), false, 'a user-level hook file that is not fleet-git\'s ran');
-      const notify = r.hookFiles.find((h) => h.path.endsWith('notify.json'))!;
-      assert.deepEqual([notify.level, notify.run, notify.fleetGit], ['user', false, false]);
-      assert.ok(r.notes.some((n) => n.includes('$COPILOT_HOME/hooks/notify.json') && n.includes('not run')), JSON.stringify(r.notes));
-    } finally {
-      await obs.close();
-    }
-  });
+  test(
+    "the user's COPILOT_HOME and observer untouched: byte-identical, no event at the observer, other user-level hooks not run",
+    { timeout: 90_000 },
+    async () => {
+      const sb = sandbox('fleet-git-live-isolated-');
+      const repo = enabledRepo(sb, '--trust');
+      assert.equal(sb.cli(repo, 'enable', '--user').status, 0);
+      const paths = userPaths(sb.env, sb.home);
+      const ran = join(sb.dir, 'notify-ran');
+      writeFileSync(
+        join(paths.copilotHome, 'hooks', 'notify.json'),
+        JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: 'command', bash: `touch '${ran}'` }] } }),
+      );
+      writeFileSync(join(paths.copilotHome, 'settings.json'), '{ "theme": "dark" }\n');
+      const obs = await TestObserver.start(paths.fleetSocket);
+      try {
+        const home = snapshot(paths.copilotHome);
+        const fleet = snapshot(paths.fleetDir, (rel) => rel === 'fleet.sock');
+        const data = snapshot(paths.dataDir, (rel) => rel === 'cli-main.cache');
+        const d = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
+        assert.equal(d.code, 0, d.stdout + d.stderr);
+        const r = d.report!;
+        assert.deepEqual(statuses(r), ALL('once'));
+        for (const e of r.events)
+          assert.deepEqual(e.levels, ['user'], `${e.id}: the user level reports, the repository's file steps aside`);
+        assert.deepEqual(snapshot(paths.copilotHome), home);
+        assert.deepEqual(
+          snapshot(paths.fleetDir, (rel) => rel === 'fleet.sock'),
+          fleet,
+        );
+        // No spool or forwarder of the user's was used: the probe's hooks spool in a runtime folder of its own.
+        assert.deepEqual(
+          snapshot(paths.dataDir, (rel) => rel === 'cli-main.cache'),
+          data,
+        );
+        await new Promise((res) => setTimeout(res, 300));
+        assert.deepEqual(obs.events, []);
+        assert.equal(existsSync(ran), false, "a user-level hook file that is not fleet-git's ran");
+        const notify = r.hookFiles.find((h) => h.path.endsWith('notify.json'))!;
+        assert.deepEqual([notify.level, notify.run, notify.fleetGit], ['user', false, false]);
+        assert.ok(
+          r.notes.some((n) => n.includes('$COPILOT_HOME/hooks/notify.json') && n.includes('not run')),
+          JSON.stringify(r.notes),
+        );
+      } finally {
+        await obs.close();
+      }
+    },
+  );
 });
 
 describe('fleet-git doctor --live, bad input and a session that cannot finish', () => {
@@ -189,9 +260,18 @@ describe('fleet-git doctor --live, bad input and a session that cannot finish', 
     assert.equal(d.code, 2);
     assert.match(d.stderr, /^fleet-git: .*not inside a git repository.*\n$/);
     const repo = sb.repo('demo');
-    const none = await doctor(sb, repo, [], { ...sb.env, PATH: '/usr/bin:/bin'.split(':').filter((p) => !existsSync(join(p, 'copilot'))).join(':') });
+    const none = await doctor(sb, repo, [], {
+      ...sb.env,
+      PATH: '/usr/bin:/bin'
+        .split(':')
+        .filter((p) => !existsSync(join(p, 'copilot')))
+        .join(':'),
+    });
     assert.equal(none.code, 2);
-    assert.match(none.stderr, /^fleet-git: no Copilot CLI found \(no copilot on PATH\): install it with npm install -g @github\/copilot, or name it with --copilot PATH\n$/);
+    assert.match(
+      none.stderr,
+      /^fleet-git: no Copilot CLI found \(no copilot on PATH\): install it with npm install -g @github\/copilot, or name it with --copilot PATH\n$/,
+    );
     const bad = await doctor(sb, repo, ['--copilot', join(sb.dir, 'nope')]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /^fleet-git: --copilot .*nope: not an executable file/);
@@ -203,7 +283,10 @@ describe('fleet-git doctor --live, bad input and a session that cannot finish', 
     const pids = join(sb.dir, 'pids');
     const fake = join(sb.dir, 'copilot');
     // A child in its group, and one that leaves it (as the hook client's agentStop waiter does).
-    writeFileSync(fake, `#!/bin/sh\nsleep 300 &\necho $$ $! > '${pids}'\nsetsid sh -c 'echo $$ >> "$1"; exec sleep 301' _ '${pids}' &\necho starting\nwait\n`);
+    writeFileSync(
+      fake,
+      `#!/bin/sh\nsleep 300 &\necho $$ $! > '${pids}'\nsetsid sh -c 'echo $$ >> "$1"; exec sleep 301' _ '${pids}' &\necho starting\nwait\n`,
+    );
     chmodSync(fake, 0o755);
     const d = await doctor(sb, repo, ['--json', '--copilot', fake, '--timeout', '2']);
     assert.equal(d.code, 1, d.stdout + d.stderr);
@@ -216,7 +299,12 @@ describe('fleet-git doctor --live, bad input and a session that cannot finish', 
     const left = readFileSync(pids, 'utf8').trim().split(/\s+/).map(Number);
     assert.equal(left.length, 3);
     for (const pid of left) {
-      let state = ''; try { state = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { /* gone */ }
+      let state = '';
+      try {
+        state = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        /* gone */
+      }
       assert.ok(state === '' || / Z /.test(state), `process ${pid} was left behind: ${state}`);
     }
   });

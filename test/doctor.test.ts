@@ -8,7 +8,11 @@ import { userPaths } from '../src/paths.js';
 import { CLI, sandbox } from './helpers.js';
 import { TestObserver } from './observer-server.js';
 
-function doctor(cwd: string, env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function doctor(
+  cwd: string,
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [CLI, 'doctor', ...args], { cwd, env });
   let stdout = '';
   let stderr = '';
@@ -44,7 +48,10 @@ describe('fleet-git doctor', () => {
     assert.equal(r.code, 0, r.stdout);
     assert.doesNotMatch(r.stdout, /FAIL/);
     assert.match(r.stdout, /ok {4}the hook client runs as Copilot runs it/);
-    assert.match(r.stdout, /note {2}setup for new clones is not in effect \(optional\): new clones do not get fleet-git: run fleet-git setup\n/);
+    assert.match(
+      r.stdout,
+      /note {2}setup for new clones is not in effect \(optional\): new clones do not get fleet-git: run fleet-git setup\n/,
+    );
     assert.match(r.stdout, /note {2}.*proj: Copilot does not trust it.*: run fleet-git enable --trust\n/);
     assert.match(r.stdout, /note {2}no fleet observer/);
     assert.match(r.stdout, /no faults: \d+ of \d+ checks passed, and 3 optional parts are off/);
@@ -53,7 +60,18 @@ describe('fleet-git doctor', () => {
     const doc = JSON.parse(j.stdout);
     assert.equal(doc.repo, repo);
     const levels = Object.fromEntries(doc.checks.map((c: any) => [c.id, c.level]));
-    assert.deepEqual(levels, { node: 'ok', 'hook-client': 'ok', observer: 'note', copilot: 'ok', setup: 'note', config: 'ok', repo: 'ok', 'repo-exclude': 'ok', 'repo-git-hook': 'ok', 'repo-trust': 'note' });
+    assert.deepEqual(levels, {
+      node: 'ok',
+      'hook-client': 'ok',
+      observer: 'note',
+      copilot: 'ok',
+      setup: 'note',
+      config: 'ok',
+      repo: 'ok',
+      'repo-exclude': 'ok',
+      'repo-git-hook': 'ok',
+      'repo-trust': 'note',
+    });
     assert.deepEqual(doc.checks.find((c: any) => c.id === 'repo-trust').fix, 'fleet-git enable --trust');
     assert.deepEqual(doc.counts, { ok: 7, notes: 3, faults: 0 });
     // A real fault: the hook client gone while a repository uses it.
@@ -115,5 +133,8 @@ function spawnCli(sb: ReturnType<typeof sandbox>, cwd: string, args: string[]): 
 
 /** PATH without any folder holding a copilot executable (npm test puts node_modules/.bin on it). */
 function withoutCopilot(path: string): string {
-  return path.split(':').filter((d) => d && !existsSync(join(d, 'copilot'))).join(':');
+  return path
+    .split(':')
+    .filter((d) => d && !existsSync(join(d, 'copilot')))
+    .join(':');
 }

@@ -13,12 +13,16 @@ const status = (s: ReturnType<typeof sandbox>, cwd: string, ...args: string[]) =
   return JSON.parse(r.stdout);
 };
 /** The .git/index and logs change with any git command; the rest must not. */
-const ignoreGitChurn = (rel: string) => /(^|\/)\.git\/(index|logs|COMMIT_EDITMSG|ORIG_HEAD|packed-refs)$/.test(rel) || /\.git\/worktrees\/[^/]+\/(index|logs)$/.test(rel);
+const ignoreGitChurn = (rel: string) =>
+  /(^|\/)\.git\/(index|logs|COMMIT_EDITMSG|ORIG_HEAD|packed-refs)$/.test(rel) || /\.git\/worktrees\/[^/]+\/(index|logs)$/.test(rel);
 
 describe('enable', () => {
   it('appends the exclude block to a file that ends with a newline, in place; puts it first otherwise; disable gives back every byte (in place, too, for the appended one)', () => {
     const s = sandbox();
-    for (const [name, text] of [['ends-with-newline', '# mine\n*.log\n'], ['no-final-newline', '# mine\n*.log']] as const) {
+    for (const [name, text] of [
+      ['ends-with-newline', '# mine\n*.log\n'],
+      ['no-final-newline', '# mine\n*.log'],
+    ] as const) {
       const repo = s.repo(name);
       const file = join(repo, '.git/info/exclude');
       writeFileSync(file, text);
@@ -46,7 +50,15 @@ describe('enable', () => {
     assert.equal(r.status, 0, r.stderr);
     const doc = JSON.parse(readFileSync(join(repo, HOOK), 'utf8'));
     assert.equal(doc.version, 1);
-    assert.deepEqual(Object.keys(doc.hooks).sort(), ['agentStop', 'errorOccurred', 'notification', 'postToolUse', 'postToolUseFailure', 'sessionEnd', 'sessionStart']);
+    assert.deepEqual(Object.keys(doc.hooks).sort(), [
+      'agentStop',
+      'errorOccurred',
+      'notification',
+      'postToolUse',
+      'postToolUseFailure',
+      'sessionEnd',
+      'sessionStart',
+    ]);
     for (const [event, entries] of Object.entries<any[]>(doc.hooks)) {
       assert.equal(entries.length, 1);
       assert.equal(entries[0].type, 'command');
@@ -60,14 +72,25 @@ describe('enable', () => {
     const hook = join(repo, '.git/hooks/post-checkout');
     assert.ok(statSync(hook).mode & 0o100, 'the git hook is executable');
     const st = status(s, repo);
-    assert.deepEqual(st, { path: repo, kind: 'repo', enabled: true, problems: [], worktrees: [], copilot: { trusted: false, hooks: 'repo' } });
+    assert.deepEqual(st, {
+      path: repo,
+      kind: 'repo',
+      enabled: true,
+      problems: [],
+      worktrees: [],
+      copilot: { trusted: false, hooks: 'repo' },
+    });
   });
 
   it('the git hook is 0755 whatever the umask; the hook file, like any file in the worktree, follows it', () => {
     const s = sandbox();
     for (const mask of ['077', '022', '000']) {
       const repo = s.repo(`umask-${mask}`);
-      const r = spawnSync('sh', ['-c', `umask ${mask} && exec "$0" "$@"`, process.execPath, CLI, 'enable'], { cwd: repo, env: s.env, encoding: 'utf8' });
+      const r = spawnSync('sh', ['-c', `umask ${mask} && exec "$0" "$@"`, process.execPath, CLI, 'enable'], {
+        cwd: repo,
+        env: s.env,
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0, r.stderr);
       assert.equal(statSync(join(repo, '.git/hooks/post-checkout')).mode & 0o777, 0o755, `umask ${mask}: the git hook`);
       assert.equal(statSync(join(repo, HOOK)).mode & 0o777, 0o644 & ~parseInt(mask, 8), `umask ${mask}: the hook file`);
@@ -83,7 +106,10 @@ describe('enable', () => {
     const r = s.cli(repo, 'enable');
     assert.equal(r.status, 0);
     assert.match(r.stdout, /already enabled, nothing changed/);
-    assert.deepEqual(files.map((f) => [readFileSync(f, 'utf8'), statSync(f).mtimeMs]), before);
+    assert.deepEqual(
+      files.map((f) => [readFileSync(f, 'utf8'), statSync(f).mtimeMs]),
+      before,
+    );
   });
 
   it('repairs what is missing or stale', () => {
@@ -92,13 +118,18 @@ describe('enable', () => {
     s.cli(repo, 'enable');
     rmSync(join(repo, HOOK));
     writeFileSync(join(repo, '.git/info/exclude'), '# emptied by hand\n');
-    const codes = status(s, repo).problems.map((p: any) => p.code).sort();
+    const codes = status(s, repo)
+      .problems.map((p: any) => p.code)
+      .sort();
     assert.deepEqual(codes, ['exclude-missing', 'hook-file-missing']);
     assert.equal(s.cli(repo, 'enable').status, 0);
     assert.deepEqual(status(s, repo).problems, []);
     assert.match(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), /^# emptied by hand\n# >>> fleet-git/);
     rmSync(join(repo, '.git/hooks/post-checkout'));
-    assert.deepEqual(status(s, repo).problems.map((p: any) => p.code), ['git-hook-missing']);
+    assert.deepEqual(
+      status(s, repo).problems.map((p: any) => p.code),
+      ['git-hook-missing'],
+    );
     assert.equal(s.cli(repo, 'enable').status, 0);
     assert.deepEqual(status(s, repo).problems, []);
   });
@@ -108,7 +139,10 @@ describe('enable', () => {
     const repo = s.repo('stale');
     s.cli(repo, 'enable');
     rmSync(join(s.env.XDG_DATA_HOME, 'fleet-git'), { recursive: true });
-    assert.deepEqual(status(s, repo).problems.map((p: any) => p.code), ['hook-file-stale']);
+    assert.deepEqual(
+      status(s, repo).problems.map((p: any) => p.code),
+      ['hook-file-stale'],
+    );
     s.cli(repo, 'enable');
     assert.deepEqual(status(s, repo).problems, []);
   });
@@ -126,10 +160,13 @@ describe('enable', () => {
       assert.equal(s.git(p, 'status', '--porcelain'), '');
     }
     const st = status(s, repo);
-    assert.deepEqual(st.worktrees.map((w: any) => [w.path, w.enabled, w.problems]), [
-      [join(s.dir, 'wt-a'), true, []],
-      [join(s.dir, 'wt-b'), true, []],
-    ]);
+    assert.deepEqual(
+      st.worktrees.map((w: any) => [w.path, w.enabled, w.problems]),
+      [
+        [join(s.dir, 'wt-a'), true, []],
+        [join(s.dir, 'wt-b'), true, []],
+      ],
+    );
     rmSync(join(repo, HOOK));
     s.git(repo, 'checkout', '-q', '-b', 'c');
     assert.ok(existsSync(join(repo, HOOK)), 'a branch checkout puts the file back');
@@ -162,7 +199,10 @@ describe('enable', () => {
     writeFileSync(`${hook}.fleet-git-prev`, '#!/bin/sh\necho before\n');
     const r = s.cli(repo, 'enable');
     assert.equal(r.status, 1);
-    assert.match(r.stderr + r.stdout, /post-checkout is not fleet-git's and .*post-checkout\.fleet-git-prev already holds an earlier hook; move one of them away, then run fleet-git enable again/);
+    assert.match(
+      r.stderr + r.stdout,
+      /post-checkout is not fleet-git's and .*post-checkout\.fleet-git-prev already holds an earlier hook; move one of them away, then run fleet-git enable again/,
+    );
     assert.equal(readFileSync(hook, 'utf8'), '#!/bin/sh\necho now\n');
     assert.equal(readFileSync(`${hook}.fleet-git-prev`, 'utf8'), '#!/bin/sh\necho before\n');
     writeFileSync(`${hook}.fleet-git-prev`, '#!/bin/sh\necho now\n');
@@ -253,7 +293,10 @@ describe('disable', () => {
     const before = snap();
     assert.equal(s.cli(repo, 'enable').status, 0);
     assert.ok(!existsSync(join(repo, '.git/fleet-git-created')), 'no record file: the block holds the record');
-    assert.match(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), /^# fleet-git made this folder: \.github\n# fleet-git made this folder: \.github\/hooks\n# <<< fleet-git\n$/m);
+    assert.match(
+      readFileSync(join(repo, '.git/info/exclude'), 'utf8'),
+      /^# fleet-git made this folder: \.github\n# fleet-git made this folder: \.github\/hooks\n# <<< fleet-git\n$/m,
+    );
     writeFileSync(join(repo, '.github/mine.yml'), 'x: 1\n');
     assert.equal(s.cli(repo, 'disable').status, 0);
     assert.ok(!existsSync(join(repo, '.github/hooks')), 'the empty folder it made is gone');

@@ -22,7 +22,12 @@ if (a.includes('--wait')) {
 } else process.exit(i >= 0 ? Number(a[i + 1]) : 0);
 `;
 
-export interface CopilotRecord { argv: string[]; cwd: string; env: Record<string, string>; signals: string[] }
+export interface CopilotRecord {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  signals: string[];
+}
 
 /**
  * Puts the fake copilot in `<sandbox>/bin` and writes fleet's models.json

@@ -64,7 +64,11 @@ describe("fleet's hook client and fleet-git's CopilotAdapter, on the real Copilo
     const model = await startModelServer();
     try {
       const env = offlineCopilotEnv(sb.env, model.baseUrl, 'fleet-profile');
-      const child = spawn(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], {
+        cwd: repo,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (d) => (output += d));
       child.stderr.on('data', (d) => (output += d));

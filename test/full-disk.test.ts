@@ -4,7 +4,21 @@
 // folder is whole or not replaced at all.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -50,7 +64,7 @@ function repoOnDisk(s: Sandbox, disk: string, name: string, excludeSize: number)
   s.git(repo, 'add', '-A');
   s.git(repo, 'commit', '-q', '-m', 'a');
   mkdirSync(join(repo, '.git/info'));
-  const line = '# the user\'s own exclude text, to be kept byte for byte\n';
+  const line = "# the user's own exclude text, to be kept byte for byte\n";
   let text = '';
   while (text.length + line.length < excludeSize) text += line;
   text += `${'#'.repeat(excludeSize - text.length - 1)}\n`;

@@ -33,7 +33,10 @@ async function check(property: fc.IProperty<unknown> | fc.IAsyncProperty<unknown
   } catch (e) {
     // fast-check's report names the seed, the case and the error; a case can hold strings of megabytes: each line is cut.
     const cause = (e as Error).cause;
-    const report = `${(e as Error).message}${cause ? `\nGot: ${(cause as Error).message ?? String(cause)}` : ''}`.split('\n').map((l) => (l.length > 600 ? `${l.slice(0, 600)}… (${l.length} characters)` : l)).join('\n');
+    const report = `${(e as Error).message}${cause ? `\nGot: ${(cause as Error).message ?? String(cause)}` : ''}`
+      .split('\n')
+      .map((l) => (l.length > 600 ? `${l.slice(0, 600)}… (${l.length} characters)` : l))
+      .join('\n');
     throw new Error(`fuzz failed with seed ${SEED}: run again with FLEET_GIT_FUZZ_SEED=${SEED}\n${report}`);
   }
 }
@@ -44,18 +47,64 @@ const FORWARDED = ['sessionStart', 'postToolUse', 'postToolUseFailure', 'agentSt
 const EVENTS = [...FORWARDED, 'SessionStart', 'PostToolUse', 'Stop', 'preToolUse', 'userPromptSubmitted', '', 'constructor', '__proto__'];
 const PROTO_NAMES = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'];
 const KEYS = [
-  'sessionId', 'session_id', 'timestamp', 'cwd', 'toolName', 'tool_name', 'toolArgs', 'tool_input', 'toolResult', 'tool_result',
-  'error', 'errorContext', 'stopReason', 'reason', 'message', 'title', 'notification_type', 'model', 'hook_event_name', 'type',
-  'last_assistant_message', 'path', 'file_path', 'command', 'pattern', 'textResultForLlm', 'content', ...PROTO_NAMES,
+  'sessionId',
+  'session_id',
+  'timestamp',
+  'cwd',
+  'toolName',
+  'tool_name',
+  'toolArgs',
+  'tool_input',
+  'toolResult',
+  'tool_result',
+  'error',
+  'errorContext',
+  'stopReason',
+  'reason',
+  'message',
+  'title',
+  'notification_type',
+  'model',
+  'hook_event_name',
+  'type',
+  'last_assistant_message',
+  'path',
+  'file_path',
+  'command',
+  'pattern',
+  'textResultForLlm',
+  'content',
+  ...PROTO_NAMES,
 ];
-const fixtures = readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(FIXTURES, f), 'utf8')) as Record<string, unknown>);
+const fixtures = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => JSON.parse(readFileSync(join(FIXTURES, f), 'utf8')) as Record<string, unknown>);
 
 const shortString = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 30 }),
-  fc.constantFrom(...PROTO_NAMES, ...KEYS, '', '..', '../x', 'a/b', 'bash', 'view', 'edit', 'create', 'grep', 'glob', '\u2028', '\n', '{"message":"inner"}', '2026-11-29T17:52:58.767Z'),
+  fc.constantFrom(
+    ...PROTO_NAMES,
+    ...KEYS,
+    '',
+    '..',
+    '../x',
+    'a/b',
+    'bash',
+    'view',
+    'edit',
+    'create',
+    'grep',
+    'glob',
+    '\u2028',
+    '\n',
+    '{"message":"inner"}',
+    '2026-11-29T17:52:58.767Z',
+  ),
 );
 /** Now and then a long one (up to 300,000 characters), of repeated or escaped characters. */
-const longString = fc.tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 3 }), fc.integer({ min: 1000, max: 300_000 })).map(([s, n]) => s.repeat(Math.ceil(n / s.length)));
+const longString = fc
+  .tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 3 }), fc.integer({ min: 1000, max: 300_000 }))
+  .map(([s, n]) => s.repeat(Math.ceil(n / s.length)));
 const anyString = fc.oneof({ weight: 12, arbitrary: shortString }, { weight: 1, arbitrary: longString });
 const key = fc.oneof(fc.constantFrom(...KEYS), fc.string({ unit: 'binary', maxLength: 12 }));
 const { value } = fc.letrec((tie) => ({
@@ -79,24 +128,62 @@ const wide = fc.tuple(fc.integer({ min: 10, max: 80 }), anyString).map(([n, s]) 
 });
 
 /** A real payload with some of its fields replaced, removed, or added. */
-const mutated = fc.tuple(
-  fc.constantFrom(...fixtures),
-  fc.array(fc.tuple(key, fc.oneof({ weight: 6, arbitrary: value }, { weight: 1, arbitrary: wide }, { weight: 1, arbitrary: fc.constant(undefined) })), { maxLength: 4 }),
-).map(([base, edits]) => {
-  const out: Record<string, unknown> = JSON.parse(JSON.stringify(base));
-  for (const [k, v] of edits) {
-    if (v === undefined) delete out[k];
-    else Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
-});
+const mutated = fc
+  .tuple(
+    fc.constantFrom(...fixtures),
+    fc.array(
+      fc.tuple(
+        key,
+        fc.oneof({ weight: 6, arbitrary: value }, { weight: 1, arbitrary: wide }, { weight: 1, arbitrary: fc.constant(undefined) }),
+      ),
+      { maxLength: 4 },
+    ),
+  )
+  .map(([base, edits]) => {
+    const out: Record<string, unknown> = JSON.parse(JSON.stringify(base));
+    for (const [k, v] of edits) {
+      if (v === undefined) delete out[k];
+      else Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  });
 const madeUp = fc.dictionary(key, value, { maxKeys: 8 }).map((d) => ({ sessionId: 'made-up', ...d }));
 const payload = fc.oneof({ weight: 3, arbitrary: mutated }, { weight: 1, arbitrary: madeUp });
 
 // ---- the observer's schema -------------------------------------------------
 
-const KNOWN = new Set(['event', 'session_id', 'cwd', 'timestamp', 'model', 'pid', 'ppid', 'term_program', 'iterm_session_id', 'tool_name', 'tool_input', 'tool_output', 'last_assistant_message', 'message', 'notification_type', '_tool', 'tool', 'fleet_model_name', 'probe_hook_dir']);
-const STRING_OR_NULL = ['cwd', 'model', 'term_program', 'iterm_session_id', 'tool_name', 'tool_output', 'last_assistant_message', 'message', 'notification_type'];
+const KNOWN = new Set([
+  'event',
+  'session_id',
+  'cwd',
+  'timestamp',
+  'model',
+  'pid',
+  'ppid',
+  'term_program',
+  'iterm_session_id',
+  'tool_name',
+  'tool_input',
+  'tool_output',
+  'last_assistant_message',
+  'message',
+  'notification_type',
+  '_tool',
+  'tool',
+  'fleet_model_name',
+  'probe_hook_dir',
+]);
+const STRING_OR_NULL = [
+  'cwd',
+  'model',
+  'term_program',
+  'iterm_session_id',
+  'tool_name',
+  'tool_output',
+  'last_assistant_message',
+  'message',
+  'notification_type',
+];
 
 /** Throws unless `e` is an event as the observer's schema types it, one its handler and summarizer take without throwing. */
 function assertObserverEvent(e: Record<string, unknown>): void {
@@ -109,7 +196,8 @@ function assertObserverEvent(e: Record<string, unknown>): void {
   const input = e.tool_input;
   assert.ok(input === null || typeof input === 'string' || (typeof input === 'object' && !Array.isArray(input)), 'tool_input');
   if (input && typeof input === 'object') {
-    for (const k of ['file_path', 'command', 'pattern']) assert.ok(!Object.hasOwn(input, k) || typeof (input as Record<string, unknown>)[k] === 'string', `tool_input.${k}`);
+    for (const k of ['file_path', 'command', 'pattern'])
+      assert.ok(!Object.hasOwn(input, k) || typeof (input as Record<string, unknown>)[k] === 'string', `tool_input.${k}`);
   }
   assert.ok(e.last_assistant_message === null || (e.last_assistant_message as string).length <= 500, 'last_assistant_message');
   assert.deepEqual([e._tool, e.tool], ['copilot', 'copilot']);
@@ -122,15 +210,25 @@ function assertObserverEvent(e: Record<string, unknown>): void {
 // ---- the properties ----------------------------------------------------------
 
 describe(`fuzz (seed ${SEED})`, () => {
-  test('normalizePayload: never throws; null or an event of the observer\'s schema whose JSON fits in the line', async () => {
-    const env = fc.record({ FLEET_MODEL_NAME: fc.option(anyString, { nil: undefined }), TERM_PROGRAM: fc.option(anyString, { nil: undefined }), COPILOT_MODEL: fc.option(anyString, { nil: undefined }) }, { requiredKeys: [] });
-    await check(fc.property(payload, fc.constantFrom(...EVENTS), env, (raw, event, envVars) => {
-      const e = normalizePayload(raw, event, { env: envVars as Record<string, string | undefined>, pid: 1, ppid: 2 });
-      if (e === null) return;
-      const json = JSON.stringify(e);
-      assert.ok(Buffer.byteLength(json) <= EVENT_MAX_BYTES, `${Buffer.byteLength(json)} bytes`);
-      assertObserverEvent(JSON.parse(json));
-    }), 1000);
+  test("normalizePayload: never throws; null or an event of the observer's schema whose JSON fits in the line", async () => {
+    const env = fc.record(
+      {
+        FLEET_MODEL_NAME: fc.option(anyString, { nil: undefined }),
+        TERM_PROGRAM: fc.option(anyString, { nil: undefined }),
+        COPILOT_MODEL: fc.option(anyString, { nil: undefined }),
+      },
+      { requiredKeys: [] },
+    );
+    await check(
+      fc.property(payload, fc.constantFrom(...EVENTS), env, (raw, event, envVars) => {
+        const e = normalizePayload(raw, event, { env: envVars as Record<string, string | undefined>, pid: 1, ppid: 2 });
+        if (e === null) return;
+        const json = JSON.stringify(e);
+        assert.ok(Buffer.byteLength(json) <= EVENT_MAX_BYTES, `${Buffer.byteLength(json)} bytes`);
+        assertObserverEvent(JSON.parse(json));
+      }),
+      1000,
+    );
   });
 
   describe('the hook client, as a process', () => {
@@ -147,34 +245,47 @@ describe(`fuzz (seed ${SEED})`, () => {
 
     const text = fc.oneof(
       { weight: 6, arbitrary: payload.map((p) => JSON.stringify(p)) },
-      { weight: 1, arbitrary: fc.tuple(payload, fc.nat()).map(([p, n]) => { const s = JSON.stringify(p); return s.slice(0, n % (s.length + 1)); }) },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(payload, fc.nat()).map(([p, n]) => {
+          const s = JSON.stringify(p);
+          return s.slice(0, n % (s.length + 1));
+        }),
+      },
       { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 50 }) },
       { weight: 1, arbitrary: fc.uint8Array({ maxLength: 50 }).map((b) => Buffer.from(b)) },
     );
 
     test('always exits 0 and prints nothing; sends one whole line of the schema when it sends', { timeout: 120_000 }, async () => {
-      await check(fc.asyncProperty(text, fc.constantFrom(...FORWARDED, 'preToolUse', 'constructor'), async (input, event) => {
-        let raw: unknown = null;
-        try { raw = JSON.parse(input.toString()); } catch { /* sent as it is */ }
-        if (event === 'agentStop' && raw && typeof raw === 'object' && !Array.isArray(raw)) {
-          (raw as Record<string, unknown>).transcriptPath = transcript;
-          input = JSON.stringify(raw);
-        }
-        // A payload over the client's stdin limit is read to its end and dropped (now and then a wide one is hundreds of MB).
-        const sends = Buffer.byteLength(input) <= STDIN_MAX && normalizePayload(raw, event, { env: sb.env }) !== null;
-        const seen = obs.ended.length;
-        const r = await runClient(sb.env, [event], input);
-        assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', ''], `the client's exit, stdout and stderr for ${event}`);
-        if (sends) await obs.waitEnded(seen + 1, 5000);
-        const got = obs.ended.slice(seen);
-        assert.equal(got.length, sends ? 1 : 0, `connections for ${event}`);
-        for (const bytes of got) {
-          assert.ok(bytes.length <= LINE_MAX, `a line of ${bytes.length} bytes`);
-          const lines = wholeLines(bytes);
-          assert.equal(lines.length, 1);
-          assertObserverEvent(lines[0]!);
-        }
-      }), 25);
+      await check(
+        fc.asyncProperty(text, fc.constantFrom(...FORWARDED, 'preToolUse', 'constructor'), async (input, event) => {
+          let raw: unknown = null;
+          try {
+            raw = JSON.parse(input.toString());
+          } catch {
+            /* sent as it is */
+          }
+          if (event === 'agentStop' && raw && typeof raw === 'object' && !Array.isArray(raw)) {
+            (raw as Record<string, unknown>).transcriptPath = transcript;
+            input = JSON.stringify(raw);
+          }
+          // A payload over the client's stdin limit is read to its end and dropped (now and then a wide one is hundreds of MB).
+          const sends = Buffer.byteLength(input) <= STDIN_MAX && normalizePayload(raw, event, { env: sb.env }) !== null;
+          const seen = obs.ended.length;
+          const r = await runClient(sb.env, [event], input);
+          assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', ''], `the client's exit, stdout and stderr for ${event}`);
+          if (sends) await obs.waitEnded(seen + 1, 5000);
+          const got = obs.ended.slice(seen);
+          assert.equal(got.length, sends ? 1 : 0, `connections for ${event}`);
+          for (const bytes of got) {
+            assert.ok(bytes.length <= LINE_MAX, `a line of ${bytes.length} bytes`);
+            const lines = wholeLines(bytes);
+            assert.equal(lines.length, 1);
+            assertObserverEvent(lines[0]!);
+          }
+        }),
+        25,
+      );
     });
   });
 });

@@ -27,7 +27,10 @@ describe('help', () => {
     }
     const enable = sb.cli(sb.dir, 'help', 'enable').stdout;
     // The option list stays aligned with the longer names.
-    const cols = enable.split('\n').filter((l) => /^ {2}--/.test(l)).map((l) => /^ {2}\S+(?: [A-Z]+)? +/.exec(l)![0].length);
+    const cols = enable
+      .split('\n')
+      .filter((l) => /^ {2}--/.test(l))
+      .map((l) => /^ {2}\S+(?: [A-Z]+)? +/.exec(l)![0].length);
     assert.ok(cols.length > 3 && new Set(cols).size === 1, enable);
     assert.match(enable, /^ {2}--under ROOT {4,}enable every repository/m);
     const none = sb.cli(sb.dir, 'help', 'nosuch');
@@ -46,7 +49,10 @@ describe('help', () => {
       const r = sb.cli(sb.dir, ...args);
       assert.equal(r.status, 2, args.join(' '));
       assert.equal(r.stdout, '');
-      assert.match(r.stderr, new RegExp(`^fleet-git: (Unsupported|Invalid) option name .*: ${args.join(' ')} \\(${hint.replace(/[?]/g, '\\?')}\\)\\n$`));
+      assert.match(
+        r.stderr,
+        new RegExp(`^fleet-git: (Unsupported|Invalid) option name .*: ${args.join(' ')} \\(${hint.replace(/[?]/g, '\\?')}\\)\\n$`),
+      );
     }
   });
 });
@@ -61,10 +67,22 @@ describe('completion', () => {
     return file;
   };
 
-  test('bash: sourced in real bash, the completion function gives the commands, a command\'s options, subcommands and folders', () => {
+  test("bash: sourced in real bash, the completion function gives the commands, a command's options, subcommands and folders", () => {
     const file = script('bash');
     const complete = (...words: string[]) => {
-      const r = spawnSync('bash', ['--norc', '--noprofile', '-c', `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _fleet_git; printf '%s\\n' "\${COMPREPLY[@]}"; complete -p fleet-git`, 'bash', file, ...words], { cwd: sb.dir, encoding: 'utf8' });
+      const r = spawnSync(
+        'bash',
+        [
+          '--norc',
+          '--noprofile',
+          '-c',
+          `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _fleet_git; printf '%s\\n' "\${COMPREPLY[@]}"; complete -p fleet-git`,
+          'bash',
+          file,
+          ...words,
+        ],
+        { cwd: sb.dir, encoding: 'utf8' },
+      );
       assert.equal(r.status, 0, r.stderr);
       return r.stdout.trim().split('\n');
     };
@@ -81,12 +99,21 @@ describe('completion', () => {
   test('fish: loaded by real fish, complete -C gives the commands and options', () => {
     const file = script('fish');
     const complete = (line: string) => {
-      const r = spawnSync('fish', ['--no-config', '-c', `source $argv[1]; complete -C $argv[2]`, file, line], { cwd: sb.dir, encoding: 'utf8' });
+      const r = spawnSync('fish', ['--no-config', '-c', `source $argv[1]; complete -C $argv[2]`, file, line], {
+        cwd: sb.dir,
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0, r.stderr);
       assert.equal(r.stderr, '');
-      return r.stdout.trim().split('\n').map((l) => l.split('\t')[0]);
+      return r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')[0]);
     };
-    assert.deepEqual(complete('fleet-git di'), ['disable', 'doctor'].filter((c) => c.startsWith('di')));
+    assert.deepEqual(
+      complete('fleet-git di'),
+      ['disable', 'doctor'].filter((c) => c.startsWith('di')),
+    );
     assert.ok(complete('fleet-git ').includes('enable'));
     assert.deepEqual(complete('fleet-git enable --u').sort(), ['--under', '--user']);
     assert.deepEqual(complete('fleet-git model '), ['list']);
@@ -96,7 +123,17 @@ describe('completion', () => {
     const file = script('zsh');
     const n = spawnSync('zsh', ['-n', file], { encoding: 'utf8' });
     assert.equal(n.status, 0, n.stderr);
-    const r = spawnSync('zsh', ['-f', '-c', `autoload -Uz compinit && compinit -u -D && source "$1" && print -r -- $_comps[fleet-git] && whence -w _fleet_git`, 'zsh', file], { cwd: sb.dir, encoding: 'utf8', env: { ...sb.env, ZDOTDIR: sb.dir } });
+    const r = spawnSync(
+      'zsh',
+      [
+        '-f',
+        '-c',
+        `autoload -Uz compinit && compinit -u -D && source "$1" && print -r -- $_comps[fleet-git] && whence -w _fleet_git`,
+        'zsh',
+        file,
+      ],
+      { cwd: sb.dir, encoding: 'utf8', env: { ...sb.env, ZDOTDIR: sb.dir } },
+    );
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, '_fleet_git\n_fleet_git: function\n');
   });

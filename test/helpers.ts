@@ -32,7 +32,10 @@ export function sandbox(prefix = 'fleet-git-test-'): Sandbox {
   const home = join(dir, 'home');
   mkdirSync(home, { recursive: true });
   const globalConfig = join(home, '.gitconfig');
-  writeFileSync(globalConfig, '[user]\n\tname = Test\n\temail = test@example.invalid\n[commit]\n\tgpgSign = false\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n');
+  writeFileSync(
+    globalConfig,
+    '[user]\n\tname = Test\n\temail = test@example.invalid\n[commit]\n\tgpgSign = false\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n',
+  );
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -77,8 +80,10 @@ export function snapshot(root: string, skip: (rel: string) => boolean = () => fa
       const st = lstatSync(p);
       const mode = (st.mode & 0o7777).toString(8);
       if (st.isSymbolicLink()) out[r] = `link ${readlinkSync(p)}`;
-      else if (st.isDirectory()) { out[r] = `dir ${mode}`; walk(r); }
-      else out[r] = `file ${mode} ${readFileSync(p).toString('base64')}`;
+      else if (st.isDirectory()) {
+        out[r] = `dir ${mode}`;
+        walk(r);
+      } else out[r] = `file ${mode} ${readFileSync(p).toString('base64')}`;
     }
   })('');
   return out;

@@ -25,7 +25,9 @@ describe('hook client with a listening observer', () => {
   const sb = sandbox();
   const paths = userPaths(sb.env, sb.home);
   let obs: TestObserver;
-  before(async () => { obs = await TestObserver.start(paths.fleetSocket); });
+  before(async () => {
+    obs = await TestObserver.start(paths.fleetSocket);
+  });
   after(() => obs.close());
 
   test('forwards every supported real payload as one parseable line, prints nothing, exits 0', async () => {
@@ -54,7 +56,13 @@ describe('hook client with a listening observer', () => {
 
   test('events fleet-git does not forward send nothing', async () => {
     const before = obs.events.length;
-    for (const [file, event] of [['preToolUse.json', 'preToolUse'], ['permissionRequest.json', 'permissionRequest'], ['userPromptSubmitted.json', 'userPromptSubmitted'], ['postToolUse.json', 'subagentStart'], ['postToolUse.json', '']] as const) {
+    for (const [file, event] of [
+      ['preToolUse.json', 'preToolUse'],
+      ['permissionRequest.json', 'permissionRequest'],
+      ['userPromptSubmitted.json', 'userPromptSubmitted'],
+      ['postToolUse.json', 'subagentStart'],
+      ['postToolUse.json', ''],
+    ] as const) {
       const r = await runClient(sb.env, [event], fixtureText(file));
       assert.deepEqual([r.code, r.stdout], [0, '']);
     }
@@ -62,7 +70,10 @@ describe('hook client with a listening observer', () => {
     const marker = JSON.stringify({ sessionId: 'marker-1', toolName: 'glob', toolArgs: { pattern: '*.md' } });
     await runClient(sb.env, ['postToolUse'], marker);
     await obs.waitFor((e) => e.session_id === 'marker-1');
-    assert.deepEqual(obs.events.slice(before).map((e) => e.session_id), ['marker-1']);
+    assert.deepEqual(
+      obs.events.slice(before).map((e) => e.session_id),
+      ['marker-1'],
+    );
   });
 
   test('SessionStart: the agent as ppid even through a shell, the session file as the observer reads it', async () => {
@@ -79,15 +90,37 @@ describe('hook client with a listening observer', () => {
     assert.equal(ev.fleet_model_name, 'work-gpt');
     assert.equal(ev.term_program, 'vscode');
     const file = JSON.parse(readFileSync(join(paths.fleetSessions, 'start-shell.json'), 'utf8'));
-    assert.deepEqual(Object.keys(file), ['sessionId', 'cwd', 'model', 'tool', 'term_program', 'iterm_session_id', 'pid', 'ppid', 'fleet_model_name', 'timestamp']);
+    assert.deepEqual(Object.keys(file), [
+      'sessionId',
+      'cwd',
+      'model',
+      'tool',
+      'term_program',
+      'iterm_session_id',
+      'pid',
+      'ppid',
+      'fleet_model_name',
+      'timestamp',
+    ]);
     assert.deepEqual(
       { ...file, timestamp: 0 },
-      { sessionId: 'start-shell', cwd: '/home/dev/code/demo', model: 'gpt-4.1', tool: 'copilot', term_program: 'vscode', iterm_session_id: null, pid: ev.pid, ppid: process.pid, fleet_model_name: 'work-gpt', timestamp: 0 },
+      {
+        sessionId: 'start-shell',
+        cwd: '/home/dev/code/demo',
+        model: 'gpt-4.1',
+        tool: 'copilot',
+        term_program: 'vscode',
+        iterm_session_id: null,
+        pid: ev.pid,
+        ppid: process.pid,
+        fleet_model_name: 'work-gpt',
+        timestamp: 0,
+      },
     );
     assert.deepEqual(readdirSync(paths.fleetSessions), ['start-shell.json']);
   });
 
-  test('FLEET_GIT_OBSERVER_DIR sends the events and keeps the session files there, not at the home\'s observer', async () => {
+  test("FLEET_GIT_OBSERVER_DIR sends the events and keeps the session files there, not at the home's observer", async () => {
     const dir = join(sb.dir, 'probe-observer');
     const other = await TestObserver.start(join(dir, 'fleet.sock'));
     try {
@@ -96,13 +129,23 @@ describe('hook client with a listening observer', () => {
       await runClient(env, ['sessionStart'], fixtureText('sessionStart.json').replace(SID, 'redirected'));
       await runClient(env, ['sessionEnd'], fixtureText('sessionEnd.json').replace(SID, 'redirected'));
       await other.waitFor((e) => e.session_id === 'redirected' && e.event === 'Stop');
-      assert.deepEqual(other.events.map((e) => e.event), ['SessionStart', 'Stop']);
+      assert.deepEqual(
+        other.events.map((e) => e.event),
+        ['SessionStart', 'Stop'],
+      );
       assert.deepEqual(readdirSync(join(dir, 'sessions')), ['redirected.json']);
       assert.equal(existsSync(join(paths.fleetSessions, 'redirected.json')), false);
       // A relative folder is ignored: the home's observer gets the event.
-      await runClient({ ...sb.env, FLEET_GIT_OBSERVER_DIR: 'rel' }, ['sessionEnd'], fixtureText('sessionEnd.json').replace(SID, 'not-redirected'));
+      await runClient(
+        { ...sb.env, FLEET_GIT_OBSERVER_DIR: 'rel' },
+        ['sessionEnd'],
+        fixtureText('sessionEnd.json').replace(SID, 'not-redirected'),
+      );
       await obs.waitFor((e) => e.session_id === 'not-redirected');
-      assert.deepEqual(obs.events.slice(before).map((e) => e.session_id), ['not-redirected']);
+      assert.deepEqual(
+        obs.events.slice(before).map((e) => e.session_id),
+        ['not-redirected'],
+      );
     } finally {
       await other.close();
     }
@@ -124,7 +167,11 @@ describe('hook client with a listening observer', () => {
     await obs.waitFor((e) => e.session_id === id);
     const transcript = join(sb.dir, `${id}.jsonl`);
     writeFileSync(transcript, readFileSync(join(FIXTURES, 'transcript-events.jsonl')));
-    const r = await runClient(sb.env, ['agentStop'], JSON.stringify({ ...JSON.parse(fixtureText('agentStop.json')), sessionId: id, transcriptPath: transcript }));
+    const r = await runClient(
+      sb.env,
+      ['agentStop'],
+      JSON.stringify({ ...JSON.parse(fixtureText('agentStop.json')), sessionId: id, transcriptPath: transcript }),
+    );
     assert.deepEqual([r.code, r.stdout], [0, '']);
     const stop = await obs.waitFor((e) => e.session_id === id && e.event === 'Stop');
     assert.equal(stop.last_assistant_message, 'Done. All finished.');
@@ -140,10 +187,17 @@ describe('hook client with a listening observer', () => {
     const final = lines.findIndex((l) => l.includes('"Done. All finished."'));
     const transcript = join(sb.dir, `${id}.jsonl`);
     writeFileSync(transcript, lines.slice(0, final).join('\n') + '\n');
-    const r = await runClient(sb.env, ['agentStop'], JSON.stringify({ ...JSON.parse(fixtureText('agentStop.json')), sessionId: id, transcriptPath: transcript }));
+    const r = await runClient(
+      sb.env,
+      ['agentStop'],
+      JSON.stringify({ ...JSON.parse(fixtureText('agentStop.json')), sessionId: id, transcriptPath: transcript }),
+    );
     assert.deepEqual([r.code, r.stdout], [0, '']);
     // The hook has exited; only now does the answer reach the transcript.
-    assert.equal(obs.events.some((e) => e.session_id === id), false);
+    assert.equal(
+      obs.events.some((e) => e.session_id === id),
+      false,
+    );
     appendFileSync(transcript, lines.slice(final).join('\n') + '\n');
     const stop = await obs.waitFor((e) => e.session_id === id && e.event === 'Stop');
     assert.equal(stop.last_assistant_message, 'Done. All finished.');
@@ -178,7 +232,11 @@ describe('hook client with a listening observer', () => {
   test('a tool named constructor, toString, __proto__, hasOwnProperty or valueOf reaches the observer (issue 12, item 10)', async () => {
     for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
       const id = `proto-${name.replace(/_/g, '')}`;
-      const r = await runClient(sb.env, ['postToolUse'], JSON.stringify({ sessionId: id, toolName: name, toolArgs: { command: 'ls' }, toolResult: { textResultForLlm: 'ok' } }));
+      const r = await runClient(
+        sb.env,
+        ['postToolUse'],
+        JSON.stringify({ sessionId: id, toolName: name, toolArgs: { command: 'ls' }, toolResult: { textResultForLlm: 'ok' } }),
+      );
       assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
       const ev = await obs.waitFor((e) => e.session_id === id, 5000);
       assert.deepEqual([ev.event, ev.tool_name, ev.tool_output], ['PostToolUse', name, 'ok']);
@@ -187,7 +245,12 @@ describe('hook client with a listening observer', () => {
 
   test('hostile input: exit 0, nothing on stdout, nothing unparseable sent, no path from a session id', async () => {
     const home = snapshot(sb.home, (rel) => rel.startsWith('.config/claude-code-fleet'));
-    const big = JSON.stringify({ sessionId: 'big-one', toolName: 'create', toolArgs: { path: '/w/big.txt', file_text: 'x'.repeat(6 * 1024 * 1024) }, toolResult: { textResultForLlm: 'y\n'.repeat(1024 * 1024) } });
+    const big = JSON.stringify({
+      sessionId: 'big-one',
+      toolName: 'create',
+      toolArgs: { path: '/w/big.txt', file_text: 'x'.repeat(6 * 1024 * 1024) },
+      toolResult: { textResultForLlm: 'y\n'.repeat(1024 * 1024) },
+    });
     const inputs: Array<[string, string | Buffer]> = [
       ['postToolUse', ''],
       ['postToolUse', '   \n'],
@@ -201,7 +264,16 @@ describe('hook client with a listening observer', () => {
       ['sessionStart', JSON.stringify({ sessionId: 'a/b', cwd: '/w' })],
       ['sessionStart', JSON.stringify({ sessionId: '..', cwd: '/w' })],
       ['agentStop', JSON.stringify({ sessionId: '../x', transcriptPath: '/etc/passwd' })],
-      ['postToolUse', JSON.stringify({ sessionId: 'weird-values', toolName: 'bash', toolArgs: { command: { nested: true } }, cwd: 12, timestamp: 'not a date' })],
+      [
+        'postToolUse',
+        JSON.stringify({
+          sessionId: 'weird-values',
+          toolName: 'bash',
+          toolArgs: { command: { nested: true } },
+          cwd: 12,
+          timestamp: 'not a date',
+        }),
+      ],
       ['postToolUse', big],
       ['postToolUse', JSON.stringify({ sessionId: 'u2028', toolName: 'bash', toolArgs: { command: 'echo \u2028\n\u0000 done' } })],
     ];
@@ -221,7 +293,10 @@ describe('hook client with a listening observer', () => {
     for (const id of ids) assert.match(id, /^[A-Za-z0-9][A-Za-z0-9_.-]*$/);
     assert.equal(ids.includes('in-array'), false);
     // Nothing written outside the observer's folder, and no session file from the bad ids.
-    assert.deepEqual(snapshot(sb.home, (rel) => rel.startsWith('.config/claude-code-fleet')), home);
+    assert.deepEqual(
+      snapshot(sb.home, (rel) => rel.startsWith('.config/claude-code-fleet')),
+      home,
+    );
     assert.equal(existsSync(join(sb.dir, 'escape.json')), false);
     for (const f of readdirSync(paths.fleetSessions)) assert.match(f, /^[A-Za-z0-9][A-Za-z0-9_.-]*\.json$/);
   });
@@ -232,7 +307,15 @@ describe('hook client: which level reports when a user-level fleet.json is there
   const paths = userPaths(sb.env, sb.home);
   const userFile = join(paths.copilotHome, 'hooks', 'fleet.json');
   const repoHooks = join(sb.dir, 'proj', '.github', 'hooks');
-  const payload = (id: string) => JSON.stringify({ sessionId: id, timestamp: 1, cwd: '/x', toolName: 'bash', toolArgs: { command: 'ls' }, toolResult: { resultType: 'success', textResultForLlm: '' } });
+  const payload = (id: string) =>
+    JSON.stringify({
+      sessionId: id,
+      timestamp: 1,
+      cwd: '/x',
+      toolName: 'bash',
+      toolArgs: { command: 'ls' },
+      toolResult: { resultType: 'success', textResultForLlm: '' },
+    });
   const fromRepo = (id: string) => runClient({ ...sb.env, COPILOT_HOOK_DIR: repoHooks }, ['postToolUse'], payload(id));
 
   test("only a user-level file that is fleet-git's silences repository-level runs; anything else there (foreign, garbage, unreadable, a folder) does not, and the client still exits 0 quietly", async () => {
@@ -241,13 +324,42 @@ describe('hook client: which level reports when a user-level fleet.json is there
       mkdirSync(join(paths.copilotHome, 'hooks'), { recursive: true });
       const ours = JSON.stringify({ version: 1, hooks: { postToolUse: [{ type: 'command', bash: `node x postToolUse # ${HOOK_MARK}` }] } });
       const cases: [string, () => void, boolean][] = [
-        ['foreign', () => writeFileSync(userFile, JSON.stringify({ version: 1, hooks: { postToolUse: [{ type: 'command', bash: 'my-logger' }] } })), true],
-        ['upstream', () => writeFileSync(userFile, JSON.stringify({ hooks: { postToolUse: [{ bash: 'fleet hook # claude-code-fleet' }] } })), true],
+        [
+          'foreign',
+          () => writeFileSync(userFile, JSON.stringify({ version: 1, hooks: { postToolUse: [{ type: 'command', bash: 'my-logger' }] } })),
+          true,
+        ],
+        [
+          'upstream',
+          () => writeFileSync(userFile, JSON.stringify({ hooks: { postToolUse: [{ bash: 'fleet hook # claude-code-fleet' }] } })),
+          true,
+        ],
         ['garbage', () => writeFileSync(userFile, '{ not json'), true],
         ['mark-outside-commands', () => writeFileSync(userFile, JSON.stringify({ note: HOOK_MARK, hooks: {} })), true],
-        ['unreadable', () => { writeFileSync(userFile, ours); chmodSync(userFile, 0o000); }, process.getuid?.() !== 0],
-        ['folder', () => { rmSync(userFile, { force: true }); mkdirSync(userFile); }, true],
-        ['ours', () => { rmSync(userFile, { recursive: true, force: true }); writeFileSync(userFile, ours); }, false],
+        [
+          'unreadable',
+          () => {
+            writeFileSync(userFile, ours);
+            chmodSync(userFile, 0o000);
+          },
+          process.getuid?.() !== 0,
+        ],
+        [
+          'folder',
+          () => {
+            rmSync(userFile, { force: true });
+            mkdirSync(userFile);
+          },
+          true,
+        ],
+        [
+          'ours',
+          () => {
+            rmSync(userFile, { recursive: true, force: true });
+            writeFileSync(userFile, ours);
+          },
+          false,
+        ],
       ];
       const reported: string[] = [];
       for (const [name, make, expectReport] of cases) {
@@ -261,7 +373,10 @@ describe('hook client: which level reports when a user-level fleet.json is there
       await runClient({ ...sb.env, COPILOT_HOOK_DIR: join(paths.copilotHome, 'hooks') }, ['postToolUse'], payload('lvl-user-run'));
       await obs.waitFor((e) => e.session_id === 'lvl-user-run');
       await new Promise((r) => setTimeout(r, 100));
-      assert.deepEqual(obs.events.map((e) => e.session_id), [...reported, 'lvl-user-run']);
+      assert.deepEqual(
+        obs.events.map((e) => e.session_id),
+        [...reported, 'lvl-user-run'],
+      );
     } finally {
       await obs.close();
     }
@@ -273,7 +388,7 @@ describe('hook client with no observer, or a broken one', () => {
   const paths = userPaths(sb.env, sb.home);
   const payload = fixtureText('postToolUse.json');
 
-  test("the hook command runs the client without NODE_EXTRA_CA_CERTS (node would load that CA bundle first, for a client that makes no TLS connection)", () => {
+  test('the hook command runs the client without NODE_EXTRA_CA_CERTS (node would load that CA bundle first, for a client that makes no TLS connection)', () => {
     const repo = sb.repo('ca');
     assert.equal(sb.cli(repo, 'enable').status, 0);
     const command = JSON.parse(readFileSync(join(repo, '.github/hooks/fleet.json'), 'utf8')).hooks.postToolUse[0].bash as string;
@@ -295,7 +410,10 @@ describe('hook client with no observer, or a broken one', () => {
   test('a stale socket file (ECONNREFUSED): exits 0, prints nothing', async () => {
     mkdirSync(paths.fleetDir, { recursive: true });
     // A listener killed outright leaves its socket file behind.
-    spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(paths.fleetSocket)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    spawnSync(process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${JSON.stringify(paths.fleetSocket)}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ]);
     assert.ok(existsSync(paths.fleetSocket));
     const r = await runClient(sb.env, ['postToolUse'], payload);
     assert.deepEqual([r.code, r.stdout], [0, '']);
@@ -318,21 +436,28 @@ describe('hook client with no observer, or a broken one', () => {
     test(`sendEvent (${transport}): delivered, absent, stale, and a reader that never reads`, async () => {
       const live = await TestObserver.start(paths.fleetSocket);
       try {
-        assert.equal(await sendEvent(paths.fleetSocket, { event: 'Stop', session_id: `via-${transport}`, text: 'é\u2028\n' }, 300, transport), true);
+        assert.equal(
+          await sendEvent(paths.fleetSocket, { event: 'Stop', session_id: `via-${transport}`, text: 'é\u2028\n' }, 300, transport),
+          true,
+        );
         const got = await live.waitFor((e) => e.session_id === `via-${transport}`);
         assert.equal(got.text, 'é\u2028\n');
       } finally {
         await live.close();
       }
       assert.equal(await sendEvent(join(sb.dir, 'no-such.sock'), { a: 1 }, 300, transport), false);
-      spawnSync(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(paths.fleetSocket)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+      spawnSync(process.execPath, [
+        '-e',
+        `require('net').createServer().listen(${JSON.stringify(paths.fleetSocket)}, () => process.kill(process.pid, 'SIGKILL'))`,
+      ]);
       assert.equal(await sendEvent(paths.fleetSocket, { a: 1 }, 300, transport), false);
       assert.equal(await sendEvent(paths.fleetSocket, { big: 1n }, 300, transport), false);
       const stuck = await TestObserver.start(paths.fleetSocket, { stuck: true });
       try {
         const started = Date.now();
         // A whole line of the largest size, each time into a new connection's kernel buffer; a longer one is never sent.
-        for (let i = 0; i < 5; i++) assert.equal(await sendEvent(paths.fleetSocket, { big: 'x'.repeat(LINE_MAX - 11) }, 300, transport), true);
+        for (let i = 0; i < 5; i++)
+          assert.equal(await sendEvent(paths.fleetSocket, { big: 'x'.repeat(LINE_MAX - 11) }, 300, transport), true);
         assert.equal(await sendEvent(paths.fleetSocket, { big: 'x'.repeat(8 * 1024 * 1024) }, 300, transport), false);
         assert.ok(Date.now() - started < 5000);
       } finally {
@@ -349,8 +474,21 @@ describe('forwarded lines: at most 64 KiB, and whole (issue 12, item 11)', () =>
   const nested = { a: Array.from({ length: 50 }, () => ({ b: Array.from({ length: 50 }, () => ({ c: [ctl, 'x'.repeat(1000)] })) })) };
   const deepCwd = `/w/${'d'.repeat(3 * 1024 * 1024)}/project`;
   const payloads: Array<[string, Record<string, unknown>, Record<string, string>?]> = [
-    ['sessionStart', { sessionId: 'big-start', cwd: deepCwd, model: 'm'.repeat(1024 * 1024) }, { FLEET_MODEL_NAME: 'f'.repeat(100_000), TERM_PROGRAM: ctl.repeat(20) }],
-    ['postToolUse', { sessionId: 'big-tool', cwd: '/w/app', toolName: 'bash', toolArgs: { ...nested, command: 'npm test' }, toolResult: { textResultForLlm: ctl.repeat(100) } }],
+    [
+      'sessionStart',
+      { sessionId: 'big-start', cwd: deepCwd, model: 'm'.repeat(1024 * 1024) },
+      { FLEET_MODEL_NAME: 'f'.repeat(100_000), TERM_PROGRAM: ctl.repeat(20) },
+    ],
+    [
+      'postToolUse',
+      {
+        sessionId: 'big-tool',
+        cwd: '/w/app',
+        toolName: 'bash',
+        toolArgs: { ...nested, command: 'npm test' },
+        toolResult: { textResultForLlm: ctl.repeat(100) },
+      },
+    ],
     ['postToolUse', { sessionId: 'big-keys', toolName: 'view', toolArgs: { [`k${'y'.repeat(200_000)}`]: 1, path: '/w/src/index.ts' } }],
     ['agentStop', { sessionId: 'big-stop', stopReason: 's'.repeat(1024 * 1024), last_assistant_message: ctl }],
     ['notification', { sessionId: 'big-note', message: ctl.repeat(50), notification_type: 't'.repeat(1024 * 1024) }],
@@ -395,7 +533,10 @@ describe('forwarded lines: at most 64 KiB, and whole (issue 12, item 11)', () =>
       assert.equal(await sendEvent(paths.fleetSocket, at(LINE_MAX)), true);
       await obs.waitEnded(1);
       await new Promise((r) => setTimeout(r, 100));
-      assert.deepEqual(obs.ended.map((b) => b.length), [LINE_MAX]);
+      assert.deepEqual(
+        obs.ended.map((b) => b.length),
+        [LINE_MAX],
+      );
     } finally {
       await obs.close();
     }

@@ -14,18 +14,33 @@ import { gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
 const HOOK = '.github/hooks/fleet.json';
 const PATTERN = `/${HOOK}`;
 
-interface Case { sb: Sandbox; code: string; repo: string; wt: string }
+interface Case {
+  sb: Sandbox;
+  code: string;
+  repo: string;
+  wt: string;
+}
 
 /**
  * A starting state: `prepare` changes the enabled repository (or the worktree
  * made without the hook, for `checkout` states); then git makes the worktree
  * (`add`) or switches its branch (`checkout`), with or without the hook.
  */
-interface State { git: 'add' | 'checkout'; prepare: (c: Case) => void; branch?: string; /** What disable leaves in info/exclude. */ afterDisable?: string }
+interface State {
+  git: 'add' | 'checkout';
+  prepare: (c: Case) => void;
+  branch?: string;
+  /** What disable leaves in info/exclude. */ afterDisable?: string;
+}
 
 /** An add state over this info/exclude text; disable then leaves `after`. */
-const exclude = (text: string, after = text): State => ({ git: 'add', prepare: (c) => writeFileSync(join(c.repo, '.git/info/exclude'), text), afterDisable: after });
-const hookFile = (edit: (ours: string, c: Case) => string) => (c: Case) => writeFileSync(join(c.wt, HOOK), edit(readFileSync(join(c.repo, HOOK), 'utf8'), c));
+const exclude = (text: string, after = text): State => ({
+  git: 'add',
+  prepare: (c) => writeFileSync(join(c.repo, '.git/info/exclude'), text),
+  afterDisable: after,
+});
+const hookFile = (edit: (ours: string, c: Case) => string) => (c: Case) =>
+  writeFileSync(join(c.wt, HOOK), edit(readFileSync(join(c.repo, HOOK), 'utf8'), c));
 
 const STATES: Record<string, State> = {
   'the hook file missing': { git: 'add', prepare: () => {} },
@@ -33,7 +48,10 @@ const STATES: Record<string, State> = {
   'exclude without the block, without a final newline': exclude('# mine\n*.log'),
   'an empty exclude': exclude(''),
   'a lone BEGIN line': exclude(`# mine\n${EXCLUDE_BEGIN}\n`),
-  'a lone BEGIN line, then the block': exclude(`# mine\n${EXCLUDE_BEGIN}\n*.log\n${EXCLUDE_BEGIN}\n${PATTERN}\n${EXCLUDE_END}\n`, `# mine\n${EXCLUDE_BEGIN}\n*.log\n`),
+  'a lone BEGIN line, then the block': exclude(
+    `# mine\n${EXCLUDE_BEGIN}\n*.log\n${EXCLUDE_BEGIN}\n${PATTERN}\n${EXCLUDE_END}\n`,
+    `# mine\n${EXCLUDE_BEGIN}\n*.log\n`,
+  ),
   'a block without END': exclude(`# mine\n${EXCLUDE_BEGIN}\n${PATTERN}\n`),
   'a block without END, without a final newline': exclude(`# mine\n${EXCLUDE_BEGIN}\n${PATTERN}`),
   'a block without its pattern': exclude(`# mine\n${EXCLUDE_BEGIN}\n${EXCLUDE_END}\n`, '# mine\n'),
@@ -53,12 +71,20 @@ const STATES: Record<string, State> = {
       c.sb.cli(c.repo, 'enable'); // main's own hook file again
     },
   },
-  'a stale own hook file (its hook client gone)': { git: 'checkout', prepare: hookFile((ours, c) => ours.replaceAll(c.sb.env.XDG_DATA_HOME, '/gone')) },
+  'a stale own hook file (its hook client gone)': {
+    git: 'checkout',
+    prepare: hookFile((ours, c) => ours.replaceAll(c.sb.env.XDG_DATA_HOME, '/gone')),
+  },
   'an outdated own hook file': { git: 'checkout', prepare: hookFile((ours) => ours.replace(/"timeoutSec": 10/g, '"timeoutSec": 5')) },
-  'a foreign hook file': { git: 'checkout', prepare: hookFile(() => '{"version":1,"hooks":{"sessionStart":[{"type":"command","bash":"echo mine"}]}}\n') },
+  'a foreign hook file': {
+    git: 'checkout',
+    prepare: hookFile(() => '{"version":1,"hooks":{"sessionStart":[{"type":"command","bash":"echo mine"}]}}\n'),
+  },
   "a foreign hook file that names fleet-git's mark outside a command": {
     git: 'checkout',
-    prepare: hookFile(() => '{"version":1,"note":"not # claude-code-fleet fleet-git","hooks":{"sessionStart":[{"type":"command","bash":"echo mine"}]}}\n'),
+    prepare: hookFile(
+      () => '{"version":1,"note":"not # claude-code-fleet fleet-git","hooks":{"sessionStart":[{"type":"command","bash":"echo mine"}]}}\n',
+    ),
   },
   'an own hook file cut short (not JSON)': { git: 'checkout', prepare: hookFile((ours) => ours.slice(0, ours.length - 40)) },
 };
@@ -84,7 +110,10 @@ function gitWithout(c: Case, cwd: string, ...args: string[]): void {
 /** The git command of the state, with the hook (FLEET_GIT unset) or without it. */
 function gitStep(c: Case, state: State, hook: boolean): string {
   const env = hook ? c.sb.env : { ...c.sb.env, FLEET_GIT: '0' };
-  const args = state.git === 'add' ? ['worktree', 'add', '-q', c.wt, ...(state.branch ? [state.branch] : ['-b', 'w'])] : ['checkout', '-q', '-b', 'w2'];
+  const args =
+    state.git === 'add'
+      ? ['worktree', 'add', '-q', c.wt, ...(state.branch ? [state.branch] : ['-b', 'w'])]
+      : ['checkout', '-q', '-b', 'w2'];
   const r = spawnSync('git', args, { cwd: state.git === 'add' ? c.repo : c.wt, env, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return r.stderr;
@@ -103,10 +132,16 @@ describe('the post-checkout hook writes what enable writes', () => {
       // The two sandboxes differ only in their folder's name.
       const a = snapshot(byHook.code, gitChurn);
       const b = snapshot(byEnable.code, gitChurn);
-      const text = (snap: Record<string, string>, c: Case) => Object.fromEntries(Object.entries(snap).map(([k, v]) => {
-        const [kind, mode, data] = v.split(' ');
-        return [k, data === undefined ? v : `${kind} ${mode} ${Buffer.from(data, 'base64').toString('utf8').replaceAll(c.sb.dir, '<sandbox>')}`];
-      }));
+      const text = (snap: Record<string, string>, c: Case) =>
+        Object.fromEntries(
+          Object.entries(snap).map(([k, v]) => {
+            const [kind, mode, data] = v.split(' ');
+            return [
+              k,
+              data === undefined ? v : `${kind} ${mode} ${Buffer.from(data, 'base64').toString('utf8').replaceAll(c.sb.dir, '<sandbox>')}`,
+            ];
+          }),
+        );
       assert.deepEqual(text(a, byHook), text(b, byEnable));
       // And disable gives the user's exclude text back, byte for byte (a lone BEGIN line included).
       if (state.afterDisable !== undefined) {

@@ -3,7 +3,18 @@
 // (dist/hook-client.cjs --forward), against a real Unix socket observer.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
@@ -12,12 +23,25 @@ import { TestObserver, type Received } from './observer-server.js';
 import { CLIENT, runHook } from './hook-run.js';
 
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
-const tool = (sid: string, step: number) => JSON.stringify({ sessionId: sid, timestamp: Date.now(), cwd: '/w', toolName: 'bash', toolArgs: { command: `echo step-${step}` }, toolResult: { resultType: 'success', textResultForLlm: `step-${step}` } });
+const tool = (sid: string, step: number) =>
+  JSON.stringify({
+    sessionId: sid,
+    timestamp: Date.now(),
+    cwd: '/w',
+    toolName: 'bash',
+    toolArgs: { command: `echo step-${step}` },
+    toolResult: { resultType: 'success', textResultForLlm: `step-${step}` },
+  });
 const stepOf = (e: Received) => Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string } | null)?.command))?.[1]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function until(what: string, cond: () => boolean, ms = 15_000): Promise<void> {
@@ -37,16 +61,29 @@ function setUp() {
   const paths = userPaths(env, sb.home);
   const repo = sb.repo('proj');
   assert.equal(sb.cli(repo, 'enable').status, 0);
-  const doc = JSON.parse(readFileSync(join(repo, '.github', 'hooks', 'fleet.json'), 'utf8')) as { hooks: Record<string, Array<{ bash: string }>> };
+  const doc = JSON.parse(readFileSync(join(repo, '.github', 'hooks', 'fleet.json'), 'utf8')) as {
+    hooks: Record<string, Array<{ bash: string }>>;
+  };
   const cmd = (event: string) => doc.hooks[event]![0]!.bash;
   const spool = join(paths.dataDir, 'spool');
-  const forwarderPid = () => { try { return Number(readFileSync(join(spool, 'forwarder.pid'), 'utf8')); } catch { return 0; } };
+  const forwarderPid = () => {
+    try {
+      return Number(readFileSync(join(spool, 'forwarder.pid'), 'utf8'));
+    } catch {
+      return 0;
+    }
+  };
   const events = () => (existsSync(spool) ? readdirSync(spool).filter((n) => n.endsWith('.ev')) : []);
   /** Waits until no forwarder runs and the spool holds nothing but itself. */
   const settled = async () => {
     await until('the forwarder to leave', () => {
       const pid = forwarderPid();
-      return !(pid && alive(pid)) && !existsSync(join(spool, 'forwarder.pid')) && events().length === 0 && !existsSync(join(spool, 'forwarder.sock'));
+      return (
+        !(pid && alive(pid)) &&
+        !existsSync(join(spool, 'forwarder.pid')) &&
+        events().length === 0 &&
+        !existsSync(join(spool, 'forwarder.sock'))
+      );
     });
   };
   return { sb, env, paths, repo, cmd, spool, forwarderPid, events, settled };
@@ -55,13 +92,20 @@ function setUp() {
 describe('hook command and forwarder', () => {
   const t = setUp();
   let obs: TestObserver;
-  before(async () => { obs = await TestObserver.start(t.paths.fleetSocket); });
+  before(async () => {
+    obs = await TestObserver.start(t.paths.fleetSocket);
+  });
   after(() => obs.close());
 
-  test('events reach the observer once, in order, with the hook\'s facts, through a pipe or a socket; then the forwarder leaves an empty spool folder', async () => {
+  test("events reach the observer once, in order, with the hook's facts, through a pipe or a socket; then the forwarder leaves an empty spool folder", async () => {
     const env = { ...t.env, COPILOT_MODEL: 'gpt-4.1', FLEET_MODEL_NAME: 'work', TERM_PROGRAM: 'iTerm.app', ITERM_SESSION_ID: 'w0t0p0:ABC' };
     const sid = 'order-1';
-    const start = await runHook(t.cmd('sessionStart'), fixture('sessionStart.json').replace(/"sessionId":\s*"[^"]+"/, `"sessionId":"${sid}"`), env, { pipe: true, cwd: t.repo });
+    const start = await runHook(
+      t.cmd('sessionStart'),
+      fixture('sessionStart.json').replace(/"sessionId":\s*"[^"]+"/, `"sessionId":"${sid}"`),
+      env,
+      { pipe: true, cwd: t.repo },
+    );
     assert.deepEqual([start.code, start.stdout, start.stderr, start.returned], [0, '', '', true]);
     for (let i = 0; i < 20; i++) {
       const r = await runHook(t.cmd('postToolUse'), tool(sid, i), env, { pipe: i % 2 === 0, cwd: t.repo });
@@ -72,7 +116,10 @@ describe('hook command and forwarder', () => {
     await obs.waitFor((e) => e.session_id === sid && e.event === 'Stop');
     await sleep(200);
     const got = obs.events.filter((e) => e.session_id === sid);
-    assert.deepEqual(got.map((e) => (e.event === 'PostToolUse' ? stepOf(e) : e.event)), ['SessionStart', ...Array.from({ length: 20 }, (_, i) => i), 'Stop']);
+    assert.deepEqual(
+      got.map((e) => (e.event === 'PostToolUse' ? stepOf(e) : e.event)),
+      ['SessionStart', ...Array.from({ length: 20 }, (_, i) => i), 'Stop'],
+    );
     const s = got[0]!;
     // Through the pipe, the hook's bash is the child of the sh that ran `cat | bash`, which this test started.
     assert.equal(s.ppid, start.pid);
@@ -91,17 +138,24 @@ describe('hook command and forwarder', () => {
 
   test('8 sessions at once, 50 events each: every event arrives once, each session in order', async () => {
     const before = obs.events.length;
-    await Promise.all(Array.from({ length: 8 }, async (_, n) => {
-      for (let i = 0; i < 50; i++) {
-        const r = await runHook(t.cmd('postToolUse'), tool(`many-${n}`, i), t.env, { pipe: (i + n) % 3 !== 0, cwd: t.repo });
-        assert.equal(r.code, 0);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, n) => {
+        for (let i = 0; i < 50; i++) {
+          const r = await runHook(t.cmd('postToolUse'), tool(`many-${n}`, i), t.env, { pipe: (i + n) % 3 !== 0, cwd: t.repo });
+          assert.equal(r.code, 0);
+        }
+      }),
+    );
     await until('400 events', () => obs.events.length - before >= 400, 30_000);
     await sleep(300);
     const got = obs.events.slice(before);
     assert.equal(got.length, 400);
-    for (let n = 0; n < 8; n++) assert.deepEqual(got.filter((e) => e.session_id === `many-${n}`).map(stepOf), Array.from({ length: 50 }, (_, i) => i), `many-${n}`);
+    for (let n = 0; n < 8; n++)
+      assert.deepEqual(
+        got.filter((e) => e.session_id === `many-${n}`).map(stepOf),
+        Array.from({ length: 50 }, (_, i) => i),
+        `many-${n}`,
+      );
     await t.settled();
   });
 
@@ -113,7 +167,12 @@ describe('hook command and forwarder', () => {
     process.kill(first, 'SIGSTOP');
     try {
       for (const i of [1, 2]) {
-        const r = spawnSync('/bin/sh', ['-c', 'umask 000; exec /bin/bash --norc --noprofile -c "$0"', t.cmd('postToolUse')], { env: t.env, input: tool('kill-1', i), encoding: 'utf8', timeout: 10_000 });
+        const r = spawnSync('/bin/sh', ['-c', 'umask 000; exec /bin/bash --norc --noprofile -c "$0"', t.cmd('postToolUse')], {
+          env: t.env,
+          input: tool('kill-1', i),
+          encoding: 'utf8',
+          timeout: 10_000,
+        });
         assert.deepEqual([r.status, r.stdout, r.stderr, r.error], [0, '', '', undefined]);
       }
       const spooled = t.events();
@@ -153,20 +212,30 @@ describe('hook command and forwarder', () => {
     const transcript = join(t.sb.dir, `${sid}.jsonl`);
     writeFileSync(transcript, lines.slice(0, final).join('\n') + '\n');
     await runHook(t.cmd('sessionStart'), JSON.stringify({ sessionId: sid, cwd: '/w', source: 'new' }), t.env);
-    const stop = await runHook(t.cmd('agentStop'), JSON.stringify({ ...JSON.parse(fixture('agentStop.json')), sessionId: sid, transcriptPath: transcript }), t.env);
+    const stop = await runHook(
+      t.cmd('agentStop'),
+      JSON.stringify({ ...JSON.parse(fixture('agentStop.json')), sessionId: sid, transcriptPath: transcript }),
+      t.env,
+    );
     assert.deepEqual([stop.code, stop.returned], [0, true]);
     await runHook(t.cmd('sessionEnd'), JSON.stringify({ sessionId: sid, reason: 'complete' }), t.env);
     await sleep(300);
     appendFileSync(transcript, lines.slice(final).join('\n') + '\n');
     await obs.waitFor((e) => e.session_id === sid && e.message === 'complete');
     const stops = obs.events.filter((e) => e.session_id === sid && e.event === 'Stop');
-    assert.deepEqual(stops.map((e) => [e.last_assistant_message, e.message]), [['Done. All finished.', 'end_turn'], [null, 'complete']]);
+    assert.deepEqual(
+      stops.map((e) => [e.last_assistant_message, e.message]),
+      [
+        ['Done. All finished.', 'end_turn'],
+        [null, 'complete'],
+      ],
+    );
     const file = JSON.parse(readFileSync(join(t.paths.fleetSessions, `${sid}.json`), 'utf8'));
     assert.equal(file.lastMessage.text, 'Done. All finished.');
     await t.settled();
   });
 
-  test('user-level and repository-level hook files both fleet-git\'s: each event once', async () => {
+  test("user-level and repository-level hook files both fleet-git's: each event once", async () => {
     assert.equal(t.sb.cli(t.repo, 'enable', '--user').status, 0);
     try {
       const user = JSON.parse(readFileSync(join(t.paths.copilotHome, 'hooks', 'fleet.json'), 'utf8')).hooks.postToolUse[0].bash as string;
@@ -187,12 +256,16 @@ describe('hook command and forwarder', () => {
     const current = readFileSync(file, 'utf8');
     const quoted = `'${t.paths.dataDir.replace(/'/g, `'\\''`)}'`;
     // The command enable wrote before: node on every event.
-    const old = (event: string) => `d=${quoted}; n=$(command -v node 2>/dev/null || cat "$d/node" 2>/dev/null); unset NODE_EXTRA_CA_CERTS; [ -f "$d/hook-client.cjs" ] && [ -x "$n" ] && exec "$n" "$d/hook-client.cjs" ${event}; exit 0 # claude-code-fleet fleet-git`;
+    const old = (event: string) =>
+      `d=${quoted}; n=$(command -v node 2>/dev/null || cat "$d/node" 2>/dev/null); unset NODE_EXTRA_CA_CERTS; [ -f "$d/hook-client.cjs" ] && [ -x "$n" ] && exec "$n" "$d/hook-client.cjs" ${event}; exit 0 # claude-code-fleet fleet-git`;
     const doc = JSON.parse(current);
     for (const [event, entries] of Object.entries(doc.hooks) as Array<[string, Array<{ bash: string }>]>) entries[0]!.bash = old(event);
     writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
     const status = JSON.parse(t.sb.cli(t.repo, 'status', '--json').stdout);
-    assert.deepEqual(status.problems.map((p: { code: string }) => p.code), ['hook-file-outdated']);
+    assert.deepEqual(
+      status.problems.map((p: { code: string }) => p.code),
+      ['hook-file-outdated'],
+    );
     const r = await runHook(old('postToolUse'), tool('old-1', 0), t.env, { cwd: t.repo });
     assert.deepEqual([r.code, r.stdout, r.returned], [0, '', true]);
     await obs.waitFor((e) => e.session_id === 'old-1');
@@ -201,7 +274,7 @@ describe('hook command and forwarder', () => {
     assert.deepEqual(JSON.parse(t.sb.cli(t.repo, 'status', '--json').stdout).problems, []);
   });
 
-  test('with XDG_RUNTIME_DIR set and the user\'s, the spool is there', async () => {
+  test("with XDG_RUNTIME_DIR set and the user's, the spool is there", async () => {
     const runtime = join(t.sb.dir, 'run-user');
     mkdirSync(runtime, { mode: 0o700 });
     const env = { ...t.env, XDG_RUNTIME_DIR: runtime };
@@ -217,12 +290,17 @@ describe('the hook never fails or blocks Copilot', () => {
   /** A PATH with what the hook command may run besides node: `node` is only there when given. */
   const bin = join(t.sb.dir, 'bin');
   mkdirSync(bin);
-  for (const tool of ['cat', 'mkdir', 'rm', 'sh']) symlinkSync(spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(bin, tool));
+  for (const tool of ['cat', 'mkdir', 'rm', 'sh'])
+    symlinkSync(spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(bin, tool));
   const noNode = { ...t.env, PATH: bin };
 
   async function returnsQuietly(what: string, env: Record<string, string>, pipe = false) {
     for (const event of ['sessionStart', 'postToolUse']) {
-      const r = await runHook(t.cmd(event), event === 'sessionStart' ? fixture('sessionStart.json') : tool(`never-${what}`, 0), env, { pipe, cwd: t.repo, limitMs: 10_000 });
+      const r = await runHook(t.cmd(event), event === 'sessionStart' ? fixture('sessionStart.json') : tool(`never-${what}`, 0), env, {
+        pipe,
+        cwd: t.repo,
+        limitMs: 10_000,
+      });
       assert.deepEqual([r.returned, r.code, r.stdout, r.stderr], [true, 0, '', ''], `${what} (${event})`);
     }
   }
@@ -271,16 +349,28 @@ describe('the hook never fails or blocks Copilot', () => {
       rmSync(t.spool);
     }
     // A write that fails partway (the file-size limit stands in for a full disk): the partial file goes too.
-    const r = spawnSync('/bin/bash', ['-c', `trap '' XFSZ; ulimit -f 1; exec /bin/bash --norc --noprofile -c "$0"`, t.cmd('postToolUse')], { env: t.env, input: JSON.stringify({ sessionId: 'full-1', toolName: 'bash', toolResult: { textResultForLlm: 'x'.repeat(64 * 1024) } }), encoding: 'utf8', timeout: 10_000 });
+    const r = spawnSync('/bin/bash', ['-c', `trap '' XFSZ; ulimit -f 1; exec /bin/bash --norc --noprofile -c "$0"`, t.cmd('postToolUse')], {
+      env: t.env,
+      input: JSON.stringify({ sessionId: 'full-1', toolName: 'bash', toolResult: { textResultForLlm: 'x'.repeat(64 * 1024) } }),
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     assert.deepEqual([r.status, r.stdout, r.stderr, r.error], [0, '', '', undefined]);
     assert.deepEqual(t.events(), []);
     if (process.getuid?.() !== 0) {
       chmodSync(t.paths.dataDir, 0o500);
-      try { await returnsQuietly('read-only', t.env); } finally { chmodSync(t.paths.dataDir, 0o755); }
+      try {
+        await returnsQuietly('read-only', t.env);
+      } finally {
+        chmodSync(t.paths.dataDir, 0o755);
+      }
     } else {
       // Root writes through modes: a read-only file system, then a full one, mounted where the spool goes.
       mkdirSync(t.spool, { recursive: true, mode: 0o700 });
-      for (const [what, options] of [['read-only', 'ro,size=64k,mode=700'], ['full', 'size=8k,mode=700']] as const) {
+      for (const [what, options] of [
+        ['read-only', 'ro,size=64k,mode=700'],
+        ['full', 'size=8k,mode=700'],
+      ] as const) {
         const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', t.spool], { encoding: 'utf8' });
         assert.equal(mounted.status, 0, `mount failed: ${mounted.stderr}`);
         try {

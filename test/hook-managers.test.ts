@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import { ROOT, sandbox, snapshot } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
-const codes = (s: ReturnType<typeof sandbox>, cwd: string) => JSON.parse(s.cli(cwd, 'status', '--json').stdout).problems.map((p: any) => p.code);
+const codes = (s: ReturnType<typeof sandbox>, cwd: string) =>
+  JSON.parse(s.cli(cwd, 'status', '--json').stdout).problems.map((p: any) => p.code);
 
 describe('husky 9', () => {
   it('keeps husky working, says auto-provisioning is off, and writes nothing into .husky', () => {
@@ -44,7 +45,10 @@ describe('lefthook 2', () => {
   it('shows fleet-git displaced when lefthook renames its hook, repairs it keeping lefthook running, and disable leaves lefthook as it was', () => {
     const s = sandbox();
     const repo = s.repo('lefthook');
-    writeFileSync(join(repo, 'lefthook.yml'), `post-checkout:\n  commands:\n    mark:\n      run: echo checkout >> "${s.dir}/lefthook.log"\n`);
+    writeFileSync(
+      join(repo, 'lefthook.yml'),
+      `post-checkout:\n  commands:\n    mark:\n      run: echo checkout >> "${s.dir}/lefthook.log"\n`,
+    );
     s.git(repo, 'add', 'lefthook.yml');
     s.git(repo, 'commit', '-q', '-m', 'lefthook');
     assert.equal(s.cli(repo, 'enable').status, 0);
@@ -173,11 +177,18 @@ function preCommitRepo(s: ReturnType<typeof sandbox>, name: string, foreign: boo
 }
 
 const hooksOf = (repo: string) => snapshot(join(repo, '.git/hooks'), (rel) => rel.endsWith('.sample'));
-const fleetHookIn = (repo: string) => Object.entries(hooksOf(repo)).filter(([, v]) => Buffer.from(v.split(' ')[2] ?? '', 'base64').toString().includes('fleet-git post-checkout hook')).map(([k]) => k);
+const fleetHookIn = (repo: string) =>
+  Object.entries(hooksOf(repo))
+    .filter(([, v]) =>
+      Buffer.from(v.split(' ')[2] ?? '', 'base64')
+        .toString()
+        .includes('fleet-git post-checkout hook'),
+    )
+    .map(([k]) => k);
 
 describe('pre-commit 3', () => {
   for (const foreign of [false, true]) {
-    it(`installed after fleet-git${foreign ? ', over a hook of the user\'s own' : ''}: fleet-git runs as its .legacy, status is clean, disable leaves pre-commit${foreign ? ' running that hook first' : ''}`, () => {
+    it(`installed after fleet-git${foreign ? ", over a hook of the user's own" : ''}: fleet-git runs as its .legacy, status is clean, disable leaves pre-commit${foreign ? ' running that hook first' : ''}`, () => {
       const s = sandbox();
       const p = preCommitRepo(s, 'pc-after', foreign);
       assert.equal(s.cli(p.repo, 'enable').status, 0);
@@ -201,7 +212,12 @@ describe('pre-commit 3', () => {
       assert.deepEqual(fleetHookIn(p.repo), [], 'no fleet-git hook left anywhere');
       assert.ok(!existsSync(join(p.repo, '.git/hooks/post-checkout.fleet-git-prev')));
       assert.deepEqual(readFileSync(join(p.repo, '.git/hooks/post-checkout')), preCommitHook, "pre-commit's hook is as it was");
-      if (foreign) assert.equal(readFileSync(join(p.repo, '.git/hooks/post-checkout.legacy'), 'utf8'), p.own, "the user's hook takes fleet-git's place in pre-commit's chain");
+      if (foreign)
+        assert.equal(
+          readFileSync(join(p.repo, '.git/hooks/post-checkout.legacy'), 'utf8'),
+          p.own,
+          "the user's hook takes fleet-git's place in pre-commit's chain",
+        );
       else assert.ok(!existsSync(join(p.repo, '.git/hooks/post-checkout.legacy')));
 
       p.reset();
@@ -210,11 +226,16 @@ describe('pre-commit 3', () => {
       assert.ok(!readFileSync(join(p.repo, '.git/info/exclude'), 'utf8').includes('fleet-git'), 'nor the exclude block again');
       assert.equal(p.ran(), `${foreign ? 'own\n' : ''}pre-commit\n`);
       preCommit(s, p.repo, 'uninstall', '-t', 'post-checkout');
-      if (foreign) assert.equal(readFileSync(join(p.repo, '.git/hooks/post-checkout'), 'utf8'), p.own, "pre-commit's uninstall puts the user's hook back");
+      if (foreign)
+        assert.equal(
+          readFileSync(join(p.repo, '.git/hooks/post-checkout'), 'utf8'),
+          p.own,
+          "pre-commit's uninstall puts the user's hook back",
+        );
       else assert.ok(!existsSync(join(p.repo, '.git/hooks/post-checkout')));
     });
 
-    it(`installed before fleet-git${foreign ? ', over a hook of the user\'s own' : ''}: fleet-git goes in as .legacy, pre-commit's hook untouched; disable puts everything back`, () => {
+    it(`installed before fleet-git${foreign ? ", over a hook of the user's own" : ''}: fleet-git goes in as .legacy, pre-commit's hook untouched; disable puts everything back`, () => {
       const s = sandbox();
       const p = preCommitRepo(s, 'pc-before', foreign);
       preCommit(s, p.repo, 'install', '--hook-type', 'post-checkout');
@@ -258,7 +279,10 @@ describe('pre-commit init-templatedir and fleet-git setup', () => {
     const tpl = s.git(s.dir, 'config', '--global', 'init.templateDir');
     preCommit(s, p.repo, 'init-templatedir', '-t', 'post-checkout', tpl);
     const theirs = readFileSync(join(tpl, 'hooks/post-checkout'));
-    assert.match(s.cli(p.repo, 'status').stdout, /new clones \(fleet-git setup\): broken: fleet-git's post-checkout hook in .* was replaced by pre-commit's/);
+    assert.match(
+      s.cli(p.repo, 'status').stdout,
+      /new clones \(fleet-git setup\): broken: fleet-git's post-checkout hook in .* was replaced by pre-commit's/,
+    );
     const r = templateSetup(s);
     assert.match(r.stdout, /found: fleet-git's post-checkout hook in .* was replaced by pre-commit's/);
     assert.match(r.stdout, /installed fleet-git's post-checkout hook in .* as post-checkout\.legacy/);
@@ -274,7 +298,11 @@ describe('pre-commit init-templatedir and fleet-git setup', () => {
     const undo = s.cli(s.dir, 'setup', '--undo');
     assert.equal(undo.status, 0, undo.stderr);
     assert.match(undo.stdout, /kept .* and init\.templateDir: other tools put files there \(hooks\/post-checkout\)/);
-    assert.deepEqual(snapshot(tpl), { hooks: 'dir 755', 'hooks/post-checkout': `file 755 ${theirs.toString('base64')}` }, "only pre-commit's hook is left");
+    assert.deepEqual(
+      snapshot(tpl),
+      { hooks: 'dir 755', 'hooks/post-checkout': `file 755 ${theirs.toString('base64')}` },
+      "only pre-commit's hook is left",
+    );
     assert.equal(s.git(s.dir, 'config', '--global', 'init.templateDir'), tpl, 'init.templateDir stays for it');
     p.reset();
     const c2 = cloneOf(s, p.repo, 'pc-c2');
@@ -282,7 +310,7 @@ describe('pre-commit init-templatedir and fleet-git setup', () => {
     assert.equal(p.ran(), 'pre-commit\n', "pre-commit's template hook still works");
   });
 
-  it('init-templatedir first, then setup: fleet-git goes in beside pre-commit\'s hook as .legacy, and undo leaves the folder as pre-commit made it', () => {
+  it("init-templatedir first, then setup: fleet-git goes in beside pre-commit's hook as .legacy, and undo leaves the folder as pre-commit made it", () => {
     const s = sandbox();
     const p = preCommitRepo(s, 'pc-src3', false);
     const tpl = join(s.dir, 'pc-template');
@@ -290,7 +318,10 @@ describe('pre-commit init-templatedir and fleet-git setup', () => {
     preCommit(s, p.repo, 'init-templatedir', '-t', 'post-checkout', tpl);
     const before = snapshot(tpl);
     const r = templateSetup(s);
-    assert.match(r.stdout, /installed fleet-git's post-checkout hook in .* as post-checkout\.legacy, which pre-commit's hook there runs first/);
+    assert.match(
+      r.stdout,
+      /installed fleet-git's post-checkout hook in .* as post-checkout\.legacy, which pre-commit's hook there runs first/,
+    );
     assert.match(s.cli(p.repo, 'status').stdout, /new clones \(fleet-git setup\): in effect/);
     p.reset();
     const c1 = cloneOf(s, p.repo, 'pc3-c1');
@@ -315,14 +346,18 @@ describe('pre-commit init-templatedir and fleet-git setup', () => {
     p.reset();
     const c1 = cloneOf(s, p.repo, 'pc2-c1');
     assert.ok(existsSync(join(c1, HOOK)));
-    assert.equal(p.ran(), 'own\npre-commit\n', 'the user\'s hook, fleet-git and pre-commit all run');
+    assert.equal(p.ran(), 'own\npre-commit\n', "the user's hook, fleet-git and pre-commit all run");
     const undo = s.cli(s.dir, 'setup', '--undo');
     assert.equal(undo.status, 0, undo.stderr);
-    assert.deepEqual(snapshot(tpl), {
-      hooks: 'dir 755',
-      'hooks/post-checkout': `file 755 ${theirs.toString('base64')}`,
-      'hooks/post-checkout.legacy': `file 755 ${Buffer.from(p.own).toString('base64')}`,
-    }, "pre-commit's hook, and the user's as the one it runs first");
+    assert.deepEqual(
+      snapshot(tpl),
+      {
+        hooks: 'dir 755',
+        'hooks/post-checkout': `file 755 ${theirs.toString('base64')}`,
+        'hooks/post-checkout.legacy': `file 755 ${Buffer.from(p.own).toString('base64')}`,
+      },
+      "pre-commit's hook, and the user's as the one it runs first",
+    );
     p.reset();
     const c2 = cloneOf(s, p.repo, 'pc2-c2');
     assert.ok(!existsSync(join(c2, HOOK)));

@@ -9,7 +9,12 @@ import { ROOT } from './helpers.js';
 
 export const CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
 
-export interface Ran { code: number | null; stdout: string; stderr: string; ms: number }
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
 
 /** Runs the client with `args` and `input` on stdin; `shell`: through bash, as a hook command line would. */
 export function runClient(env: Record<string, string>, args: string[], input: string | Buffer, shell = false): Promise<Ran> {
@@ -28,7 +33,12 @@ export function runClient(env: Record<string, string>, args: string[], input: st
 
 let inputs = 0;
 
-export interface HookRan { code: number | null; stdout: string; stderr: string; returned: boolean }
+export interface HookRan {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  returned: boolean;
+}
 
 /**
  * Runs a hook command as Copilot runs it (`/bin/bash --norc --noprofile -c`),
@@ -37,7 +47,12 @@ export interface HookRan { code: number | null; stdout: string; stderr: string; 
  * `returned` is false when it had not exited and closed its output within
  * `limitMs` (as Copilot waits: exit and stdio closed).
  */
-export function runHook(cmd: string, input: string | Buffer, env: Record<string, string>, opts: { pipe?: boolean; cwd?: string; limitMs?: number } = {}): Promise<HookRan & { pid: number }> {
+export function runHook(
+  cmd: string,
+  input: string | Buffer,
+  env: Record<string, string>,
+  opts: { pipe?: boolean; cwd?: string; limitMs?: number } = {},
+): Promise<HookRan & { pid: number }> {
   const file = join(tmpdir(), `fleet-git-hook-input-${process.pid}-${++inputs}`);
   if (opts.pipe) writeFileSync(file, input);
   const child = opts.pipe
@@ -51,7 +66,14 @@ export function runHook(cmd: string, input: string | Buffer, env: Record<string,
   if (opts.pipe) child.stdin.end();
   else child.stdin.end(input);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); resolve({ code: null, stdout, stderr, returned: false, pid: child.pid ?? 0 }); }, opts.limitMs ?? 10_000);
-    child.on('close', (code) => { clearTimeout(timer); if (opts.pipe) rmSync(file, { force: true }); resolve({ code, stdout, stderr, returned: true, pid: child.pid ?? 0 }); });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve({ code: null, stdout, stderr, returned: false, pid: child.pid ?? 0 });
+    }, opts.limitMs ?? 10_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (opts.pipe) rmSync(file, { force: true });
+      resolve({ code, stdout, stderr, returned: true, pid: child.pid ?? 0 });
+    });
   });
 }

@@ -8,7 +8,7 @@ import { it } from 'node:test';
 import { sandbox, snapshot } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
-const NAMES = ["it's a \"repo\" with spaces", 'sub $(touch pwned) `touch pwned2` $HOME', 'new\nline', 'ünïcødé-日本'];
+const NAMES = ['it\'s a "repo" with spaces', 'sub $(touch pwned) `touch pwned2` $HOME', 'new\nline', 'ünïcødé-日本'];
 
 it('hostile repository and data paths: enable, worktree add, the hook command, disable; nothing is executed', () => {
   const s = sandbox();
@@ -26,13 +26,22 @@ it('hostile repository and data paths: enable, worktree add, the hook command, d
     // Run one hook command the way Copilot does, with no observer listening.
     const doc = JSON.parse(readFileSync(join(repo, HOOK), 'utf8'));
     const cmd: string = doc.hooks.postToolUse[0].bash;
-    const run = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', cmd], { cwd: repo, env: s.env, input: '{"sessionId":"s1","timestamp":1,"cwd":"/x","toolName":"bash","toolArgs":{"command":"ls"}}', encoding: 'utf8' });
+    const run = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', cmd], {
+      cwd: repo,
+      env: s.env,
+      input: '{"sessionId":"s1","timestamp":1,"cwd":"/x","toolName":"bash","toolArgs":{"command":"ls"}}',
+      encoding: 'utf8',
+    });
     assert.equal(run.status, 0);
     assert.equal(run.stdout, '');
     s.git(repo, 'worktree', 'remove', '--force', wt);
     s.git(repo, 'branch', '-q', '-D', 'w');
     assert.equal(s.cli(repo, 'disable').status, 0);
-    assert.deepEqual(snapshot(repo, (r) => /(^|\/)\.git\/(index|logs|COMMIT_EDITMSG|packed-refs)$/.test(r)), before, JSON.stringify(name));
+    assert.deepEqual(
+      snapshot(repo, (r) => /(^|\/)\.git\/(index|logs|COMMIT_EDITMSG|packed-refs)$/.test(r)),
+      before,
+      JSON.stringify(name),
+    );
   }
   const everywhere = (dir: string): string[] => readdirSync(dir, { withFileTypes: true, recursive: true }).map((e) => e.name);
   for (const bad of ['pwned', 'pwned2', 'pwned3']) assert.ok(!everywhere(s.dir).includes(bad), `${bad} was never created`);
@@ -46,12 +55,22 @@ it('a hook command whose hook client is missing exits 0 and prints nothing', () 
   const doc = JSON.parse(readFileSync(join(repo, HOOK), 'utf8'));
   spawnSync('rm', ['-rf', join(s.env.XDG_DATA_HOME, 'fleet-git')]);
   for (const [, entries] of Object.entries<any[]>(doc.hooks)) {
-    const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', entries[0].bash], { cwd: repo, env: s.env, input: '{}', encoding: 'utf8' });
+    const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', entries[0].bash], {
+      cwd: repo,
+      env: s.env,
+      input: '{}',
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 0);
     assert.equal(r.stdout + r.stderr, '');
   }
   // and with no node on PATH at all
-  const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', doc.hooks.sessionStart[0].bash], { cwd: repo, env: { ...s.env, PATH: '/nonexistent' }, input: '{}', encoding: 'utf8' });
+  const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', doc.hooks.sessionStart[0].bash], {
+    cwd: repo,
+    env: { ...s.env, PATH: '/nonexistent' },
+    input: '{}',
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0);
   assert.equal(r.stdout + r.stderr, '');
 });

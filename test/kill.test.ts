@@ -16,7 +16,23 @@ const SYSCALLS = ['mkdir', 'write', 'rename', 'unlink', 'rmdir', 'ftruncate', 'f
 
 /** Runs the CLI under strace, killed as it enters the nth `syscall`; whether it was killed (false: it got through first). */
 function killedRun(s: Sandbox, cwd: string, syscall: string, n: number, args: string[]): boolean {
-  const r = spawnSync('strace', ['-f', '-qq', '-o', '/dev/null', '-e', `trace=${syscall}`, '-e', `inject=${syscall}:signal=KILL:when=${n}`, process.execPath, CLI, ...args], { cwd, env: s.env, encoding: 'utf8' });
+  const r = spawnSync(
+    'strace',
+    [
+      '-f',
+      '-qq',
+      '-o',
+      '/dev/null',
+      '-e',
+      `trace=${syscall}`,
+      '-e',
+      `inject=${syscall}:signal=KILL:when=${n}`,
+      process.execPath,
+      CLI,
+      ...args,
+    ],
+    { cwd, env: s.env, encoding: 'utf8' },
+  );
   assert.ok(r.error === undefined, `strace runs: ${r.error}`);
   if (r.status === 0) return false;
   assert.ok(r.signal === 'SIGKILL' || r.status === 137, `${syscall} #${n}: killed, not failed (${r.status} ${r.stderr})`);
@@ -48,7 +64,9 @@ function ok(s: Sandbox, cwd: string, ...args: string[]): void {
 /** No fleet-git temporary file anywhere under `dir`. */
 function noTemps(dir: string): void {
   if (!existsSync(dir)) return;
-  const temps = readdirSync(dir, { recursive: true }).map(String).filter((p) => /\.fleet-git-\d+.*\.tmp$/.test(p));
+  const temps = readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((p) => /\.fleet-git-\d+.*\.tmp$/.test(p));
   assert.deepEqual(temps, [], `no temporary file left in ${dir}`);
 }
 
@@ -61,7 +79,9 @@ function sweep(s: Sandbox, root: string, paths: string[], args: string[], prepar
       prepare();
       const killed = killedRun(s, root, syscall, n, args);
       finish();
-      paths.forEach((p, i) => assert.deepEqual(snapshot(p, gitChurn), original[i], `${args.join(' ')}, killed at ${syscall} #${n}: ${p} is as it was`));
+      paths.forEach((p, i) =>
+        assert.deepEqual(snapshot(p, gitChurn), original[i], `${args.join(' ')}, killed at ${syscall} #${n}: ${p} is as it was`),
+      );
       noTemps(s.env.XDG_DATA_HOME);
       if (!killed) break;
       kills++;
@@ -74,14 +94,28 @@ describe('SIGKILL at every point', () => {
   it('of enable, then disable: nothing of fleet-git is left', () => {
     const s = sandbox();
     const [repo] = repos(s, join(s.dir, 'e'));
-    const kills = sweep(s, repo, [repo], ['enable'], () => {}, () => ok(s, repo, 'disable'));
+    const kills = sweep(
+      s,
+      repo,
+      [repo],
+      ['enable'],
+      () => {},
+      () => ok(s, repo, 'disable'),
+    );
     assert.ok(kills >= 10, `killed ${kills} times`);
   });
 
   it('of disable, then disable again: nothing of fleet-git is left', () => {
     const s = sandbox();
     const [repo] = repos(s, join(s.dir, 'd'));
-    const kills = sweep(s, repo, [repo], ['disable'], () => ok(s, repo, 'enable'), () => ok(s, repo, 'disable'));
+    const kills = sweep(
+      s,
+      repo,
+      [repo],
+      ['disable'],
+      () => ok(s, repo, 'enable'),
+      () => ok(s, repo, 'disable'),
+    );
     assert.ok(kills >= 5, `killed ${kills} times`);
   });
 
@@ -89,7 +123,14 @@ describe('SIGKILL at every point', () => {
     const s = sandbox();
     const root = join(s.dir, 'u');
     const paths = repos(s, root);
-    const kills = sweep(s, root, paths, ['enable', '--under', root], () => {}, () => ok(s, root, 'remove', root, '--yes'));
+    const kills = sweep(
+      s,
+      root,
+      paths,
+      ['enable', '--under', root],
+      () => {},
+      () => ok(s, root, 'remove', root, '--yes'),
+    );
     assert.ok(kills >= 15, `killed ${kills} times`);
   });
 });

@@ -58,8 +58,16 @@ it('every import in src/ points down the layers, or stays in its own folder', ()
       return pa.unit !== pb.unit && pb.rank <= pa.rank;
     })
     .map(([a, b]) => `${a} -> ${b}`);
-  assert.deepEqual(wrong.filter((w) => !KNOWN.includes(w)), [], 'imports against the layers');
-  assert.deepEqual(KNOWN.filter((k) => !wrong.includes(k)), [], 'known exceptions that are gone: take them off the list');
+  assert.deepEqual(
+    wrong.filter((w) => !KNOWN.includes(w)),
+    [],
+    'imports against the layers',
+  );
+  assert.deepEqual(
+    KNOWN.filter((k) => !wrong.includes(k)),
+    [],
+    'known exceptions that are gone: take them off the list',
+  );
 });
 
 it('no two modules of core/ import each other, directly or through others', () => {

@@ -13,5 +13,9 @@ test('a socket path too long for a Unix socket is refused, and no socket is made
   const path = join(long, 'fleet-git-live-abcdef', 'observer', 'fleet.sock');
   assert.ok(Buffer.byteLength(path) > SOCKET_PATH_MAX);
   await assert.rejects(EventListener.start(path), /too long for a Unix socket/);
-  assert.deepEqual(readdirSync(long).filter((n) => n !== 'fleet-git-live-abcdef'), [], 'nothing at the cut name');
+  assert.deepEqual(
+    readdirSync(long).filter((n) => n !== 'fleet-git-live-abcdef'),
+    [],
+    'nothing at the cut name',
+  );
 });

@@ -31,7 +31,13 @@ const ALL_EVENTS = [
 function runOf(hookType: string, toolName: string | null = null, ms = 40, error: HookRun['error'] = null): HookRun {
   return { hookType, toolName, startedAt: 1000, endedAt: 1000 + ms, success: error === null, error };
 }
-const ALL_RUNS = [runOf('sessionStart'), runOf('postToolUse', 'bash'), runOf('postToolUse', 'view'), runOf('agentStop'), runOf('sessionEnd')];
+const ALL_RUNS = [
+  runOf('sessionStart'),
+  runOf('postToolUse', 'bash'),
+  runOf('postToolUse', 'view'),
+  runOf('agentStop'),
+  runOf('sessionEnd'),
+];
 
 function facts(over: Partial<Facts> = {}): Facts {
   return {
@@ -63,7 +69,10 @@ describe('live probe: judging what the session showed', () => {
   test('every event once, ppid the Copilot process: ok, with each wait', () => {
     const r = judge(facts());
     assert.equal(r.ok, true);
-    assert.deepEqual(r.events.map((e) => [e.status, e.levels, e.waitedMs]), Array(5).fill(['once', ['repo'], 40]));
+    assert.deepEqual(
+      r.events.map((e) => [e.status, e.levels, e.waitedMs]),
+      Array(5).fill(['once', ['repo'], 40]),
+    );
     assert.deepEqual(r.ppid, { ppid: 100, copilotPid: 100, isCopilot: true });
   });
 
@@ -75,16 +84,25 @@ describe('live probe: judging what the session showed', () => {
     assert.equal(other.ok, false);
   });
 
-  test('trusted, but Copilot did not load the repository\'s hook files: repo-not-loaded, fixed by enable --user', () => {
+  test("trusted, but Copilot did not load the repository's hook files: repo-not-loaded, fixed by enable --user", () => {
     const f = facts({ received: [], transcript: [], log: { repoHooksLoaded: false, invalid: [], copilotVersion: null } });
     const r = judge(f);
     assert.deepEqual(Object.values(codes(f)), Array(5).fill('repo-not-loaded'));
-    assert.deepEqual(r.causes.map((c) => c.fix), ['fleet-git enable --user']);
+    assert.deepEqual(
+      r.causes.map((c) => c.fix),
+      ['fleet-git enable --user'],
+    );
   });
 
-  test('one event\'s repository hook never run (copilot-cli #1730): only that event, repo-not-loaded', () => {
+  test("one event's repository hook never run (copilot-cli #1730): only that event, repo-not-loaded", () => {
     const f = facts({ received: ALL_EVENTS.slice(1), transcript: ALL_RUNS.slice(1) });
-    assert.deepEqual(codes(f), { sessionStart: 'repo-not-loaded', 'postToolUse:bash': 'once', 'postToolUse:view': 'once', agentStop: 'once', sessionEnd: 'once' });
+    assert.deepEqual(codes(f), {
+      sessionStart: 'repo-not-loaded',
+      'postToolUse:bash': 'once',
+      'postToolUse:view': 'once',
+      agentStop: 'once',
+      sessionEnd: 'once',
+    });
   });
 
   test('not trusted comes before not loaded', () => {
@@ -92,22 +110,33 @@ describe('live probe: judging what the session showed', () => {
     assert.deepEqual(Object.values(codes(f)), Array(5).fill('not-trusted'));
   });
 
-  test('the hook timed out: Copilot\'s message and the file it names', () => {
+  test("the hook timed out: Copilot's message and the file it names", () => {
     const timeout = { message: 'HookTimeoutError: Hook command timed out after 10 seconds: d=...', source: '.github/hooks/fleet.json' };
-    const f = facts({ received: ALL_EVENTS.filter((e) => e.tool_name !== 'Bash'), transcript: [ALL_RUNS[0]!, runOf('postToolUse', 'bash', 10_000, timeout), ...ALL_RUNS.slice(2)] });
+    const f = facts({
+      received: ALL_EVENTS.filter((e) => e.tool_name !== 'Bash'),
+      transcript: [ALL_RUNS[0]!, runOf('postToolUse', 'bash', 10_000, timeout), ...ALL_RUNS.slice(2)],
+    });
     const bash = judge(f).events.find((e) => e.id === 'postToolUse:bash')!;
     assert.equal(bash.cause?.code, 'timeout');
     assert.equal(bash.waitedMs, 10_000);
     assert.match(bash.cause!.message, /timed out after 10 seconds.*in \.github\/hooks\/fleet\.json/);
     // Another file's timeout is not fleet-git's.
     const foreign = { ...timeout, source: '.github/hooks/slow.json' };
-    const g = facts({ received: f.received, transcript: [ALL_RUNS[0]!, runOf('postToolUse', 'bash', 10_000, foreign), ...ALL_RUNS.slice(2)] });
+    const g = facts({
+      received: f.received,
+      transcript: [ALL_RUNS[0]!, runOf('postToolUse', 'bash', 10_000, foreign), ...ALL_RUNS.slice(2)],
+    });
     assert.notEqual(judge(g).events.find((e) => e.id === 'postToolUse:bash')!.cause?.code, 'timeout');
   });
 
-  test('fleet-git\'s own hook file broken (not valid JSON): invalid-json, naming it', () => {
+  test("fleet-git's own hook file broken (not valid JSON): invalid-json, naming it", () => {
     const broken: SeenFile = { ...ourRepoFile, text: OURS.replace(/}\s*$/, ',}'), parseError: 'not valid JSON (x)' };
-    const f = facts({ repoFiles: [broken], received: [], transcript: [], log: { repoHooksLoaded: true, invalid: [{ file: broken.path, error: 'Invalid JSON: trailing comma' }], copilotVersion: null } });
+    const f = facts({
+      repoFiles: [broken],
+      received: [],
+      transcript: [],
+      log: { repoHooksLoaded: true, invalid: [{ file: broken.path, error: 'Invalid JSON: trailing comma' }], copilotVersion: null },
+    });
     const r = judge(f);
     assert.deepEqual(Object.values(codes(f)), Array(5).fill('invalid-json'));
     assert.match(r.causes[0]!.message, /^\.github\/hooks\/fleet\.json runs fleet-git's hook client but is not valid JSON/);
@@ -118,7 +147,10 @@ describe('live probe: judging what the session showed', () => {
     assert.deepEqual(Object.values(codes(facts({ repoFiles: [], received: [], transcript: [] }))), Array(5).fill('not-enabled'));
     const gone = facts({ received: [], missingClients: [`${DATA}/hook-client.cjs`] });
     assert.deepEqual(Object.values(codes(gone)), Array(5).fill('client-missing'));
-    assert.deepEqual(judge(gone).causes.map((c) => c.fix), ['fleet-git enable']);
+    assert.deepEqual(
+      judge(gone).causes.map((c) => c.fix),
+      ['fleet-git enable'],
+    );
     const noNode = facts({ received: [], node: { onPath: false, recorded: null, usable: false } });
     assert.deepEqual(Object.values(codes(noNode)), Array(5).fill('no-node'));
   });
@@ -133,7 +165,20 @@ describe('live probe: judging what the session showed', () => {
   });
 
   test('a session that failed: the events it never reached say so', () => {
-    const f = facts({ run: { pid: 100, code: 1, signal: null, timedOut: false, interrupted: false, spawnError: null, output: '\nError: no model\n', ms: 300 }, received: [], transcript: [] });
+    const f = facts({
+      run: {
+        pid: 100,
+        code: 1,
+        signal: null,
+        timedOut: false,
+        interrupted: false,
+        spawnError: null,
+        output: '\nError: no model\n',
+        ms: 300,
+      },
+      received: [],
+      transcript: [],
+    });
     const r = judge(f);
     assert.deepEqual(Object.values(codes(f)), Array(5).fill('session-failed'));
     assert.match(r.causes[0]!.message, /^Copilot exited with 1 before this event \(it said: Error: no model\)/);

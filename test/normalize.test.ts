@@ -19,16 +19,31 @@ const ctx = { env: {}, pid: 100, ppid: 99, now: 1 };
 
 // What each fixture must become. A fixture added without an entry here fails the test below.
 const EXPECTED: Record<string, Partial<FleetEvent> | null> = {
-  'sessionStart.json': { event: 'SessionStart', session_id: SID, cwd: '/home/dev/code/demo', timestamp: 1795974778576, pid: 100, ppid: 99, model: null },
+  'sessionStart.json': {
+    event: 'SessionStart',
+    session_id: SID,
+    cwd: '/home/dev/code/demo',
+    timestamp: 1795974778576,
+    pid: 100,
+    ppid: 99,
+    model: null,
+  },
   'postToolUse.json': {
-    event: 'PostToolUse', session_id: SID, tool_name: 'Bash',
+    event: 'PostToolUse',
+    session_id: SID,
+    tool_name: 'Bash',
     tool_output: 'hello-from-tool\n<shellId: 0 completed with exit code 0>',
   },
   'postToolUseFailure.json': { event: 'PostToolUse', session_id: SID, tool_name: 'Read', tool_output: 'Path does not exist' },
   'agentStop.json': { event: 'Stop', session_id: SID, last_assistant_message: null, message: 'end_turn' },
   'sessionEnd.json': { event: 'Stop', session_id: SID, message: 'complete', last_assistant_message: null },
   'sessionEnd-error.json': { event: 'Stop', session_id: ERR_SID, message: 'error' },
-  'errorOccurred.json': { event: 'Notification', session_id: ERR_SID, message: 'Copilot error (model call): bad request test', notification_type: 'error' },
+  'errorOccurred.json': {
+    event: 'Notification',
+    session_id: ERR_SID,
+    message: 'Copilot error (model call): bad request test',
+    notification_type: 'error',
+  },
   'preToolUse.json': null,
   'preToolUse-view.json': null,
   'permissionRequest.json': null,
@@ -40,7 +55,10 @@ describe('normalizePayload over the real 1.0.102 payloads', () => {
 
   test('every fixture has an expectation', () => {
     assert.ok(files.length >= 11);
-    assert.deepEqual(files.filter((f) => !(f in EXPECTED)), []);
+    assert.deepEqual(
+      files.filter((f) => !(f in EXPECTED)),
+      [],
+    );
   });
 
   for (const file of files) {
@@ -101,11 +119,21 @@ describe('normalizePayload over the real 1.0.102 payloads', () => {
 
   test('in a doctor --live probe (FLEET_GIT_PROBE set), each event names the folder of the hook file that sent it', () => {
     const env = { FLEET_GIT_PROBE: 'token', COPILOT_HOOK_DIR: '/home/dev/code/demo/.github/hooks' };
-    for (const [file, event] of [['sessionStart.json', 'sessionStart'], ['postToolUse.json', 'postToolUse'], ['sessionEnd.json', 'sessionEnd']]) {
+    for (const [file, event] of [
+      ['sessionStart.json', 'sessionStart'],
+      ['postToolUse.json', 'postToolUse'],
+      ['sessionEnd.json', 'sessionEnd'],
+    ]) {
       assert.equal(normalizePayload(fixture(file), event, { ...ctx, env })!.probe_hook_dir, env.COPILOT_HOOK_DIR);
     }
-    assert.equal(normalizePayload(fixture('sessionEnd.json'), 'sessionEnd', { ...ctx, env: { FLEET_GIT_PROBE: 'token' } })!.probe_hook_dir, null);
-    assert.equal('probe_hook_dir' in normalizePayload(fixture('sessionEnd.json'), 'sessionEnd', { ...ctx, env: { COPILOT_HOOK_DIR: '/x' } })!, false);
+    assert.equal(
+      normalizePayload(fixture('sessionEnd.json'), 'sessionEnd', { ...ctx, env: { FLEET_GIT_PROBE: 'token' } })!.probe_hook_dir,
+      null,
+    );
+    assert.equal(
+      'probe_hook_dir' in normalizePayload(fixture('sessionEnd.json'), 'sessionEnd', { ...ctx, env: { COPILOT_HOOK_DIR: '/x' } })!,
+      false,
+    );
   });
 
   test('agentStop carries the last assistant message, at most 500 characters', () => {
@@ -116,8 +144,13 @@ describe('normalizePayload over the real 1.0.102 payloads', () => {
 
   test('the Claude-compatible shape (snake_case, hook_event_name, ISO timestamp)', () => {
     const raw = {
-      session_id: SID, hook_event_name: 'PostToolUse', cwd: '/w/app', timestamp: '2026-11-29T17:52:58.767Z',
-      tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_response: { textResultForLlm: 'ok' },
+      session_id: SID,
+      hook_event_name: 'PostToolUse',
+      cwd: '/w/app',
+      timestamp: '2026-11-29T17:52:58.767Z',
+      tool_name: 'Bash',
+      tool_input: { command: 'npm test' },
+      tool_response: { textResultForLlm: 'ok' },
     };
     const out = normalizePayload(raw, undefined, ctx)!;
     assert.equal(out.event, 'PostToolUse');
@@ -156,7 +189,16 @@ describe('normalizePayload over the real 1.0.102 payloads', () => {
     assert.equal(observerSummary(out.tool_name, out.tool_input), 'Bash: ');
     const noName = normalizePayload({ sessionId: SID }, 'postToolUse', ctx)!;
     assert.equal(typeof noName.tool_name, 'string');
-    const big = normalizePayload({ sessionId: SID, toolName: 'create', toolArgs: { path: '/a/b.txt', file_text: 'y'.repeat(5_000_000) }, toolResult: { textResultForLlm: 'z'.repeat(5_000_000) } }, 'postToolUse', ctx)!;
+    const big = normalizePayload(
+      {
+        sessionId: SID,
+        toolName: 'create',
+        toolArgs: { path: '/a/b.txt', file_text: 'y'.repeat(5_000_000) },
+        toolResult: { textResultForLlm: 'z'.repeat(5_000_000) },
+      },
+      'postToolUse',
+      ctx,
+    )!;
     assert.ok(JSON.stringify(big).length < 10_000);
     assert.equal(observerSummary(big.tool_name, big.tool_input), 'Write b.txt');
   });
@@ -177,7 +219,13 @@ describe('summarizeToolUse', () => {
       assert.equal(summarizeToolUse(name, input), want);
       assert.equal(summarizeToolUse(cName, JSON.stringify(cInput)), want);
       // and the observer, given what we send, shows the same
-      assert.equal(observerSummary(mapToolName(cName), normalizePayload({ sessionId: SID, toolName: cName, toolArgs: cInput }, 'postToolUse', ctx)!.tool_input), want);
+      assert.equal(
+        observerSummary(
+          mapToolName(cName),
+          normalizePayload({ sessionId: SID, toolName: cName, toolArgs: cInput }, 'postToolUse', ctx)!.tool_input,
+        ),
+        want,
+      );
     });
   }
   test('long commands are cut at 50 characters; unknown tools show bare', () => {
@@ -205,7 +253,7 @@ describe('transcript', () => {
     }
   });
 
-  test('a previous turn\'s answer is not taken for this turn\'s', () => {
+  test("a previous turn's answer is not taken for this turn's", () => {
     const nextPrompt = JSON.stringify({ type: 'user.message', data: { content: 'and now?' } });
     assert.deepEqual(finalMessageFromLines([...lines, nextPrompt]), { state: 'pending' });
   });
@@ -259,7 +307,10 @@ describe('payload strings that name members of Object.prototype (issue 12, item 
     assert.equal(observerSummary(ev.tool_name, ev.tool_input), 'Read a.ts');
     assert.equal(Object.getPrototypeOf(input), Object.prototype);
     assert.equal(input.command, undefined);
-    assert.deepEqual(JSON.parse(JSON.stringify(ev)).tool_input, JSON.parse('{"__proto__":{"file_path":7,"command":"x"},"path":"/w/a.ts","file_path":"/w/a.ts"}'));
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(ev)).tool_input,
+      JSON.parse('{"__proto__":{"file_path":7,"command":"x"},"path":"/w/a.ts","file_path":"/w/a.ts"}'),
+    );
   });
 });
 
@@ -268,8 +319,28 @@ describe('every event fits in one line of at most 64 KiB (issue 12, item 11)', (
     assert.ok(EVENT_MAX_BYTES + Buffer.byteLength(JSON.stringify(lastMessage('\u0001'.repeat(1000)))) + 1 <= LINE_MAX);
     const ctl = '\u0001'.repeat(5000);
     const wide = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${ctl}${i}`, [ctl, { [ctl]: [ctl, ctl] }]]));
-    const env = { FLEET_MODEL_NAME: ctl.repeat(20), TERM_PROGRAM: ctl, ITERM_SESSION_ID: ctl, COPILOT_MODEL: ctl, FLEET_GIT_PROBE: '1', COPILOT_HOOK_DIR: ctl.repeat(9) };
-    const big = { sessionId: 's', cwd: `/${ctl.repeat(100)}/app`, toolName: ctl, toolArgs: { ...wide, command: 'npm test' }, toolResult: ctl, stopReason: ctl, reason: ctl, message: ctl, notification_type: ctl, errorContext: ctl, error: ctl, last_assistant_message: ctl };
+    const env = {
+      FLEET_MODEL_NAME: ctl.repeat(20),
+      TERM_PROGRAM: ctl,
+      ITERM_SESSION_ID: ctl,
+      COPILOT_MODEL: ctl,
+      FLEET_GIT_PROBE: '1',
+      COPILOT_HOOK_DIR: ctl.repeat(9),
+    };
+    const big = {
+      sessionId: 's',
+      cwd: `/${ctl.repeat(100)}/app`,
+      toolName: ctl,
+      toolArgs: { ...wide, command: 'npm test' },
+      toolResult: ctl,
+      stopReason: ctl,
+      reason: ctl,
+      message: ctl,
+      notification_type: ctl,
+      errorContext: ctl,
+      error: ctl,
+      last_assistant_message: ctl,
+    };
     for (const event of ['sessionStart', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd', 'notification', 'errorOccurred']) {
       for (const payload of [big, { ...big, toolName: 'bash' }, { ...big, toolArgs: JSON.stringify(big.toolArgs) }]) {
         const ev = normalizePayload(payload, event, { ...ctx, env })!;

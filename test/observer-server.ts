@@ -19,9 +19,15 @@ export interface ObserverOptions {
 export class TestObserver {
   private constructor(private readonly listener: EventListener) {}
 
-  get events(): Received[] { return this.listener.events; }
-  get badLines(): string[] { return this.listener.badLines; }
-  get socketPath(): string { return this.listener.socketPath; }
+  get events(): Received[] {
+    return this.listener.events;
+  }
+  get badLines(): string[] {
+    return this.listener.badLines;
+  }
+  get socketPath(): string {
+    return this.listener.socketPath;
+  }
 
   static async start(socketPath: string, opts: ObserverOptions = {}): Promise<TestObserver> {
     return new TestObserver(await EventListener.start(socketPath, { paused: opts.stuck, onEvent: opts.onEvent }));
@@ -74,7 +80,11 @@ export class RawObserver {
   private readonly open = new Set<Socket>();
   private resumed: boolean;
 
-  private constructor(private readonly server: Server, private readonly mode: 'normal' | 'stuck' | 'slow', private readonly slowMs: number) {
+  private constructor(
+    private readonly server: Server,
+    private readonly mode: 'normal' | 'stuck' | 'slow',
+    private readonly slowMs: number,
+  ) {
     this.resumed = mode !== 'stuck';
   }
 
@@ -96,9 +106,15 @@ export class RawObserver {
     c.on('error', () => {});
     c.on('data', (d: Buffer) => {
       chunks.push(d);
-      if (this.mode === 'slow') { c.pause(); setTimeout(() => c.resume(), this.slowMs); }
+      if (this.mode === 'slow') {
+        c.pause();
+        setTimeout(() => c.resume(), this.slowMs);
+      }
     });
-    c.on('close', () => { this.open.delete(c); this.ended.push(Buffer.concat(chunks)); });
+    c.on('close', () => {
+      this.open.delete(c);
+      this.ended.push(Buffer.concat(chunks));
+    });
     if (this.resumed) c.resume();
   }
 
@@ -124,10 +140,14 @@ export class RawObserver {
 export function wholeLines(bytes: Buffer): Received[] {
   const text = bytes.toString('utf8');
   if (text === '') return [];
-  if (!text.endsWith('\n')) throw new Error(`a partial line: ${bytes.length} bytes without a final newline, starting ${JSON.stringify(text.slice(0, 80))}`);
-  return text.slice(0, -1).split('\n').map((line) => {
-    const v = JSON.parse(line) as unknown;
-    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(`not a JSON object: ${line.slice(0, 80)}`);
-    return v as Received;
-  });
+  if (!text.endsWith('\n'))
+    throw new Error(`a partial line: ${bytes.length} bytes without a final newline, starting ${JSON.stringify(text.slice(0, 80))}`);
+  return text
+    .slice(0, -1)
+    .split('\n')
+    .map((line) => {
+      const v = JSON.parse(line) as unknown;
+      if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(`not a JSON object: ${line.slice(0, 80)}`);
+      return v as Received;
+    });
 }

@@ -16,27 +16,62 @@ test('the packed tarball holds what runs, installs without a script or a warning
   const prefix = join(s.dir, 'prefix');
   // npm in the sandbox: its own cache and logs; this machine's global npm config
   // (a CA file, say) and the proxy and CA variables kept, so the registry answers.
-  const pass = Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE)$/i.test(k))) as Record<string, string>;
+  const pass = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => /^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE)$/i.test(k)),
+  ) as Record<string, string>;
   const globalconfig = execFileSync('npm', ['config', 'get', 'globalconfig'], { encoding: 'utf8' }).trim();
-  const npmEnv = { ...s.env, ...pass, npm_config_cache: join(s.dir, 'npm-cache'), npm_config_globalconfig: globalconfig, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  const npmEnv = {
+    ...s.env,
+    ...pass,
+    npm_config_cache: join(s.dir, 'npm-cache'),
+    npm_config_globalconfig: globalconfig,
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  };
 
   // The build of this test run is what gets packed (npm pack would build again first).
-  const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', s.dir], { cwd: ROOT, env: npmEnv, encoding: 'utf8' });
+  const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', s.dir], {
+    cwd: ROOT,
+    env: npmEnv,
+    encoding: 'utf8',
+  });
   assert.equal(packed.status, 0, packed.stderr);
   const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
   const files = info.files.map((f) => f.path).sort();
-  for (const f of ['LICENSE', 'README.md', 'package.json', 'dist/cli.cjs', 'dist/cli-main.cjs', 'dist/bulk-worker.js', 'dist/hook-client.cjs', 'dist/index.js', 'dist/types/index.d.ts', 'templates/post-checkout']) {
+  for (const f of [
+    'LICENSE',
+    'README.md',
+    'package.json',
+    'dist/cli.cjs',
+    'dist/cli-main.cjs',
+    'dist/bulk-worker.js',
+    'dist/hook-client.cjs',
+    'dist/index.js',
+    'dist/types/index.d.ts',
+    'templates/post-checkout',
+  ]) {
     assert.ok(files.includes(f), `${f} is in the package`);
   }
   // The bundles and the declarations only: no tsc output, no code cache.
   const dist = files.filter((f) => f.startsWith('dist/'));
-  assert.deepEqual(dist.filter((f) => !/^dist\/[^/]+\.(cjs|js)$/.test(f) && !/^dist\/types\/.+\.d\.ts$/.test(f)), []);
-  assert.deepEqual(dist.filter((f) => /^dist\/[^/]+\.js$/.test(f)), ['dist/bulk-worker.js', 'dist/index.js']);
+  assert.deepEqual(
+    dist.filter((f) => !/^dist\/[^/]+\.(cjs|js)$/.test(f) && !/^dist\/types\/.+\.d\.ts$/.test(f)),
+    [],
+  );
+  assert.deepEqual(
+    dist.filter((f) => /^dist\/[^/]+\.js$/.test(f)),
+    ['dist/bulk-worker.js', 'dist/index.js'],
+  );
   assert.ok(!files.some((f) => f.endsWith('.cache')));
   assert.equal(info.filename, `${pkg.name}-${pkg.version}.tgz`);
 
   // --foreground-scripts: a lifecycle script of the package would print here.
-  const install = spawnSync('npm', ['install', '-g', '--foreground-scripts', '--prefix', prefix, join(s.dir, info.filename)], { cwd: s.dir, env: npmEnv, encoding: 'utf8' });
+  const install = spawnSync('npm', ['install', '-g', '--foreground-scripts', '--prefix', prefix, join(s.dir, info.filename)], {
+    cwd: s.dir,
+    env: npmEnv,
+    encoding: 'utf8',
+  });
   assert.equal(install.status, 0, install.stderr);
   const said = install.stdout + install.stderr;
   assert.doesNotMatch(said, /warn|> fleet-git@|prepare|postinstall/i);
@@ -55,14 +90,22 @@ test('the packed tarball holds what runs, installs without a script or a warning
   assert.equal(enabled.status, 0, enabled.stderr);
   assert.ok(existsSync(join(repo, HOOK)));
   // The hook client the hook file runs is the one of the installed package.
-  assert.ok(readFileSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'hook-client.cjs')).equals(readFileSync(join(prefix, 'lib/node_modules/fleet-git/dist/hook-client.cjs'))));
+  assert.ok(
+    readFileSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'hook-client.cjs')).equals(
+      readFileSync(join(prefix, 'lib/node_modules/fleet-git/dist/hook-client.cjs')),
+    ),
+  );
   s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'mine-wt'), '-b', 'wt');
   assert.ok(existsSync(join(s.dir, 'mine-wt', HOOK)), 'git worktree add provisions the new worktree');
   const status = fleet(repo, 'status');
   assert.equal(status.status, 0, status.stderr);
   assert.match(status.stdout, /: enabled/);
 
-  const npx = spawnSync('npx', ['--offline', 'fleet-git', 'status', '--json'], { cwd: repo, env: { ...npmEnv, PATH: env.PATH, npm_config_prefix: prefix }, encoding: 'utf8' });
+  const npx = spawnSync('npx', ['--offline', 'fleet-git', 'status', '--json'], {
+    cwd: repo,
+    env: { ...npmEnv, PATH: env.PATH, npm_config_prefix: prefix },
+    encoding: 'utf8',
+  });
   assert.equal(npx.status, 0, npx.stderr);
   assert.equal((JSON.parse(npx.stdout) as { enabled: boolean }).enabled, true);
 

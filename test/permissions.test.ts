@@ -16,26 +16,66 @@ const nobody = root ? Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8
 describe('permission errors', () => {
   if (root) {
     // nobody runs the clone's own dist/cli.cjs: every folder above it must let others through.
-    const reach = spawnSync('setpriv', [`--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', process.execPath, '-e', 'require("fs").accessSync(process.argv[1])', CLI]);
-    if (reach.status !== 0) throw new Error(`these tests run fleet-git as nobody, who cannot reach ${CLI}: give the folders above the clone o+x (a folder made by mktemp -d is 0700)`);
+    const reach = spawnSync('setpriv', [
+      `--reuid=${nobody}`,
+      `--regid=${nobody}`,
+      '--clear-groups',
+      process.execPath,
+      '-e',
+      'require("fs").accessSync(process.argv[1])',
+      CLI,
+    ]);
+    if (reach.status !== 0)
+      throw new Error(
+        `these tests run fleet-git as nobody, who cannot reach ${CLI}: give the folders above the clone o+x (a folder made by mktemp -d is 0700)`,
+      );
   }
   const dir = mkdtempSync(join(tmpdir(), 'fleet-git-perm-'));
-  after(() => { spawnSync('chmod', ['-R', 'u+rwx', dir]); rmSync(dir, { recursive: true, force: true }); });
+  after(() => {
+    spawnSync('chmod', ['-R', 'u+rwx', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  });
   chmodSync(dir, 0o755);
   const home = join(dir, 'home');
   mkdirSync(home, { mode: 0o755 });
   if (root) chownSync(home, nobody, -1);
-  const env = { PATH: process.env.PATH!, HOME: home, GIT_CONFIG_GLOBAL: join(home, 'gitconfig'), GIT_CONFIG_NOSYSTEM: '1', XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), COPILOT_HOME: join(home, '.copilot') };
-  const git = (cwd: string, ...args: string[]) => assert.equal(spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, env }).status, 0);
-  const repo = (name: string) => { const p = join(dir, name); mkdirSync(p, { recursive: true }); git(p, 'init', '-q', '-b', 'main'); git(p, 'commit', '-q', '--allow-empty', '-m', 'x'); spawnSync('chmod', ['-R', 'a+rX', p]); return p; };
+  const env = {
+    PATH: process.env.PATH!,
+    HOME: home,
+    GIT_CONFIG_GLOBAL: join(home, 'gitconfig'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    COPILOT_HOME: join(home, '.copilot'),
+  };
+  const git = (cwd: string, ...args: string[]) =>
+    assert.equal(spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, env }).status, 0);
+  const repo = (name: string) => {
+    const p = join(dir, name);
+    mkdirSync(p, { recursive: true });
+    git(p, 'init', '-q', '-b', 'main');
+    git(p, 'commit', '-q', '--allow-empty', '-m', 'x');
+    spawnSync('chmod', ['-R', 'a+rX', p]);
+    return p;
+  };
   /** fleet-git as nobody (as root) or as this user. */
   const cli = (cwd: string, home_: string, ...args: string[]) => {
-    const e = { ...env, HOME: home_, XDG_CONFIG_HOME: join(home_, '.config'), XDG_DATA_HOME: join(home_, '.local/share'), COPILOT_HOME: join(home_, '.copilot') };
-    const argv = root ? ['setpriv', `--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', process.execPath, CLI, ...args] : [process.execPath, CLI, ...args];
+    const e = {
+      ...env,
+      HOME: home_,
+      XDG_CONFIG_HOME: join(home_, '.config'),
+      XDG_DATA_HOME: join(home_, '.local/share'),
+      COPILOT_HOME: join(home_, '.copilot'),
+    };
+    const argv = root
+      ? ['setpriv', `--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', process.execPath, CLI, ...args]
+      : [process.execPath, CLI, ...args];
     return spawnSync(argv[0], argv.slice(1), { cwd, env: e, encoding: 'utf8' });
   };
   /** The repository's git dir given to the user running fleet-git (its worktree stays closed to them). */
-  const giveGitDir = (p: string) => { if (root) spawnSync('chown', ['-R', String(nobody), join(p, '.git')]); };
+  const giveGitDir = (p: string) => {
+    if (root) spawnSync('chown', ['-R', String(nobody), join(p, '.git')]);
+  };
   const oneLine = (r: ReturnType<typeof cli>) => {
     assert.equal(r.stderr.split('\n').length, 2, r.stderr);
     assert.doesNotMatch(r.stderr, /EACCES: permission denied,|\n\s+at /);
@@ -48,13 +88,19 @@ describe('permission errors', () => {
     const r = cli(dir, home, 'enable', p);
     assert.equal(r.status, 1, r.stderr);
     oneLine(r);
-    assert.equal(r.stderr, `fleet-git: cannot create the folder ${p}/.github: permission denied (EACCES); ${p} must be writable by you (see ls -ld ${p}; fix its owner or mode, or run as its owner)\n`);
+    assert.equal(
+      r.stderr,
+      `fleet-git: cannot create the folder ${p}/.github: permission denied (EACCES); ${p} must be writable by you (see ls -ld ${p}; fix its owner or mode, or run as its owner)\n`,
+    );
     const s = cli(dir, home, 'status', p, '--json');
     assert.equal(s.status, 0, s.stderr);
     assert.equal(JSON.parse(s.stdout).enabled, false);
     const bulk = cli(dir, home, 'enable', '--under', p);
     assert.equal(bulk.status, 1);
-    assert.equal(bulk.stderr, `${p}: failed: cannot create the folder ${p}/.github: permission denied (EACCES); ${p} must be writable by you (see ls -ld ${p}; fix its owner or mode, or run as its owner)\n`);
+    assert.equal(
+      bulk.stderr,
+      `${p}: failed: cannot create the folder ${p}/.github: permission denied (EACCES); ${p} must be writable by you (see ls -ld ${p}; fix its owner or mode, or run as its owner)\n`,
+    );
   });
 
   test('a data folder you cannot write (a read-only HOME): one line naming it', () => {
@@ -67,7 +113,12 @@ describe('permission errors', () => {
     const r = cli(dir, ro, 'enable', p);
     assert.equal(r.status, 1);
     oneLine(r);
-    assert.match(r.stderr, new RegExp(`^fleet-git: cannot create the folder ${ro}/\\.local/share/fleet-git: permission denied \\(EACCES\\); ${ro}/\\.local/share must be writable by you`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^fleet-git: cannot create the folder ${ro}/\\.local/share/fleet-git: permission denied \\(EACCES\\); ${ro}/\\.local/share must be writable by you`,
+      ),
+    );
   });
 
   test('a .git you cannot read: status says so in one line, exit 1', () => {
@@ -77,7 +128,12 @@ describe('permission errors', () => {
       const r = cli(dir, home, cmd, p);
       assert.equal(r.status, 1, `${cmd}: ${r.stderr}`);
       oneLine(r);
-      assert.match(r.stderr, new RegExp(`^fleet-git: cannot (open|reach) ${p}/\\.git\\S*: permission denied \\(EACCES\\); check that you can read it and enter every folder above it`));
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `^fleet-git: cannot (open|reach) ${p}/\\.git\\S*: permission denied \\(EACCES\\); check that you can read it and enter every folder above it`,
+        ),
+      );
     }
   });
 
@@ -88,7 +144,10 @@ describe('permission errors', () => {
     for (const cmd of ['status', 'enable']) {
       const r = cli(dir, home, cmd, p);
       assert.equal(r.status, 2, r.stderr);
-      assert.equal(r.stderr, `fleet-git: ${p}: cannot enter ${parent}: permission denied (EACCES); fleet-git needs to enter every folder above it (ls -ld ${parent})\n`);
+      assert.equal(
+        r.stderr,
+        `fleet-git: ${p}: cannot enter ${parent}: permission denied (EACCES); fleet-git needs to enter every folder above it (ls -ld ${parent})\n`,
+      );
     }
   });
 });

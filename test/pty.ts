@@ -37,7 +37,11 @@ export interface PtyOptions {
 export function ptySpawn(argv: string[], opts: PtyOptions): PtySession {
   // script runs its -c text with $SHELL: every word is shell-quoted, so hostile paths stay one argument.
   const command = `exec ${argv.map(shQuote).join(' ')}`;
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: opts.cwd, env: { ...opts.env, SHELL: '/bin/sh' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: opts.cwd,
+    env: { ...opts.env, SHELL: '/bin/sh' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let raw = '';
   let scriptErr = '';
   let cursor = 0;
@@ -48,7 +52,9 @@ export function ptySpawn(argv: string[], opts: PtyOptions): PtySession {
     for (const l of [...listeners]) l();
   });
   child.stderr.on('data', (d) => (scriptErr += d));
-  child.stdin.on('error', () => { /* the command has ended: nothing more to type */ });
+  child.stdin.on('error', () => {
+    /* the command has ended: nothing more to type */
+  });
 
   const done = new Promise<PtyResult>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -67,17 +73,27 @@ export function ptySpawn(argv: string[], opts: PtyOptions): PtySession {
       else resolve({ code, raw, text: raw.replace(/\r\n/g, '\n') });
     });
   });
-  done.catch(() => { /* reported to whoever awaits it */ });
+  done.catch(() => {
+    /* reported to whoever awaits it */
+  });
 
   return {
     output: () => raw,
-    type: (text) => { child.stdin.write(text); },
+    type: (text) => {
+      child.stdin.write(text);
+    },
     done,
     waitFor(pattern, ms = 15_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const rest = raw.slice(cursor);
-          const at = typeof pattern === 'string' ? { index: rest.indexOf(pattern), length: pattern.length } : (() => { const m = pattern.exec(rest); return m ? { index: m.index, length: m[0].length } : { index: -1, length: 0 }; })();
+          const at =
+            typeof pattern === 'string'
+              ? { index: rest.indexOf(pattern), length: pattern.length }
+              : (() => {
+                  const m = pattern.exec(rest);
+                  return m ? { index: m.index, length: m[0].length } : { index: -1, length: 0 };
+                })();
           if (at.index >= 0) {
             cursor += at.index + at.length;
             stop();
@@ -87,8 +103,14 @@ export function ptySpawn(argv: string[], opts: PtyOptions): PtySession {
             reject(new Error(`the command ended before ${String(pattern)} showed up; the terminal showed:\n${raw}`));
           }
         };
-        const timer = setTimeout(() => { stop(); reject(new Error(`${String(pattern)} did not show up within ${ms} ms; the terminal showed:\n${raw}`)); }, ms);
-        const stop = () => { clearTimeout(timer); listeners.delete(check); };
+        const timer = setTimeout(() => {
+          stop();
+          reject(new Error(`${String(pattern)} did not show up within ${ms} ms; the terminal showed:\n${raw}`));
+        }, ms);
+        const stop = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
         listeners.add(check);
         check();
       });
@@ -97,7 +119,10 @@ export function ptySpawn(argv: string[], opts: PtyOptions): PtySession {
 }
 
 /** Runs `argv` on a pseudo-terminal, answering each prompt (in order) as it shows up. */
-export async function ptyRun(argv: string[], opts: PtyOptions & { answers?: Array<[prompt: string | RegExp, answer: string]> }): Promise<PtyResult> {
+export async function ptyRun(
+  argv: string[],
+  opts: PtyOptions & { answers?: Array<[prompt: string | RegExp, answer: string]> },
+): Promise<PtyResult> {
   const s = ptySpawn(argv, opts);
   for (const [prompt, answer] of opts.answers ?? []) {
     await s.waitFor(prompt);

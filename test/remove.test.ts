@@ -34,7 +34,8 @@ describe('enable --under', () => {
   it('enables every repository found and each worktree, and a second run changes nothing', () => {
     const { sb, ws } = setup();
     enableAll(sb, ws);
-    for (const p of [ws.p.solo, ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.archived, ws.p.lefthook]) assert.ok(existsSync(join(p, HOOK)), p);
+    for (const p of [ws.p.solo, ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.archived, ws.p.lefthook])
+      assert.ok(existsSync(join(p, HOOK)), p);
     assert.ok(!existsSync(join(ws.p.nodeModulesRepo, HOOK)), 'node_modules is skipped');
     const doc = JSON.parse(sb.cli(sb.dir, 'scan', ws.root, '--json').stdout);
     const healthy = doc.repos.filter((r: any) => r.enabled && r.problems.length === 0).map((r: any) => r.path);
@@ -53,7 +54,10 @@ describe('enable --under', () => {
     // A pattern that matches nothing is said once, on stderr; the run goes on.
     const none = sb.cli(sb.dir, 'enable', '--under', ws.root, '--include', 'wrok/*', '--exclude', 'nothing-like-this');
     assert.equal(none.status, 0, none.stderr);
-    assert.equal(none.stderr, `fleet-git: --include "wrok/*" matched nothing under ${ws.root}\nfleet-git: --exclude "nothing-like-this" matched nothing under ${ws.root}\n`);
+    assert.equal(
+      none.stderr,
+      `fleet-git: --include "wrok/*" matched nothing under ${ws.root}\nfleet-git: --exclude "nothing-like-this" matched nothing under ${ws.root}\n`,
+    );
     assert.match(none.stdout, /enable: 0 changed, 0 unchanged, 0 failed \(0 repositories/);
     const both = sb.cli(sb.dir, 'enable', '--under', ws.root, ws.p.solo);
     assert.equal(both.status, 2);
@@ -70,8 +74,14 @@ describe('bulk output', () => {
     for (const r of repos.slice(0, 3)) sb.git(r, 'config', 'core.hooksPath', '.husky/_');
     const en = sb.cli(sb.dir, 'enable', '--under', root);
     assert.equal(en.status, 0, en.stderr);
-    const lines = en.stdout.trimEnd().split('\n').filter((l) => !/hook client|data folder|fleet-git-created|node/.test(l) || l.startsWith(root));
-    assert.deepEqual(lines.filter((l) => l.endsWith(': enabled')), repos.map((r) => `${r}: enabled`));
+    const lines = en.stdout
+      .trimEnd()
+      .split('\n')
+      .filter((l) => !/hook client|data folder|fleet-git-created|node/.test(l) || l.startsWith(root));
+    assert.deepEqual(
+      lines.filter((l) => l.endsWith(': enabled')),
+      repos.map((r) => `${r}: enabled`),
+    );
     const notes = lines.filter((l) => l.startsWith('note'));
     assert.equal(notes.length, 1, en.stdout);
     assert.match(notes[0], /^note, for 3 repositories \(.*\/code\/a, \.\.\.\): worktree auto-provisioning is not active here: /);
@@ -85,7 +95,10 @@ describe('bulk output', () => {
     writeFileSync(join(repos[3], '.git', 'index.lock'), ''); // a git process at work there: that one fails
     const rq = sb.cli(sb.dir, 'remove', root, '--yes', '--quiet');
     assert.equal(rq.status, 1);
-    assert.equal(rq.stderr, `${repos[3]}: failed: a git process holds ${join(repos[3], '.git', 'index.lock')} (if none is running, remove that file and try again)\n`);
+    assert.equal(
+      rq.stderr,
+      `${repos[3]}: failed: a git process holds ${join(repos[3], '.git', 'index.lock')} (if none is running, remove that file and try again)\n`,
+    );
     assert.match(rq.stdout, /^remove: 3 changed, 0 unchanged, 1 failed \(4 of 4 repositories/);
     assert.equal(rq.stdout.split('\n').length, 2, rq.stdout);
   });
@@ -136,7 +149,11 @@ describe('remove', () => {
     assert.equal(solo.steps[0], `remove ${join(ws.p.solo, HOOK)}`);
     assert.deepEqual(solo.untrust, []);
     assert.equal(plan.counts.targets, plan.repos.length);
-    assert.equal(plan.repos.length, (dry.stdout.match(/: (would|cannot act here)/g) ?? []).length, 'the same repositories as the text plan');
+    assert.equal(
+      plan.repos.length,
+      (dry.stdout.match(/: (would|cannot act here)/g) ?? []).length,
+      'the same repositories as the text plan',
+    );
     assert.deepEqual(snap(), enabled);
     const jsonAlone = sb.cli(sb.dir, 'remove', ws.root, '--json', '--yes');
     assert.equal(jsonAlone.status, 2);
@@ -165,6 +182,7 @@ describe('remove', () => {
     assert.match(r.stderr, new RegExp(`${ws.p.archived}: failed: .*EISDIR`));
     assert.match(r.stdout, /remove: \d+ changed, \d+ unchanged, 2 failed/);
     assert.ok(existsSync(join(ws.p.solo, HOOK)), 'the locked repository was not touched');
-    for (const p of [ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.lefthook, ws.p.upstream]) assert.ok(!existsSync(join(p, HOOK)), `${p} went on`);
+    for (const p of [ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.lefthook, ws.p.upstream])
+      assert.ok(!existsSync(join(p, HOOK)), `${p} went on`);
   });
 });

@@ -22,7 +22,9 @@ function setup(models: unknown) {
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     child.stdin.end(input);
-    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((r) => child.on('close', (code) => r({ code, stdout, stderr })));
+    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((r) =>
+      child.on('close', (code) => r({ code, stdout, stderr })),
+    );
     return { child, done };
   };
   return { sb, env, repo, log, paths, cli, recorded, bin };
@@ -88,7 +90,11 @@ describe('fleet-git run', () => {
     assert.ok(existsSync(join(other, '.github/hooks/fleet.json')));
   });
 
-  for (const [sig, n] of [['SIGTERM', 15], ['SIGHUP', 1], ['SIGINT', 2]] as const) {
+  for (const [sig, n] of [
+    ['SIGTERM', 15],
+    ['SIGHUP', 1],
+    ['SIGINT', 2],
+  ] as const) {
     test(`passes ${sig} on; a signal death gives 128+${n}`, async () => {
       const t = setup(PROFILES);
       const run = t.cli(['run', '--', '--wait', '--die']);
@@ -116,7 +122,16 @@ describe('fleet-git run', () => {
       ['{ "models": [ {"name": "x", "apiKey": "' + KEY + '", } ] }', ['run'], /models\.json is not valid JSON/],
       [{ nope: 1 }, ['run'], /has no "models" list/],
       [{ models: [{ name: 'c', model: 'opus' }] }, ['run'], /no Copilot model profile/],
-      [{ models: [{ name: 'a', tool: 'copilot', apiKey: KEY }, { name: 'b', tool: 'copilot' }] }, ['run'], /several Copilot model profiles \(a, b\): choose one with --model NAME/],
+      [
+        {
+          models: [
+            { name: 'a', tool: 'copilot', apiKey: KEY },
+            { name: 'b', tool: 'copilot' },
+          ],
+        },
+        ['run'],
+        /several Copilot model profiles \(a, b\): choose one with --model NAME/,
+      ],
       [PROFILES, ['run'], /Copilot CLI is not installed.*npm install -g @github\/copilot/, { PATH: '/usr/bin:/bin' }],
     ];
     for (const [models, args, re, extra] of cases) {
@@ -149,7 +164,10 @@ describe('fleet-git model list', () => {
     assert.match(r.stdout, /^NAME +MODEL +TOKEN\nwork-gpt +gpt-4\.1 +set\nanon +- +not set\n\(1 profile for other tools not shown\)\n$/);
     assert.ok(!r.stdout.includes(KEY) && !r.stdout.includes('OTHERSECRET'));
     const j = await t.cli(['model', 'list', '--json']).done;
-    assert.deepEqual(JSON.parse(j.stdout), [{ name: 'work-gpt', model: 'gpt-4.1', token: true, proxy: false }, { name: 'anon', model: null, token: false, proxy: false }]);
+    assert.deepEqual(JSON.parse(j.stdout), [
+      { name: 'work-gpt', model: 'gpt-4.1', token: true, proxy: false },
+      { name: 'anon', model: null, token: false, proxy: false },
+    ]);
   });
 
   test('no file: says so, exit 0', async () => {

@@ -12,14 +12,23 @@ import { ScanCommand } from '../src/commands/scan.js';
 import { CLI, sandbox } from './helpers.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
 
-interface Json { roots: string[]; repos: any[]; counts: Record<string, number> }
+interface Json {
+  roots: string[];
+  repos: any[];
+  counts: Record<string, number>;
+}
 
 describe('scan', () => {
   let ws: Workspace;
   after(() => ws?.unlock());
   const sb = sandbox('fleet-git-scan-');
   before(() => {
-    ws = buildWorkspace(sb, { enable: (p) => { const r = sb.cli(p, 'enable'); assert.equal(r.status, 0, r.stderr); } });
+    ws = buildWorkspace(sb, {
+      enable: (p) => {
+        const r = sb.cli(p, 'enable');
+        assert.equal(r.status, 0, r.stderr);
+      },
+    });
   });
   const scan = (...args: string[]): Json => {
     const r = sb.cli(sb.dir, 'scan', '--json', ...args);
@@ -28,12 +37,16 @@ describe('scan', () => {
     return JSON.parse(r.stdout);
   };
   /** `kind rel-path [problem codes] {worktrees}` per row. */
-  const summary = (doc: Json) => doc.repos.map((r) => {
-    const rel = r.path.startsWith(`${ws.root}/`) ? r.path.slice(ws.root.length + 1) : r.path;
-    const codes = [...r.problems.map((p: any) => p.code), ...r.worktrees.flatMap((w: any) => w.problems.map((p: any) => `${w.path.slice(ws.root.length + 1)}:${p.code}`))];
-    const wts = r.worktrees.map((w: any) => w.path.slice(ws.root.length + 1));
-    return `${r.kind} ${rel}${r.enabled ? ' enabled' : ''}${codes.length ? ` [${codes.join(' ')}]` : ''}${wts.length ? ` {${wts.join(' ')}}` : ''}`;
-  });
+  const summary = (doc: Json) =>
+    doc.repos.map((r) => {
+      const rel = r.path.startsWith(`${ws.root}/`) ? r.path.slice(ws.root.length + 1) : r.path;
+      const codes = [
+        ...r.problems.map((p: any) => p.code),
+        ...r.worktrees.flatMap((w: any) => w.problems.map((p: any) => `${w.path.slice(ws.root.length + 1)}:${p.code}`)),
+      ];
+      const wts = r.worktrees.map((w: any) => w.path.slice(ws.root.length + 1));
+      return `${r.kind} ${rel}${r.enabled ? ' enabled' : ''}${codes.length ? ` [${codes.join(' ')}]` : ''}${wts.length ? ` {${wts.join(' ')}}` : ''}`;
+    });
 
   it('--json prints exactly one JSON document with every row, kind and problem', () => {
     const r = sb.cli(sb.dir, 'scan', ws.root, '--json');
@@ -63,10 +76,18 @@ describe('scan', () => {
     for (const row of doc.repos) {
       assert.deepEqual(Object.keys(row).slice(0, 5), ['path', 'kind', 'enabled', 'problems', 'worktrees']);
       for (const p of row.problems) assert.deepEqual(Object.keys(p), ['code', 'message']);
-      if (['bare', 'stale', 'broken', 'unreadable'].includes(row.kind)) assert.equal(typeof row.reason, 'string', `${row.path} has a reason`);
+      if (['bare', 'stale', 'broken', 'unreadable'].includes(row.kind))
+        assert.equal(typeof row.reason, 'string', `${row.path} has a reason`);
     }
     const usable = ws.lockedUnreadable ? 10 : 11;
-    assert.deepEqual(doc.counts, { repositories: usable, worktrees: 1, healthy: 1, withProblems: 3, notEnabled: usable - 4, notUsable: ws.lockedUnreadable ? 5 : 4 });
+    assert.deepEqual(doc.counts, {
+      repositories: usable,
+      worktrees: 1,
+      healthy: 1,
+      withProblems: 3,
+      notEnabled: usable - 4,
+      notUsable: ws.lockedUnreadable ? 5 : 4,
+    });
   });
 
   it('off a terminal prints one tab-separated line per repository and worktree: path, state, problem codes; the same rows as --json', () => {
@@ -75,12 +96,31 @@ describe('scan', () => {
     assert.equal(r.stderr, '');
     const doc = scan(ws.root);
     const expected = doc.repos.flatMap((row) => [
-      [row.path, row.reason !== undefined ? 'not-usable' : row.problems.length || row.worktrees.some((w: any) => w.problems.length) ? 'problems' : row.enabled ? 'healthy' : 'not-enabled', row.problems.map((p: any) => p.code).join(',') || '-'].join('\t'),
-      ...row.worktrees.map((w: any) => [w.path, w.problems.length ? 'problems' : w.enabled ? 'healthy' : 'not-enabled', w.problems.map((p: any) => p.code).join(',') || '-'].join('\t')),
+      [
+        row.path,
+        row.reason !== undefined
+          ? 'not-usable'
+          : row.problems.length || row.worktrees.some((w: any) => w.problems.length)
+            ? 'problems'
+            : row.enabled
+              ? 'healthy'
+              : 'not-enabled',
+        row.problems.map((p: any) => p.code).join(',') || '-',
+      ].join('\t'),
+      ...row.worktrees.map((w: any) =>
+        [
+          w.path,
+          w.problems.length ? 'problems' : w.enabled ? 'healthy' : 'not-enabled',
+          w.problems.map((p: any) => p.code).join(',') || '-',
+        ].join('\t'),
+      ),
     ]);
     assert.equal(r.stdout, `${expected.join('\n')}\n`);
     const lines = r.stdout.trimEnd().split('\n');
-    assert.ok(lines.every((l) => l.split('\t').length === 3), 'three fields a line');
+    assert.ok(
+      lines.every((l) => l.split('\t').length === 3),
+      'three fields a line',
+    );
     assert.ok(lines.includes(`${ws.p.lefthook}\tproblems\tgit-hook-displaced`), r.stdout);
     assert.ok(lines.includes(`${ws.p.fleetGit}\thealthy\t-`), r.stdout);
     assert.ok(lines.includes(`${ws.p.appWorktree}\tnot-enabled\t-`), r.stdout);
@@ -99,18 +139,27 @@ describe('scan', () => {
     for (const p of [ws.p.fleetGit, ws.p.lefthook, ws.p.tracked, ws.p.upstream, ws.p.app]) {
       const st = sb.cli(p, 'status', '--json');
       assert.equal(st.status, 0, st.stderr);
-      assert.deepEqual(doc.repos.find((r) => r.path === p), JSON.parse(st.stdout));
+      assert.deepEqual(
+        doc.repos.find((r) => r.path === p),
+        JSON.parse(st.stdout),
+      );
     }
   });
 
   it('shows a linked worktree with its repository, also when the repository is outside the roots', () => {
     const inside = scan(join(ws.root, 'work'));
-    assert.deepEqual(inside.repos.filter((r) => r.path.includes('app')).map((r) => [r.path, r.worktrees.map((w: any) => w.path)]), [[ws.p.app, [ws.p.appWorktree]]]);
+    assert.deepEqual(
+      inside.repos.filter((r) => r.path.includes('app')).map((r) => [r.path, r.worktrees.map((w: any) => w.path)]),
+      [[ws.p.app, [ws.p.appWorktree]]],
+    );
     const onlyWt = scan(ws.p.appWorktree);
     assert.equal(onlyWt.repos.length, 1);
     assert.equal(onlyWt.repos[0].path, ws.p.app);
     assert.equal(onlyWt.repos[0].outside, true);
-    assert.deepEqual(onlyWt.repos[0].worktrees.map((w: any) => [w.path, w.kind]), [[ws.p.appWorktree, 'worktree']]);
+    assert.deepEqual(
+      onlyWt.repos[0].worktrees.map((w: any) => [w.path, w.kind]),
+      [[ws.p.appWorktree, 'worktree']],
+    );
   });
 
   it('--nested finds submodules and nested repositories; --depth and --ignore bound the walk', () => {
@@ -119,7 +168,10 @@ describe('scan', () => {
     assert.equal(sub?.kind, 'submodule');
     assert.equal(sub?.enclosing, ws.p.superproject);
     assert.equal(nested.repos.find((r) => r.path === ws.p.inner)?.enclosing, ws.p.outer);
-    assert.deepEqual(scan(ws.root, '--depth', '1').repos.map((r) => r.path), [ws.p.solo]);
+    assert.deepEqual(
+      scan(ws.root, '--depth', '1').repos.map((r) => r.path),
+      [ws.p.solo],
+    );
     const ignored = scan(ws.root, '--ignore', 'states', '--ignore', 'odd');
     assert.ok(!ignored.repos.some((r) => r.path.includes('/states/') || r.path.includes('/odd/')));
     assert.ok(ignored.repos.some((r) => r.path === ws.p.solo));
@@ -128,7 +180,10 @@ describe('scan', () => {
   it('uses the current folder when no root is given', () => {
     const r = sb.cli(join(ws.root, 'states'), 'scan', '--json');
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout).repos.map((x: any) => x.path), [ws.p.fleetGit, ws.p.lefthook, ws.p.tracked, ws.p.upstream]);
+    assert.deepEqual(
+      JSON.parse(r.stdout).repos.map((x: any) => x.path),
+      [ws.p.fleetGit, ws.p.lefthook, ws.p.tracked, ws.p.upstream],
+    );
   });
 
   it('exits 2 with one line for a root that does not exist, or a bad --depth', () => {
@@ -166,7 +221,8 @@ describe('scan: what Copilot makes of each repository', () => {
       trusted: { trusted: true, hooks: 'repo' },
       untrusted: { trusted: false, hooks: 'repo' },
     });
-    for (const r of doc.repos.filter((x) => x.copilot)) assert.deepEqual(JSON.parse(sb.cli(r.path, 'status', '--json').stdout).copilot, r.copilot);
+    for (const r of doc.repos.filter((x) => x.copilot))
+      assert.deepEqual(JSON.parse(sb.cli(r.path, 'status', '--json').stdout).copilot, r.copilot);
     assert.equal(sb.cli(sb.dir, 'enable', '--user').status, 0);
     doc = scan();
     assert.deepEqual(byPath(doc), {
@@ -191,25 +247,53 @@ describe('scan: what Copilot makes of each repository', () => {
     const probe = spawnSync('strace', ['-o', '/dev/null', 'true']);
     assert.equal(probe.status, 0, `strace must run here: ${probe.error ?? probe.stderr}`);
     const trace = join(sb.dir, 'trace.txt');
-    const r = spawnSync('strace', ['-f', '-e', 'trace=open,openat', '-o', trace, process.execPath, CLI, 'scan', root, '--json'], { cwd: sb.dir, env: sb.env, encoding: 'utf8' });
+    const r = spawnSync('strace', ['-f', '-e', 'trace=open,openat', '-o', trace, process.execPath, CLI, 'scan', root, '--json'], {
+      cwd: sb.dir,
+      env: sb.env,
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).repos.length, 4);
-    const opens = readFileSync(trace, 'utf8').split('\n').filter((l) => l.includes(`"${config}"`));
+    const opens = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(`"${config}"`));
     assert.equal(opens.length, 1, opens.join('\n'));
   });
 
   it('the table: a Copilot note only on an enabled repository copilot -p would skip, the others counted once; and how many would be skipped', async () => {
     let out = '';
-    const stdout = Object.assign(new Writable({ write(c, _e, cb) { out += c; cb(); } }), { isTTY: true });
+    const stdout = Object.assign(
+      new Writable({
+        write(c, _e, cb) {
+          out += c;
+          cb();
+        },
+      }),
+      { isTTY: true },
+    );
     const cli = new Cli<Context>();
     cli.register(ScanCommand);
-    const code = await cli.run(['scan', root], { ...Cli.defaultContext, stdout, stderr: new Writable({ write(_c, _e, cb) { cb(); } }), cwd: sb.dir, env: sb.env, home: sb.home });
+    const code = await cli.run(['scan', root], {
+      ...Cli.defaultContext,
+      stdout,
+      stderr: new Writable({
+        write(_c, _e, cb) {
+          cb();
+        },
+      }),
+      cwd: sb.dir,
+      env: sb.env,
+      home: sb.home,
+    });
     assert.equal(code, 0, out);
     const line = (name: string) => out.split('\n').find((l) => l.trimStart().startsWith(join(root, name))) ?? '';
     assert.match(line('untrusted'), /copilot: untrusted, so copilot -p skips its hooks$/);
     // The others are counted once, not repeated on each line.
     for (const name of ['trusted', 'plain', 'bare.git']) assert.doesNotMatch(line(name), /copilot:/, name);
-    assert.match(out, /^Copilot, by repository: 1 trusted with repository hooks, 1 untrusted with no hooks, 1 untrusted with repository hooks \(marked above\)$/m);
+    assert.match(
+      out,
+      /^Copilot, by repository: 1 trusted with repository hooks, 1 untrusted with no hooks, 1 untrusted with repository hooks \(marked above\)$/m,
+    );
     assert.match(out, /^1 enabled repository is not trusted by Copilot: copilot -p sessions skip their hooks silently/m);
   });
 });

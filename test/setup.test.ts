@@ -11,7 +11,8 @@ import { EXCLUDE_BLOCK } from '../src/core/exclude.js';
 const HOOK = '.github/hooks/fleet.json';
 const GIT_DEFAULT_EXCLUDE = readFileSync('/usr/share/git-core/templates/info/exclude', 'utf8');
 /** What changes with any git command or clock tick; the rest must be equal. */
-const churn = (rel: string) => /(^|\/)\.git\/(index|logs|FETCH_HEAD|ORIG_HEAD)$/.test(rel) || /(^|\/)modules\/[^/]+\/(index|logs)$/.test(rel);
+const churn = (rel: string) =>
+  /(^|\/)\.git\/(index|logs|FETCH_HEAD|ORIG_HEAD)$/.test(rel) || /(^|\/)modules\/[^/]+\/(index|logs)$/.test(rel);
 
 function status(s: Sandbox, cwd: string) {
   const r = s.cli(cwd, 'status', '--json');
@@ -61,7 +62,11 @@ describe('setup', () => {
     assert.equal(stderr, '');
     assertProvisioned(s, path);
     const exclude = readFileSync(join(path, '.git/info/exclude'), 'utf8');
-    assert.equal(exclude, `${GIT_DEFAULT_EXCLUDE}${EXCLUDE_BLOCK}`, "git's default exclude text is kept as it was, the block appended after it");
+    assert.equal(
+      exclude,
+      `${GIT_DEFAULT_EXCLUDE}${EXCLUDE_BLOCK}`,
+      "git's default exclude text is kept as it was, the block appended after it",
+    );
     assert.ok(existsSync(join(path, '.git/hooks/pre-commit.sample')), "git's sample hooks are still there");
     // The clone's hook is now the one `enable` writes: worktrees are provisioned.
     s.git(path, 'worktree', 'add', '-q', join(s.dir, 'c1-wt'), '-b', 'wt');
@@ -114,7 +119,14 @@ describe('setup', () => {
     assert.match(got['.git/hooks/post-checkout'], /^file 755 /);
     delete got['.git/hooks/post-checkout'];
     assert.deepEqual(got, snapshot(plain.path, churn), 'no hook file, no exclude block, no record');
-    assert.deepEqual(status(s, out.path), { path: out.path, kind: 'repo', enabled: false, problems: [], worktrees: [], copilot: { trusted: false, hooks: 'none' } });
+    assert.deepEqual(status(s, out.path), {
+      path: out.path,
+      kind: 'repo',
+      enabled: false,
+      problems: [],
+      worktrees: [],
+      copilot: { trusted: false, hooks: 'none' },
+    });
     // A later checkout there stays inert too.
     s.git(out.path, 'checkout', '-q', '-b', 'x');
     assert.ok(!existsSync(join(out.path, '.github')));
@@ -159,7 +171,7 @@ describe('setup', () => {
     assertProvisioned(s, path);
   });
 
-  it("a template hook and a different one kept aside already: stops with one line, changing nothing; the same one: goes ahead", () => {
+  it('a template hook and a different one kept aside already: stops with one line, changing nothing; the same one: goes ahead', () => {
     const s = sandbox();
     const tpl = join(s.dir, 'tpl-two');
     mkdirSync(join(tpl, 'hooks'), { recursive: true });
@@ -170,7 +182,10 @@ describe('setup', () => {
     const cfgBefore = readFileSync(s.env.GIT_CONFIG_GLOBAL);
     const r = s.cli(s.dir, 'setup');
     assert.notEqual(r.status, 0);
-    assert.match(r.stderr, /post-checkout is not fleet-git's and .*post-checkout\.fleet-git-prev already holds an earlier hook; move one of them away, then run fleet-git setup again/);
+    assert.match(
+      r.stderr,
+      /post-checkout is not fleet-git's and .*post-checkout\.fleet-git-prev already holds an earlier hook; move one of them away, then run fleet-git setup again/,
+    );
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.deepEqual(snapshot(tpl), before);
     assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), cfgBefore);
@@ -224,7 +239,8 @@ describe('setup', () => {
     writeConfig(s, '{ exclude: [] }');
     const bin = join(s.dir, 'bin');
     mkdirSync(bin);
-    for (const t of ['git', 'cp', 'mv', 'rm', 'mkdir', 'cat']) symlinkSync(execFileSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim(), join(bin, t));
+    for (const t of ['git', 'cp', 'mv', 'rm', 'mkdir', 'cat'])
+      symlinkSync(execFileSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim(), join(bin, t));
     writeFileSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'node'), '/nonexistent/node');
     const env = { ...s.env, PATH: bin };
     const dest = join(s.dir, 'nonode');
@@ -245,7 +261,8 @@ describe('setup', () => {
     assert.ok(!recorded.endsWith('\n') && recorded.length > 0, 'the record as fleet-git writes it');
     const bin = join(s.dir, 'bin');
     mkdirSync(bin);
-    for (const t of ['git', 'mkdir', 'cp']) symlinkSync(execFileSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim(), join(bin, t));
+    for (const t of ['git', 'mkdir', 'cp'])
+      symlinkSync(execFileSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim(), join(bin, t));
     const dest = join(s.dir, 'recorded-node');
     const r = spawnSync('git', ['clone', '-q', src, dest], { env: { ...s.env, PATH: bin }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);

@@ -13,8 +13,22 @@ const HOOK = '.github/hooks/fleet.json';
 /** The tracked links a hostile repository can carry, each on its own branch; `out` is the folder they point into. */
 const TRACKED: { name: string; link: string; make: (repo: string, out: string) => void }[] = [
   { name: 'github-relative', link: '.github', make: (repo) => symlinkSync('../outside', join(repo, '.github')) },
-  { name: 'hooks-absolute', link: '.github/hooks', make: (repo, out) => { mkdirSync(join(repo, '.github')); symlinkSync(out, join(repo, '.github/hooks')); } },
-  { name: 'dangling-file', link: HOOK, make: (repo, out) => { mkdirSync(join(repo, '.github/hooks'), { recursive: true }); symlinkSync(join(out, 'pwn.json'), join(repo, HOOK)); } },
+  {
+    name: 'hooks-absolute',
+    link: '.github/hooks',
+    make: (repo, out) => {
+      mkdirSync(join(repo, '.github'));
+      symlinkSync(out, join(repo, '.github/hooks'));
+    },
+  },
+  {
+    name: 'dangling-file',
+    link: HOOK,
+    make: (repo, out) => {
+      mkdirSync(join(repo, '.github/hooks'), { recursive: true });
+      symlinkSync(join(out, 'pwn.json'), join(repo, HOOK));
+    },
+  },
 ];
 
 /** A repository whose branch `name` tracks one such link (main tracks none); the folder `outside` beside it, which must stay empty. */
@@ -36,7 +50,10 @@ function problems(s: Sandbox, cwd: string): { path: string; codes: string[] }[] 
   const r = s.cli(cwd, 'status', '--json');
   assert.equal(r.status, 0, r.stderr);
   const st = JSON.parse(r.stdout);
-  return [{ path: st.path, codes: st.problems.map((p: { code: string }) => p.code) }, ...st.worktrees.map((w: { path: string; problems: { code: string }[] }) => ({ path: w.path, codes: w.problems.map((p) => p.code) }))];
+  return [
+    { path: st.path, codes: st.problems.map((p: { code: string }) => p.code) },
+    ...st.worktrees.map((w: { path: string; problems: { code: string }[] }) => ({ path: w.path, codes: w.problems.map((p) => p.code) })),
+  ];
 }
 
 function assertOneLine(stderr: string, link: string): void {
@@ -82,7 +99,12 @@ describe('symbolic links', () => {
     assert.deepEqual(snapshot(out), before, 'the file outside is still there');
   });
 
-  for (const [what, rel] of [['info', 'info'], ['hooks', 'hooks'], ['info/exclude', 'info/exclude'], ['fleet-git-created', 'fleet-git-created']] as const) {
+  for (const [what, rel] of [
+    ['info', 'info'],
+    ['hooks', 'hooks'],
+    ['info/exclude', 'info/exclude'],
+    ['fleet-git-created', 'fleet-git-created'],
+  ] as const) {
     it(`a symlinked .git/${what}: enable and disable leave the repository alone, and status reports it`, () => {
       const s = sandbox();
       const repo = s.repo('g');

@@ -13,7 +13,6 @@ import type { UserPaths } from '../src/paths.js';
 /** The listed folder that covers `path` in config.json as it is now, or null. */
 const trustedBy = (paths: UserPaths, path: string) => new FolderIndex(trustedFolders(paths)).by(path);
 
-
 describe('enable --trust and disable', () => {
   test('adds the root keeping every other key, and disable removes only what fleet-git added', () => {
     const sb = sandbox();
@@ -31,7 +30,11 @@ describe('enable --trust and disable', () => {
     r = sb.cli(repo, 'status');
     assert.match(r.stdout, /Copilot trusts this folder \(listed in/);
     const st = JSON.parse(sb.cli(repo, 'status', '--json').stdout);
-    assert.deepEqual(Object.keys(st), ['path', 'kind', 'enabled', 'problems', 'worktrees', 'copilot'], 'the copilot key is added after the existing ones');
+    assert.deepEqual(
+      Object.keys(st),
+      ['path', 'kind', 'enabled', 'problems', 'worktrees', 'copilot'],
+      'the copilot key is added after the existing ones',
+    );
     assert.deepEqual(st.copilot, { trusted: true, hooks: 'repo' });
     // Enabling again changes nothing.
     r = sb.cli(repo, 'enable', '--trust');
@@ -105,7 +108,10 @@ describe('enable --trust and disable', () => {
     const head = '// User settings belong in settings.json.\n// This file is managed automatically.\n';
     writeFileSync(config, `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z"\n}\n`);
     assert.equal(sb.cli(repo, 'enable', '--trust').status, 0);
-    assert.equal(readFileSync(config, 'utf8'), `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z",\n  "trustedFolders": [\n    ${JSON.stringify(repo)}\n  ]\n}\n`);
+    assert.equal(
+      readFileSync(config, 'utf8'),
+      `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z",\n  "trustedFolders": [\n    ${JSON.stringify(repo)}\n  ]\n}\n`,
+    );
     assert.equal(sb.cli(repo, 'disable').status, 0);
     // fleet-git created the key: with its last entry gone, the key goes too.
     assert.equal(readFileSync(config, 'utf8'), `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z"\n}\n`);
@@ -124,7 +130,8 @@ describe('enable --trust and disable', () => {
       assert.equal(sb.cli(a, 'enable', '--trust').status, 0);
       assert.equal(sb.cli(b, 'enable', '--trust').status, 0);
       const edited = readFileSync(config, 'utf8');
-      for (const kept of ['/* the model */ "model": "m", // inline', '"x": {"y": 1,},', '// User settings']) assert.ok(edited.includes(kept), edited);
+      for (const kept of ['/* the model */ "model": "m", // inline', '"x": {"y": 1,},', '// User settings'])
+        assert.ok(edited.includes(kept), edited);
       if (list.includes('// mine')) assert.ok(edited.includes('// mine'), edited);
       assert.deepEqual(new Set(trustedFolders(userPaths(sb.env, sb.home))), new Set([own, a, b]));
       assert.equal(sb.cli(a, 'disable').status, 0);
@@ -169,7 +176,9 @@ describe('enable --trust and disable', () => {
 /** How many times `name` in `dir` was replaced (an atomic write is one rename onto it) while `fn` ran. */
 async function renamesOnto<T>(dir: string, name: string, fn: () => T): Promise<{ result: T; count: number }> {
   let count = 0;
-  const w = watch(dir, (_event, file) => { if (file === name) count++; });
+  const w = watch(dir, (_event, file) => {
+    if (file === name) count++;
+  });
   try {
     const result = fn();
     await new Promise((r) => setTimeout(r, 200)); // the events of a finished child are queued: let them in
@@ -200,14 +209,20 @@ describe('enable --under ROOT --trust, and remove', () => {
     const en = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'enable', '--under', root, '--trust'));
     assert.equal(en.result.status, 0, en.result.stderr);
     assert.equal(en.count, 1, 'one write of config.json for the whole run');
-    assert.match(en.result.stdout, /Copilot now trusts 4 more folders \(repositories and worktrees outside them; added to trustedFolders in /);
+    assert.match(
+      en.result.stdout,
+      /Copilot now trusts 4 more folders \(repositories and worktrees outside them; added to trustedFolders in /,
+    );
     const text = readFileSync(config, 'utf8');
     assert.ok(text.startsWith(head), 'the comment lines stay');
     const after = JSON.parse(text.slice(head.length));
     assert.deepEqual(Object.keys(after), Object.keys(doc));
     assert.deepEqual(after, { ...doc, trustedFolders: ['/elsewhere', outside, repos[0], wt, repos[1], repos[2]] });
     const scan = JSON.parse(sb.cli(sb.dir, 'scan', root, '--json').stdout);
-    assert.deepEqual(scan.repos.map((r: any) => r.copilot), repos.map(() => ({ trusted: true, hooks: 'repo' })));
+    assert.deepEqual(
+      scan.repos.map((r: any) => r.copilot),
+      repos.map(() => ({ trusted: true, hooks: 'repo' })),
+    );
 
     // Again: nothing to add, no write.
     const again = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'enable', '--under', root, '--trust'));
@@ -223,8 +238,15 @@ describe('enable --under ROOT --trust, and remove', () => {
     assert.equal(rm.result.status, 0, rm.result.stderr);
     assert.equal(rm.count, 1, 'one write of config.json for the whole run');
     assert.match(rm.result.stdout, /took 4 entries fleet-git had added out of trustedFolders/);
-    assert.match(rm.result.stdout, new RegExp(`^${join(root, 'a')}: removed$`, 'm'), 'one line for the repository, its worktree entry included');
-    assert.equal(readFileSync(config, 'utf8'), `${head}${JSON.stringify({ ...doc, trustedFolders: ['/elsewhere', outside, '/mine'] }, null, 2)}\n`);
+    assert.match(
+      rm.result.stdout,
+      new RegExp(`^${join(root, 'a')}: removed$`, 'm'),
+      'one line for the repository, its worktree entry included',
+    );
+    assert.equal(
+      readFileSync(config, 'utf8'),
+      `${head}${JSON.stringify({ ...doc, trustedFolders: ['/elsewhere', outside, '/mine'] }, null, 2)}\n`,
+    );
     assert.deepEqual(readTrustRecord(userPaths(sb.env, sb.home)), [outside]);
   });
 
@@ -288,7 +310,15 @@ describe('enable --user and disable --user', () => {
     const { TestObserver } = await import('./observer-server.js');
     const obs = await TestObserver.start(paths.fleetSocket);
     try {
-      const payload = (id: string) => JSON.stringify({ sessionId: id, timestamp: 1, cwd: repo, toolName: 'bash', toolArgs: { command: 'ls' }, toolResult: { resultType: 'success', textResultForLlm: '' } });
+      const payload = (id: string) =>
+        JSON.stringify({
+          sessionId: id,
+          timestamp: 1,
+          cwd: repo,
+          toolName: 'bash',
+          toolArgs: { command: 'ls' },
+          toolResult: { resultType: 'success', textResultForLlm: '' },
+        });
       const repoDir = join(repo, '.github', 'hooks');
       const userDir = join(sb.env.COPILOT_HOME, 'hooks');
       // No user-level file: the repository level reports.
@@ -299,7 +329,10 @@ describe('enable --user and disable --user', () => {
       await runFrom(sb.env, null, payload('s4'));
       await obs.waitFor((e) => e.session_id === 's4');
       await new Promise((r) => setTimeout(r, 100));
-      assert.deepEqual(obs.events.map((e) => e.session_id), ['s1', 's3', 's4']);
+      assert.deepEqual(
+        obs.events.map((e) => e.session_id),
+        ['s1', 's3', 's4'],
+      );
     } finally {
       await obs.close();
     }

@@ -13,7 +13,8 @@ import { ptyRun, ptySpawn, type PtyOptions } from './pty.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
 
 const HOOK = '.github/hooks/fleet.json';
-const fleetGit = (args: string[], opts: PtyOptions & { answers?: Array<[string | RegExp, string]> }) => ptyRun([process.execPath, CLI, ...args], opts);
+const fleetGit = (args: string[], opts: PtyOptions & { answers?: Array<[string | RegExp, string]> }) =>
+  ptyRun([process.execPath, CLI, ...args], opts);
 
 /** The progress line and the sequence that clears it (see withProgress in src/commands/report.ts). */
 const PROGRESS = /\rfleet-git: looking for repositories: \d+ folders read\x1b\[K/g;
@@ -24,7 +25,12 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const screen = (raw: string) => raw.replace(new RegExp(`(${PROGRESS.source})+${escape(CLEAR)}`, 'g'), '').replace(/\r\n/g, '\n');
 const withoutNoColor = (env: Record<string, string>) => Object.fromEntries(Object.entries(env).filter(([k]) => k !== 'NO_COLOR'));
 
-const TITLES = { healthy: 'Enabled and healthy', withProblems: 'With problems', notEnabled: 'Not enabled', notUsable: 'Not usable' } as const;
+const TITLES = {
+  healthy: 'Enabled and healthy',
+  withProblems: 'With problems',
+  notEnabled: 'Not enabled',
+  notUsable: 'Not usable',
+} as const;
 
 /** The table's sections: title -> the lines under it, in order of appearance. */
 function sections(plain: string): Array<{ title: string; count: number; lines: string[] }> {
@@ -44,7 +50,12 @@ describe('scan on a terminal', () => {
   after(() => ws?.unlock());
   const sb = sandbox('fleet-git-tty-scan-');
   before(() => {
-    ws = buildWorkspace(sb, { enable: (p) => { const r = sb.cli(p, 'enable'); assert.equal(r.status, 0, r.stderr); } });
+    ws = buildWorkspace(sb, {
+      enable: (p) => {
+        const r = sb.cli(p, 'enable');
+        assert.equal(r.status, 0, r.stderr);
+      },
+    });
     const r = sb.cli(sb.dir, 'scan', ws.root, '--json');
     assert.equal(r.status, 0, r.stderr);
     json = JSON.parse(r.stdout); // --json (scan.test.ts checks it in full)
@@ -59,12 +70,24 @@ describe('scan on a terminal', () => {
     const c = json.counts;
     const secs = sections(plain);
     // The groups in order, empty ones left out, each titled with its count.
-    const expected = ([['healthy', c.healthy], ['withProblems', c.withProblems], ['notEnabled', c.notEnabled], ['notUsable', c.notUsable]] as const)
-      .filter(([, n]) => n > 0).map(([k, n]) => `${TITLES[k]} (${n})`);
-    assert.deepEqual(secs.map((s) => `${s.title} (${s.count})`), expected);
+    const expected = (
+      [
+        ['healthy', c.healthy],
+        ['withProblems', c.withProblems],
+        ['notEnabled', c.notEnabled],
+        ['notUsable', c.notUsable],
+      ] as const
+    )
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${TITLES[k]} (${n})`);
+    assert.deepEqual(
+      secs.map((s) => `${s.title} (${s.count})`),
+      expected,
+    );
     assert.deepEqual(expected.slice(0, 2), ['Enabled and healthy (1)', 'With problems (3)'], 'the workspace has every group');
     // Every repository is a row (a line starting with two spaces and its path) in exactly one group, as many rows as the title says.
-    const rowsOf = (s: { lines: string[] }) => json.repos.filter((x) => s.lines.some((l) => new RegExp(`^  ${escape(x.path)}( |$)`).test(l))).map((x) => x.path);
+    const rowsOf = (s: { lines: string[] }) =>
+      json.repos.filter((x) => s.lines.some((l) => new RegExp(`^  ${escape(x.path)}( |$)`).test(l))).map((x) => x.path);
     for (const s of secs) assert.equal(rowsOf(s).length, s.count, `${s.title}: ${rowsOf(s).join(', ')}`);
     assert.deepEqual(secs.flatMap(rowsOf).sort(), json.repos.map((x) => x.path).sort());
     const groupOf = (path: string) => secs.find((s) => rowsOf(s).includes(path))?.title;
@@ -76,7 +99,10 @@ describe('scan on a terminal', () => {
     const app = secs.find((s) => s.title === TITLES.notEnabled)!.lines;
     const appRow = app.findIndex((l) => new RegExp(`^  ${escape(ws.p.app)}( |$)`).test(l));
     const nextRow = app.findIndex((l, i) => i > appRow && /^  \S/.test(l));
-    assert.ok(app.slice(appRow + 1, nextRow < 0 ? undefined : nextRow).some((l) => l.startsWith(`    worktree ${ws.p.appWorktree}: `)), app.join('\n'));
+    assert.ok(
+      app.slice(appRow + 1, nextRow < 0 ? undefined : nextRow).some((l) => l.startsWith(`    worktree ${ws.p.appWorktree}: `)),
+      app.join('\n'),
+    );
     // The counts line follows the table (notes may follow it).
     const lines = plain.trimEnd().split('\n');
     assert.equal(c.worktrees, 1);
@@ -92,10 +118,18 @@ describe('scan on a terminal', () => {
     const c = screen(coloured.raw);
     const style = (f: string[], t: string) => f.reduceRight((x, s) => styleText(s as 'bold', x, { validateStream: false }), t);
     assert.ok(c.includes(style(['bold', 'green'], `${TITLES.healthy} (1)`)), 'the healthy title is bold green');
-    assert.ok(c.includes(style(['bold', 'red'], `${TITLES.notUsable} (`).replace(/\x1b\[39m\x1b\[22m$/, '')), 'the not usable title is bold red');
+    assert.ok(
+      c.includes(style(['bold', 'red'], `${TITLES.notUsable} (`).replace(/\x1b\[39m\x1b\[22m$/, '')),
+      'the not usable title is bold red',
+    );
     assert.ok(c.includes(style(['green'], ws.p.fleetGit)), 'a healthy path is green');
     // The same text without a colour code: NO_COLOR, --color=never, FORCE_COLOR=0; --color=always beats NO_COLOR.
-    for (const [args, env] of [[[], { NO_COLOR: '1' }], [['--color=never'], {}], [['--color', 'never'], {}], [[], { FORCE_COLOR: '0' }]] as const) {
+    for (const [args, env] of [
+      [[], { NO_COLOR: '1' }],
+      [['--color=never'], {}],
+      [['--color', 'never'], {}],
+      [[], { FORCE_COLOR: '0' }],
+    ] as const) {
       const plain = await fleetGit(['scan', ws.root, ...args], { cwd: sb.dir, env: { ...withoutNoColor(sb.env), ...env } });
       assert.equal(plain.code, 0, plain.text);
       assert.doesNotMatch(plain.raw, SGR, `${args.join(' ')} ${JSON.stringify(env)}`);
@@ -108,8 +142,15 @@ describe('scan on a terminal', () => {
   it('off a terminal: no colour, unless FORCE_COLOR or --color=always asks for it (help, here); a bad --color is exit 2', () => {
     const plain = sb.cli(sb.dir, 'help');
     assert.doesNotMatch(plain.stdout, SGR);
-    for (const [args, env] of [[['--color=always'], {}], [[], { FORCE_COLOR: '1' }]] as const) {
-      const r = spawnSync(process.execPath, [CLI, 'help', ...args], { cwd: sb.dir, env: { ...withoutNoColor(sb.env), ...env }, encoding: 'utf8' });
+    for (const [args, env] of [
+      [['--color=always'], {}],
+      [[], { FORCE_COLOR: '1' }],
+    ] as const) {
+      const r = spawnSync(process.execPath, [CLI, 'help', ...args], {
+        cwd: sb.dir,
+        env: { ...withoutNoColor(sb.env), ...env },
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, SGR, `${args.join(' ')} ${JSON.stringify(env)}`);
       assert.match(r.stdout.replace(SGR, ''), /fleet-git enable /);
@@ -152,7 +193,7 @@ describe('scan progress line', () => {
           fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK); // ENXIO until a reader has it open
         } catch (e) {
           if ((e as NodeJS.ErrnoException).code !== 'ENXIO') throw e;
-          if (i > 3000) throw new Error('fleet-git never opened the FIFO: the walk does not read a bare folder\'s config any more');
+          if (i > 3000) throw new Error("fleet-git never opened the FIFO: the walk does not read a bare folder's config any more");
           await new Promise((r) => setTimeout(r, 10));
         }
       }
@@ -171,7 +212,11 @@ describe('scan progress line', () => {
     assert.equal(r.code, 0, r.text);
     const shown = r.raw.lastIndexOf('\rfleet-git: looking for repositories: ');
     assert.ok(shown >= 0, `a progress line was shown: ${JSON.stringify(r.raw)}`);
-    assert.match(r.raw.slice(shown), /^\rfleet-git: looking for repositories: \d+ folders read\x1b\[K\r\x1b\[K/, 'the last progress line is cleared at once');
+    assert.match(
+      r.raw.slice(shown),
+      /^\rfleet-git: looking for repositories: \d+ folders read\x1b\[K\r\x1b\[K/,
+      'the last progress line is cleared at once',
+    );
     assert.ok(!r.raw.slice(0, shown).includes('\n'), 'nothing was printed before or between progress lines');
     const table = screen(r.raw);
     assert.match(table, new RegExp(`^Not enabled \\(2\\)\\n  ${escape(join(root, 'a'))}`), 'the table starts on a clean line');
@@ -180,7 +225,12 @@ describe('scan progress line', () => {
   });
 
   it('never shows off a terminal, however long the walk', async () => {
-    const child = spawn(process.execPath, [CLI, 'scan', root, '--json'], { cwd: sb.dir, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
+    const child = spawn(process.execPath, [CLI, 'scan', root, '--json'], {
+      cwd: sb.dir,
+      env: sb.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 30_000,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -189,7 +239,10 @@ describe('scan progress line', () => {
     await holdFifo(600);
     assert.equal(await code, 0, stderr);
     assert.equal(stderr, '');
-    assert.deepEqual(JSON.parse(stdout).repos.map((x: { path: string; kind: string }) => `${x.kind} ${x.path}`), [`repo ${join(root, 'a')}`, `repo ${join(root, 'b')}`, `bare ${slow}`]);
+    assert.deepEqual(
+      JSON.parse(stdout).repos.map((x: { path: string; kind: string }) => `${x.kind} ${x.path}`),
+      [`repo ${join(root, 'a')}`, `repo ${join(root, 'b')}`, `bare ${slow}`],
+    );
   });
 });
 
@@ -210,7 +263,11 @@ describe('remove on a terminal', () => {
   const QUESTION = /3 of 3 repositories under .* have fleet-git or upstream fleet files\. Remove it from all 3\? \[y\/N\] $/;
 
   // [what is typed, its echo on the question's line]
-  for (const [what, answer, echo] of [['"n"', 'n\n', 'n'], ['just Enter', '\n', ''], ['Ctrl-D', '\x04', '']] as const) {
+  for (const [what, answer, echo] of [
+    ['"n"', 'n\n', 'n'],
+    ['just Enter', '\n', ''],
+    ['Ctrl-D', '\x04', ''],
+  ] as const) {
     it(`asks y/N first; ${what} changes nothing`, async () => {
       const r = await fleetGit(['remove', root], { cwd: sb.dir, env: sb.env, answers: [[/\[y\/N\] /, answer]] });
       assert.equal(r.code, 0, r.text);
@@ -251,7 +308,10 @@ describe('run on a terminal: the profile picker', () => {
   };
   const LIST = 'Copilot model profiles:\n  1. alpha (gpt-4.1)\n  2. beta (claude-sonnet-4.5)\nPick one [1-2]: ';
 
-  for (const [what, answer, name, model] of [['"2"', '2', 'beta', 'claude-sonnet-4.5'], ['a name', 'alpha', 'alpha', 'gpt-4.1']] as const) {
+  for (const [what, answer, name, model] of [
+    ['"2"', '2', 'beta', 'claude-sonnet-4.5'],
+    ['a name', 'alpha', 'alpha', 'gpt-4.1'],
+  ] as const) {
     it(`lists the Copilot profiles; choosing ${what} starts copilot with that profile`, async () => {
       const t = setup();
       const r = await fleetGit(['run', '--', '--exit', '5'], { cwd: t.repo, env: t.env, answers: [['Pick one [1-2]: ', `${answer}\n`]] });
@@ -267,7 +327,12 @@ describe('run on a terminal: the profile picker', () => {
   }
 
   // [what is typed, its echo]: a number out of range, a profile for another tool, no such name, Ctrl-D.
-  for (const [bad, echo] of [['9\n', '9'], ['other\n', 'other'], ['nope\n', 'nope'], ['\x04', '']] as const) {
+  for (const [bad, echo] of [
+    ['9\n', '9'],
+    ['other\n', 'other'],
+    ['nope\n', 'nope'],
+    ['\x04', ''],
+  ] as const) {
     it(`an answer that is no Copilot profile (${JSON.stringify(bad)}) is one line, exit 2, and copilot does not start`, async () => {
       const t = setup();
       const r = await fleetGit(['run'], { cwd: t.repo, env: t.env, answers: [['Pick one [1-2]: ', bad]] });

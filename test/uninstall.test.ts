@@ -86,7 +86,7 @@ describe('uninstall', () => {
     assert.deepEqual(snap(), before);
   });
 
-  it('keeps the data folder while something is left undone (a user-level hook file that is not fleet-git\'s), and says so', () => {
+  it("keeps the data folder while something is left undone (a user-level hook file that is not fleet-git's), and says so", () => {
     const { s, code, app } = machine();
     ok(s, app, 'enable');
     const userHook = join(s.env.COPILOT_HOME, 'hooks', 'fleet.json');

@@ -56,13 +56,18 @@ describe('hook file ownership', () => {
   it('tells ours, current or not, from upstream and foreign files', () => {
     assert.deepEqual(classifyHookFile(ours, ours), { kind: 'ours', current: true, clients: ['/d/hook-client.cjs'] });
     assert.equal(classifyHookFile(ours.replace('timeoutSec": 10', 'timeoutSec": 9'), ours).current, false);
-    const upstream = JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: 'command', bash: 'node "/usr/lib/node_modules/@dking/claude-code-fleet/src/hooks/hook-client.js"' }] } });
+    const upstream = JSON.stringify({
+      version: 1,
+      hooks: {
+        sessionStart: [{ type: 'command', bash: 'node "/usr/lib/node_modules/@dking/claude-code-fleet/src/hooks/hook-client.js"' }],
+      },
+    });
     assert.equal(classifyHookFile(upstream, ours).kind, 'upstream');
     assert.equal(classifyHookFile('{"version":1,"hooks":{}}', ours).kind, 'foreign');
     assert.equal(classifyHookFile('not json', ours).kind, 'foreign');
     assert.equal(classifyHookFile(null, ours).kind, 'absent');
   });
-  it("quotes the data folder so that the shell reads it back exactly", () => {
+  it('quotes the data folder so that the shell reads it back exactly', () => {
     const weird = "/a b/'q'/$(x)/`y`";
     const text = renderHookFile({ dataDir: weird });
     assert.deepEqual(classifyHookFile(text, text).clients, [`${weird}/hook-client.cjs`]);
@@ -96,7 +101,11 @@ describe('git config reader', () => {
     const wt = join(s.dir, 'work-wt');
     s.git(work, 'commit', '-q', '--allow-empty', '-m', 'one');
     s.git(work, 'worktree', 'add', '-q', '-b', 'feature/x', wt);
-    const inc = (name: string, value: string) => { const f = join(s.home, name); writeFileSync(f, `[core]\n\thooksPath = ${value}\n`); return f; };
+    const inc = (name: string, value: string) => {
+      const f = join(s.home, name);
+      writeFileSync(f, `[core]\n\thooksPath = ${value}\n`);
+      return f;
+    };
     const global = join(s.home, '.gitconfig');
     const base = readFileSync(global, 'utf8');
     const cases = [
@@ -117,7 +126,11 @@ describe('git config reader', () => {
     inc('c.inc', '/home/include');
     for (const text of cases) {
       writeFileSync(global, base + text);
-      for (const [where, gitDir, commonDir] of [[work, join(work, '.git'), join(work, '.git')], [other, join(other, '.git'), join(other, '.git')], [wt, join(work, '.git/worktrees/work-wt'), join(work, '.git')]]) {
+      for (const [where, gitDir, commonDir] of [
+        [work, join(work, '.git'), join(work, '.git')],
+        [other, join(other, '.git'), join(other, '.git')],
+        [wt, join(work, '.git/worktrees/work-wt'), join(work, '.git')],
+      ]) {
         const r = s.run(where, ['config', '--get', 'core.hooksPath']);
         const mine = new ConfigReader(s.env).get('core', 'hooksPath', commonDir, gitDir);
         assert.equal(mine?.value ?? null, r.status === 0 ? r.stdout.replace(/\n$/, '') : null, `${text} in ${where}`);
@@ -135,7 +148,7 @@ describe('git config reader', () => {
     assert.deepEqual(parseConfigValues('[core]\nbare\n', 'core', 'bare'), ['true']);
   });
 
-  it('reads the object format from the repository\'s own file only, and hands that reading to the next get on it, once', () => {
+  it("reads the object format from the repository's own file only, and hands that reading to the next get on it, once", () => {
     const s = sandbox();
     const repo = s.repo('cfg3');
     const common = join(repo, '.git');
@@ -238,7 +251,13 @@ describe('index reader', () => {
   const dotted = (n: number) => [
     ...Array.from({ length: n }, (_, i) => `.config/tool-${i}/settings.json`),
     ...Array.from({ length: n }, (_, i) => `.github/hooks/a-${i}.json`),
-    '.github-x/a', '.github/hooks/fleet.jso', '.github/hooks/fleet.json.bak', '.github/hooks/fleet.jsoo', '.github/hookz', '!first', '-dash',
+    '.github-x/a',
+    '.github/hooks/fleet.jso',
+    '.github/hooks/fleet.json.bak',
+    '.github/hooks/fleet.jsoo',
+    '.github/hookz',
+    '!first',
+    '-dash',
   ];
   const after = (n: number) => Array.from({ length: n }, (_, i) => `src/module-${i}/index.ts`);
   const probes = [HOOK, '.github/hooks/fleet.jso', '.github/hooks/a-7.json', '.github', '!first', 'src/module-0/index.ts', 'zzz', '.'];

@@ -31,15 +31,25 @@ describe('scan.roots and scan.ignore', () => {
     const a = s.repo('code/a');
     const b = s.repo('code/skipped/b');
     const c = s.repo('elsewhere/c');
-    const paths = (r: ReturnType<typeof s.cli>) => { assert.equal(r.status, 0, r.stderr); return JSON.parse(r.stdout).repos.map((x: { path: string }) => x.path); };
+    const paths = (r: ReturnType<typeof s.cli>) => {
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout).repos.map((x: { path: string }) => x.path);
+    };
     // No file: the current folder.
     assert.deepEqual(paths(s.cli(join(s.dir, 'elsewhere'), 'scan', '--json')), [c]);
     writeConfig(s, `{ scan: { roots: ["${join(s.dir, 'code')}", "${join(s.dir, 'elsewhere')}"], ignore: ["skipped"] } }`);
     assert.deepEqual(paths(s.cli(s.home, 'scan', '--json')), [a, c]);
-    assert.deepEqual(paths(s.cli(s.home, 'scan', join(s.dir, 'code'), '--json')), [a], 'a folder given replaces scan.roots; scan.ignore still applies');
+    assert.deepEqual(
+      paths(s.cli(s.home, 'scan', join(s.dir, 'code'), '--json')),
+      [a],
+      'a folder given replaces scan.roots; scan.ignore still applies',
+    );
     const en = s.cli(s.home, 'enable', '--under', join(s.dir, 'code'));
     assert.equal(en.status, 0, en.stderr);
-    assert.ok(existsSync(join(a, '.github/hooks/fleet.json')) && !existsSync(join(b, '.github/hooks/fleet.json')), 'enable --under skips scan.ignore');
+    assert.ok(
+      existsSync(join(a, '.github/hooks/fleet.json')) && !existsSync(join(b, '.github/hooks/fleet.json')),
+      'enable --under skips scan.ignore',
+    );
     s.cli(b, 'enable');
     const rm = s.cli(s.home, 'remove', join(s.dir, 'code'), '--yes');
     assert.equal(rm.status, 0, rm.stderr);
@@ -69,13 +79,16 @@ describe('fleet-git config', () => {
 
   it('reads JSON5 with comments, and tells which value came from the file', () => {
     const s = sandbox();
-    writeConfig(s, `// mine
+    writeConfig(
+      s,
+      `// mine
 {
   include: ['~/code/**'], // work and side projects
   exclude: ['*/forks',],
   scan: { roots: ['~/code'] },
 }
-`);
+`,
+    );
     const doc = JSON.parse(s.cli(s.dir, 'config', '--json').stdout);
     assert.equal(doc.exists, true);
     assert.deepEqual(doc.values.include, { value: ['~/code/**'], from: 'file' });
@@ -191,7 +204,9 @@ describe('clone globs', () => {
   });
 
   it('include [] takes no clone; exclude wins over include', () => {
-    const sh = (c: object, p: string) => spawnSync('sh', ['-c', `${renderRules({ include: null, exclude: [], ...c }, '/c', home)}\nfleet_git_included "$1"`, 'sh', p]).status === 0;
+    const sh = (c: object, p: string) =>
+      spawnSync('sh', ['-c', `${renderRules({ include: null, exclude: [], ...c }, '/c', home)}\nfleet_git_included "$1"`, 'sh', p])
+        .status === 0;
     assert.equal(sh({ include: [] }, '/home/u/code'), false);
     assert.equal(sh({ include: ['~/code'], exclude: ['~/code/x'] }, '/home/u/code/x/y'), false);
     assert.equal(sh({ include: ['~/code'], exclude: ['~/code/x'] }, '/home/u/code/y'), true);
@@ -200,6 +215,9 @@ describe('clone globs', () => {
 
   it('rejects what it does not support', () => {
     for (const g of ['code/**', '~/a\\b', '~/[a', '~/a]', '~/[a/b]', '~/{a,b}']) assert.notEqual(checkCloneGlob(g), null, g);
-    assert.throws(() => parseUserConfig('{ include: ["relative/path"] }', '/f'), (e: unknown) => e instanceof UserConfigError && /must start with/.test(e.message));
+    assert.throws(
+      () => parseUserConfig('{ include: ["relative/path"] }', '/f'),
+      (e: unknown) => e instanceof UserConfigError && /must start with/.test(e.message),
+    );
   });
 });

@@ -26,32 +26,32 @@ export interface Workspace {
   outside: string;
   /** Absolute paths by role. */
   p: {
-    solo: string;            // regular repo at depth 1
-    app: string;             // regular repo at depth 2, with a linked worktree and node_modules inside
-    appWorktree: string;     // linked worktree of app, beside it
-    superproject: string;    // repo with a submodule
-    submodule: string;       // superproject/libs/sub (only found with nested)
-    outer: string;           // repo with an unrelated repo nested in its worktree
-    inner: string;           // outer/vendor/inner (only found with nested)
-    separate: string;        // worktree whose git dir lives outside root (--separate-git-dir)
+    solo: string; // regular repo at depth 1
+    app: string; // regular repo at depth 2, with a linked worktree and node_modules inside
+    appWorktree: string; // linked worktree of app, beside it
+    superproject: string; // repo with a submodule
+    submodule: string; // superproject/libs/sub (only found with nested)
+    outer: string; // repo with an unrelated repo nested in its worktree
+    inner: string; // outer/vendor/inner (only found with nested)
+    separate: string; // worktree whose git dir lives outside root (--separate-git-dir)
     separateGitDir: string;
-    bare: string;            // mirrors/tool.git
-    stale: string;           // odd/stale: `.git` file naming a missing folder (relative path)
+    bare: string; // mirrors/tool.git
+    stale: string; // odd/stale: `.git` file naming a missing folder (relative path)
     staleGitDir: string;
-    broken: string;          // odd/broken: `.git` folder holding only `config`
-    garbage: string;         // odd/garbage: `.git` file without a gitdir line
-    archived: string;        // archive/old: a repo for the ignore globs
+    broken: string; // odd/broken: `.git` folder holding only `config`
+    garbage: string; // odd/garbage: `.git` file without a gitdir line
+    archived: string; // archive/old: a repo for the ignore globs
     nodeModulesRepo: string; // tools/node_modules/pkg: repo-looking, must be skipped
-    loop: string;            // links/loop -> .. (the root)
-    selfLink: string;        // links/self -> .
-    linkedOutside: string;   // links/ext -> outside/ext-repo (found only when following links)
+    loop: string; // links/loop -> .. (the root)
+    selfLink: string; // links/self -> .
+    linkedOutside: string; // links/ext -> outside/ext-repo (found only when following links)
     outsideRepo: string;
-    locked: string;          // locked/ (chmod 000) holding locked/hidden
+    locked: string; // locked/ (chmod 000) holding locked/hidden
     lockedRepo: string;
-    fleetGit: string;        // states/fleet-git: enabled by fleet-git (when opts.enable)
-    upstream: string;        // states/upstream: upstream fleet's hook file
-    tracked: string;         // states/tracked: a tracked .github/hooks/fleet.json
-    lefthook: string;        // states/lefthook: enabled, then lefthook displaced the hook (when opts.enable)
+    fleetGit: string; // states/fleet-git: enabled by fleet-git (when opts.enable)
+    upstream: string; // states/upstream: upstream fleet's hook file
+    tracked: string; // states/tracked: a tracked .github/hooks/fleet.json
+    lefthook: string; // states/lefthook: enabled, then lefthook displaced the hook (when opts.enable)
   };
   /** True when `locked/` really cannot be read (false when running as root, where chmod 000 does not stop reads). */
   lockedUnreadable: boolean;
@@ -70,7 +70,8 @@ export function upstreamFleetJson(clientPath = '/usr/local/lib/node_modules/@dki
 }
 
 /** A tracked (committed) fleet.json that is no fleet-git file: the user's own. */
-export const TRACKED_FLEET_JSON = JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: 'command', bash: 'echo team hook' }] } }, null, 2) + '\n';
+export const TRACKED_FLEET_JSON =
+  JSON.stringify({ version: 1, hooks: { sessionStart: [{ type: 'command', bash: 'echo team hook' }] } }, null, 2) + '\n';
 
 export function buildWorkspace(sb: Sandbox, opts: WorkspaceOptions = {}): Workspace {
   const root = join(sb.dir, 'ws');
@@ -79,7 +80,10 @@ export function buildWorkspace(sb: Sandbox, opts: WorkspaceOptions = {}): Worksp
   mkdirSync(outside, { recursive: true });
   const rel = (r: string) => join(root, r);
   const repo = (r: string) => sb.repo(join('ws', r));
-  const write = (path: string, text: string) => { mkdirSync(dirname(path), { recursive: true }); writeFileSync(path, text); };
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  };
 
   const p: Workspace['p'] = {
     solo: repo('solo'),
@@ -162,13 +166,26 @@ export function buildWorkspace(sb: Sandbox, opts: WorkspaceOptions = {}): Worksp
   let lockedUnreadable = false;
   if (opts.locked ?? true) {
     chmodSync(p.locked, 0o000);
-    try { readdirSync(p.locked); } catch { lockedUnreadable = true; }
+    try {
+      readdirSync(p.locked);
+    } catch {
+      lockedUnreadable = true;
+    }
   }
-  const unlock = () => { try { chmodSync(p.locked, 0o755); } catch { /* gone already */ } };
+  const unlock = () => {
+    try {
+      chmodSync(p.locked, 0o755);
+    } catch {
+      /* gone already */
+    }
+  };
   return { root, outside, p, lockedUnreadable, unlock };
 }
 
 /** Every file and folder of the workspace and of its outside folder (git's churn left out), to compare before and after. */
 export function workspaceSnapshot(ws: Workspace): Record<string, string> {
-  return { ...snapshot(ws.root, gitChurn), ...Object.fromEntries(Object.entries(snapshot(ws.outside, gitChurn)).map(([k, v]) => [`outside/${k}`, v])) };
+  return {
+    ...snapshot(ws.root, gitChurn),
+    ...Object.fromEntries(Object.entries(snapshot(ws.outside, gitChurn)).map(([k, v]) => [`outside/${k}`, v])),
+  };
 }

@@ -16,7 +16,13 @@ const MARK = '# >>> fleet-git';
 const hookFile = readFileSync(new URL('../../templates/fleet.json', import.meta.url));
 const gitHook = readFileSync(new URL('../../templates/post-checkout', import.meta.url));
 const block = `${MARK}: keeps the Copilot hook file out of commits (fleet-git disable removes this block)\n/.github/hooks/fleet.json\n# <<< fleet-git\n`;
-const ignore = (f) => { try { f(); } catch { /* as it is */ } };
+const ignore = (f) => {
+  try {
+    f();
+  } catch {
+    /* as it is */
+  }
+};
 for (const line of readFileSync(list, 'utf8').split('\n')) {
   const [kind, path] = line.split('\t');
   if (!path) continue;

@@ -14,7 +14,9 @@ export const EXIT = { ok: 0, partial: 1, usage: 2 } as const;
 export class InputError extends UsageError {}
 
 export abstract class FleetCommand extends Command<Context> {
-  color = Option.String('--color', { description: 'auto (the default: on a terminal, unless NO_COLOR is set or FORCE_COLOR says otherwise), always or never' });
+  color = Option.String('--color', {
+    description: 'auto (the default: on a terminal, unless NO_COLOR is set or FORCE_COLOR says otherwise), always or never',
+  });
 
   abstract run(): Promise<number>;
 

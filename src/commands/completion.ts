@@ -5,7 +5,11 @@ import { Option } from 'clipanion';
 import { FleetCommand, EXIT, InputError } from './base.js';
 
 /** One command as completion sees it: its words after fleet-git, its description, its options. */
-export interface Spec { words: string[]; description: string; options: { name: string; value: boolean; description: string }[] }
+export interface Spec {
+  words: string[];
+  description: string;
+  options: { name: string; value: boolean; description: string }[];
+}
 
 /** Options whose value is a folder (completed as one); other values are not completed. */
 const FOLDER_VALUES = new Set(['--under', '--cwd']);
@@ -13,7 +17,14 @@ const FOLDER_VALUES = new Set(['--under', '--cwd']);
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const tops = (specs: Spec[]) => [...new Set(specs.map((s) => s.words[0]))];
 /** Every option of the commands whose first word is `top` (model list's under model). */
-const optionsOf = (specs: Spec[], top: string) => [...new Map(specs.filter((s) => s.words[0] === top).flatMap((s) => s.options).map((o) => [o.name, o])).values()];
+const optionsOf = (specs: Spec[], top: string) => [
+  ...new Map(
+    specs
+      .filter((s) => s.words[0] === top)
+      .flatMap((s) => s.options)
+      .map((o) => [o.name, o]),
+  ).values(),
+];
 const subsOf = (specs: Spec[], top: string) => specs.filter((s) => s.words[0] === top && s.words.length > 1).map((s) => s.words[1]);
 
 export function bashScript(specs: Spec[]): string {
@@ -92,10 +103,18 @@ fi
 }
 
 export function fishScript(specs: Spec[]): string {
-  const lines = ['# fleet-git completion for fish: fleet-git completion fish > ~/.config/fish/completions/fleet-git.fish', 'complete -c fleet-git -f'];
+  const lines = [
+    '# fleet-git completion for fish: fleet-git completion fish > ~/.config/fish/completions/fleet-git.fish',
+    'complete -c fleet-git -f',
+  ];
   const all = tops(specs);
-  for (const t of all) lines.push(`complete -c fleet-git -n ${sq(`not __fish_seen_subcommand_from ${all.join(' ')} help`)} -a ${sq(t)} -d ${sq(specs.find((s) => s.words[0] === t)?.description ?? '')}`);
-  lines.push(`complete -c fleet-git -n ${sq(`not __fish_seen_subcommand_from ${all.join(' ')} help`)} -a help -d ${sq('show the help of a command')}`);
+  for (const t of all)
+    lines.push(
+      `complete -c fleet-git -n ${sq(`not __fish_seen_subcommand_from ${all.join(' ')} help`)} -a ${sq(t)} -d ${sq(specs.find((s) => s.words[0] === t)?.description ?? '')}`,
+    );
+  lines.push(
+    `complete -c fleet-git -n ${sq(`not __fish_seen_subcommand_from ${all.join(' ')} help`)} -a help -d ${sq('show the help of a command')}`,
+  );
   lines.push(`complete -c fleet-git -n ${sq('__fish_seen_subcommand_from help')} -a ${sq(all.join(' '))}`);
   for (const t of all) {
     const when = sq(`__fish_seen_subcommand_from ${t}`);
@@ -118,7 +137,10 @@ export class CompletionCommand extends FleetCommand {
     details: `
       Completes the commands, their options and folders. Load it from the shell's start-up file: bash: eval "$(fleet-git completion bash)" in ~/.bashrc; zsh: eval "$(fleet-git completion zsh)" after compinit in ~/.zshrc (or save it as _fleet-git in a folder of $fpath); fish: fleet-git completion fish > ~/.config/fish/completions/fleet-git.fish.
     `,
-    examples: [['For bash', '$0 completion bash'], ['For fish', '$0 completion fish > ~/.config/fish/completions/fleet-git.fish']],
+    examples: [
+      ['For bash', '$0 completion bash'],
+      ['For fish', '$0 completion fish > ~/.config/fish/completions/fleet-git.fish'],
+    ],
   });
 
   shell = Option.String({ name: 'shell' });
@@ -126,7 +148,8 @@ export class CompletionCommand extends FleetCommand {
   async run(): Promise<number> {
     const make = { bash: bashScript, zsh: zshScript, fish: fishScript }[this.shell];
     if (!make) throw new InputError(`completion takes bash, zsh or fish, not "${this.shell}"`);
-    const specs: Spec[] = this.cli.definitions()
+    const specs: Spec[] = this.cli
+      .definitions()
       .map((d) => ({
         words: d.path.split(' ').slice(1),
         description: d.description ?? '',

@@ -37,15 +37,21 @@ export class ConfigCommand extends FleetCommand {
     const loaded = loadUserConfig(env, home);
     if (this.test !== undefined) {
       let p = resolve(this.context.cwd, expandHome(this.test, physicalHome(home)));
-      try { p = realpathSync(p); } catch { /* a clone that does not exist yet */ }
+      try {
+        p = realpathSync(p);
+      } catch {
+        /* a clone that does not exist yet */
+      }
       const yes = isCloneIncluded(loaded.config, p, home);
       if (this.json) this.out(JSON.stringify({ path: p, included: yes }));
-      else this.out(`${p}: ${yes ? 'included: a new clone here gets fleet-git' : 'not included: a new clone here is left as git makes it'}`);
+      else
+        this.out(`${p}: ${yes ? 'included: a new clone here gets fleet-git' : 'not included: a new clone here is left as git makes it'}`);
       return EXIT.ok;
     }
     if (this.json) {
       const doc: Record<string, unknown> = { file: loaded.file, exists: loaded.exists, values: {} };
-      for (const k of CONFIG_KEYS) (doc.values as Record<string, unknown>)[k] = { value: configValue(loaded.config, k), from: loaded.from[k] };
+      for (const k of CONFIG_KEYS)
+        (doc.values as Record<string, unknown>)[k] = { value: configValue(loaded.config, k), from: loaded.from[k] };
       this.out(JSON.stringify(doc, null, 2));
       return EXIT.ok;
     }

@@ -19,7 +19,10 @@ export class DisableCommand extends FleetCommand {
     examples: [['Disable the repository of the current folder', '$0 disable']],
   });
 
-  user = Option.Boolean('--user', false, { description: 'remove the user-level hook file ($COPILOT_HOME/hooks/fleet.json) if fleet-git wrote it; with no repository given, only that' });
+  user = Option.Boolean('--user', false, {
+    description:
+      'remove the user-level hook file ($COPILOT_HOME/hooks/fleet.json) if fleet-git wrote it; with no repository given, only that',
+  });
   dryRun = Option.Boolean('--dry-run', false, { description: 'print what disable would change, change nothing' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plans as one JSON document' });
   repos = Option.Rest({ name: 'repo' });
@@ -44,7 +47,13 @@ export class DisableCommand extends FleetCommand {
         this.out(JSON.stringify({ repos: acted.map(({ state, plan }) => ({ ...planJson(plan), untrust: untrust(state) })) }, null, 2));
         return EXIT.ok;
       }
-      for (const { state, plan } of acted) printPlan(this, plan, 'disabled', untrust(state).map((root) => `take ${root} out of trustedFolders in ${edit.file} (fleet-git had added it)`));
+      for (const { state, plan } of acted)
+        printPlan(
+          this,
+          plan,
+          'disabled',
+          untrust(state).map((root) => `take ${root} out of trustedFolders in ${edit.file} (fleet-git had added it)`),
+        );
       this.out('--dry-run: nothing was changed');
       return EXIT.ok;
     }

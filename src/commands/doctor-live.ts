@@ -12,7 +12,11 @@ const LABELS: Record<EventReport['id'], string> = {
   sessionEnd: 'sessionEnd',
 };
 
-const LEVEL_WORDS = { repo: "the repository's hook file", user: 'the user-level hook file', unknown: 'a hook file it could not tell' } as const;
+const LEVEL_WORDS = {
+  repo: "the repository's hook file",
+  user: 'the user-level hook file',
+  unknown: 'a hook file it could not tell',
+} as const;
 
 function eventLine(e: EventReport): string {
   const from = [...new Set(e.levels)].map((l) => LEVEL_WORDS[l]).join(' and ');
@@ -30,31 +34,54 @@ export function printLive(r: LiveReport, json: boolean, out: (line: string) => v
     out(JSON.stringify(r, null, 2));
     return r.ok ? EXIT.ok : EXIT.partial;
   }
-  out(`one offline Copilot session in ${r.repo}: Copilot CLI ${r.copilot.version ?? '(version unknown)'} (${r.copilot.path}), ${(r.session.ms / 1000).toFixed(1)} s`);
+  out(
+    `one offline Copilot session in ${r.repo}: Copilot CLI ${r.copilot.version ?? '(version unknown)'} (${r.copilot.path}), ${(r.session.ms / 1000).toFixed(1)} s`,
+  );
   for (const e of r.events) out(eventLine(e));
   const p = r.ppid;
   if (p.ppid === null) out('--    no sessionStart, so no ppid to check');
-  else if (p.isCopilot === false) out(`FAIL  ppid ${p.ppid} is not the Copilot process (${p.copilotPid}): the observer cannot tell when the session ends`);
-  else out(`${p.isCopilot ? 'ok  ' : '--  '}  ppid ${p.ppid} ${p.isCopilot ? 'is the Copilot process' : 'could not be checked on this system'}`);
+  else if (p.isCopilot === false)
+    out(`FAIL  ppid ${p.ppid} is not the Copilot process (${p.copilotPid}): the observer cannot tell when the session ends`);
+  else
+    out(
+      `${p.isCopilot ? 'ok  ' : '--  '}  ppid ${p.ppid} ${p.isCopilot ? 'is the Copilot process' : 'could not be checked on this system'}`,
+    );
   for (const c of r.causes) out(causeLine(c));
   for (const n of r.notes) out(`--    ${n}`);
   const bad = r.events.filter((e) => e.status !== 'once' || e.cause);
   if (r.ok) out(`every expected event arrived once (${r.events.length})`);
   else {
-    out(bad.length ? `${bad.length} of ${r.events.length} events missing, repeated or incomplete` : 'every expected event arrived once, but not from the Copilot process');
+    out(
+      bad.length
+        ? `${bad.length} of ${r.events.length} events missing, repeated or incomplete`
+        : 'every expected event arrived once, but not from the Copilot process',
+    );
   }
   return r.ok ? EXIT.ok : EXIT.partial;
 }
 
-export interface LiveOptions { repo?: string; copilot?: string; json: boolean; timeout?: string }
+export interface LiveOptions {
+  repo?: string;
+  copilot?: string;
+  json: boolean;
+  timeout?: string;
+}
 
 export async function doctorLive(context: Context, o: LiveOptions): Promise<number> {
   let timeoutMs: number | undefined;
   if (o.timeout !== undefined) {
     const n = Number(o.timeout);
-    if (!Number.isInteger(n) || n < 1 || n > MAX_SESSION_S) throw new InputError(`--timeout ${o.timeout}: give a whole number of seconds from 1 to ${MAX_SESSION_S}`);
+    if (!Number.isInteger(n) || n < 1 || n > MAX_SESSION_S)
+      throw new InputError(`--timeout ${o.timeout}: give a whole number of seconds from 1 to ${MAX_SESSION_S}`);
     timeoutMs = n * 1000;
   }
-  const report = await liveProbe({ path: o.repo ?? context.cwd, cwd: context.cwd, copilot: o.copilot, env: context.env, home: context.home, timeoutMs });
+  const report = await liveProbe({
+    path: o.repo ?? context.cwd,
+    cwd: context.cwd,
+    copilot: o.copilot,
+    env: context.env,
+    home: context.home,
+    timeoutMs,
+  });
   return printLive(report, o.json, (line) => context.stdout.write(`${line}\n`));
 }

@@ -17,7 +17,12 @@ import { EXIT, FleetCommand, InputError } from './base.js';
  * command that turns it on) or a `fault` (something broken: exit 1, with what to do).
  */
 export type Level = 'ok' | 'note' | 'fault';
-interface Check { id: string; level: Level; message: string; fix?: string }
+interface Check {
+  id: string;
+  level: Level;
+  message: string;
+  fix?: string;
+}
 type Add = (id: string, level: Level, message: string, fix?: string) => void;
 
 const LABEL: Record<Level, string> = { ok: 'ok  ', note: 'note', fault: 'FAIL' };
@@ -26,9 +31,20 @@ const LABEL: Record<Level, string> = { ok: 'ok  ', note: 'note', fault: 'FAIL' }
 function reachable(path: string, ms = 1000): Promise<string | null> {
   return new Promise((resolve) => {
     const s = createConnection(path);
-    const t = setTimeout(() => { s.destroy(); resolve('ETIMEDOUT'); }, ms);
-    s.on('connect', () => { clearTimeout(t); s.end(); resolve(null); });
-    s.on('error', (e: NodeJS.ErrnoException) => { clearTimeout(t); s.destroy(); resolve(e.code ?? 'error'); });
+    const t = setTimeout(() => {
+      s.destroy();
+      resolve('ETIMEDOUT');
+    }, ms);
+    s.on('connect', () => {
+      clearTimeout(t);
+      s.end();
+      resolve(null);
+    });
+    s.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(t);
+      s.destroy();
+      resolve(e.code ?? 'error');
+    });
   });
 }
 
@@ -43,7 +59,11 @@ export class DoctorCommand extends FleetCommand {
 
       With --live: one short, real Copilot session in the repository (REPO, or the current one), run offline by the user's own copilot (from PATH, or --copilot PATH) against a scripted model server of fleet-git's on loopback, with the user's trust and hook levels but a temporary COPILOT_HOME and a socket of its own (the user's dashboard sees nothing). It reports each expected event (sessionStart, postToolUse for a bash and a view call, agentStop with the final message, sessionEnd) as received once, missing or twice, from which hook level, whether ppid was the Copilot process, how long Copilot waited on the hooks, and for each miss the cause and the command that fixes it. Exit 0 only when every event arrived once, 1 otherwise, 2 for bad input; --json prints the report as one JSON document.
     `,
-    examples: [['Check', '$0 doctor'], ['The checks as data', '$0 doctor --json'], ['Run one real session here and check every event', '$0 doctor --live']],
+    examples: [
+      ['Check', '$0 doctor'],
+      ['The checks as data', '$0 doctor --json'],
+      ['Run one real session here and check every event', '$0 doctor --live'],
+    ],
   });
 
   live = Option.Boolean('--live', false, { description: 'run one real, offline Copilot session and check what the observer would see' });
@@ -53,8 +73,15 @@ export class DoctorCommand extends FleetCommand {
   repo = Option.String({ required: false, name: 'repo' });
 
   async run(): Promise<number> {
-    if (this.live) return (await import('./doctor-live.js')).doctorLive(this.context, { repo: this.repo, copilot: this.copilot, json: this.json, timeout: this.timeout });
-    if (this.copilot !== undefined || this.timeout !== undefined || this.repo !== undefined) throw new InputError('a repository, --copilot and --timeout go with doctor --live');
+    if (this.live)
+      return (await import('./doctor-live.js')).doctorLive(this.context, {
+        repo: this.repo,
+        copilot: this.copilot,
+        json: this.json,
+        timeout: this.timeout,
+      });
+    if (this.copilot !== undefined || this.timeout !== undefined || this.repo !== undefined)
+      throw new InputError('a repository, --copilot and --timeout go with doctor --live');
     const ctx = runContext(this.context.env, this.context.home);
     const checks: Check[] = [];
     const add: Add = (id, level, message, fix) => {
@@ -70,16 +97,39 @@ export class DoctorCommand extends FleetCommand {
     this.checkClient(ctx, inUse, add);
     const sock = await reachable(ctx.user.fleetSocket);
     if (sock === null) add('observer', 'ok', `the fleet observer is listening on ${ctx.user.fleetSocket}`);
-    else add('observer', 'note', `no fleet observer at ${ctx.user.fleetSocket} (${sock}); until one listens, events are dropped`, '`fleet observer`');
+    else
+      add(
+        'observer',
+        'note',
+        `no fleet observer at ${ctx.user.fleetSocket} (${sock}); until one listens, events are dropped`,
+        '`fleet observer`',
+      );
     this.checkCopilot(add);
     const user = copilot.userHook;
-    if (user === null) add('user-hooks', 'fault', `${userHookFile(ctx.user)} cannot be read, so Copilot cannot use it either (repository-level fleet hooks report as usual): make it readable or remove it`);
+    if (user === null)
+      add(
+        'user-hooks',
+        'fault',
+        `${userHookFile(ctx.user)} cannot be read, so Copilot cannot use it either (repository-level fleet hooks report as usual): make it readable or remove it`,
+      );
     else if (user.kind === 'ours') {
       if (user.current) add('user-hooks', 'ok', `user-level hooks installed (${userHookFile(ctx.user)})`);
-      else add('user-hooks', 'fault', `the user-level hook file ${userHookFile(ctx.user)} is from another fleet-git version`, 'fleet-git enable --user');
-    } else if (user.kind !== 'absent') add('user-hooks', 'ok', `${userHookFile(ctx.user)} is not fleet-git's (left alone): repository-level fleet hooks report as usual, and fleet-git enable --user needs that name`);
+      else
+        add(
+          'user-hooks',
+          'fault',
+          `the user-level hook file ${userHookFile(ctx.user)} is from another fleet-git version`,
+          'fleet-git enable --user',
+        );
+    } else if (user.kind !== 'absent')
+      add(
+        'user-hooks',
+        'ok',
+        `${userHookFile(ctx.user)} is not fleet-git's (left alone): repository-level fleet hooks report as usual, and fleet-git enable --user needs that name`,
+      );
     const setup = setupState(this.context.env, this.context.home);
-    if (setup.state === 'off') add('setup', 'note', 'setup for new clones is not in effect (optional): new clones do not get fleet-git', 'fleet-git setup');
+    if (setup.state === 'off')
+      add('setup', 'note', 'setup for new clones is not in effect (optional): new clones do not get fleet-git', 'fleet-git setup');
     else if (setup.state === 'broken') add('setup', 'fault', `setup for new clones: ${setup.message}`);
     else if (setup.state === 'hooks-path' && setup.templateDir) add('setup', 'note', `setup for new clones: ${setup.message}`);
     else add('setup', 'ok', `setup for new clones: ${setup.message}`);
@@ -96,8 +146,14 @@ export class DoctorCommand extends FleetCommand {
     const notes = count('note');
     if (this.json) {
       this.out(JSON.stringify({ checks, repo: repo?.path ?? null, counts: { ok: count('ok'), notes, faults } }, null, 2));
-    } else if (faults) this.out(`${faults} of ${checks.length} checks failed${notes ? `, ${notes} optional part${notes === 1 ? ' is' : 's are'} off (notes)` : ''}`);
-    else if (notes) this.out(`no faults: ${checks.length - notes} of ${checks.length} checks passed, and ${notes} optional part${notes === 1 ? ' is' : 's are'} off (each note says the command that turns it on)`);
+    } else if (faults)
+      this.out(
+        `${faults} of ${checks.length} checks failed${notes ? `, ${notes} optional part${notes === 1 ? ' is' : 's are'} off (notes)` : ''}`,
+      );
+    else if (notes)
+      this.out(
+        `no faults: ${checks.length - notes} of ${checks.length} checks passed, and ${notes} optional part${notes === 1 ? ' is' : 's are'} off (each note says the command that turns it on)`,
+      );
     else this.out(`all ${checks.length} checks passed`);
     return faults ? EXIT.partial : EXIT.ok;
   }
@@ -115,38 +171,92 @@ export class DoctorCommand extends FleetCommand {
   private checkNode(ctx: RunContext, add: Add): void {
     const onPath = findOnPath('node', this.context.env);
     let recorded: string | null = null;
-    try { recorded = readFileSync(`${ctx.user.dataDir}/${NODE_FILE}`, 'utf8').trim() || null; } catch { /* none */ }
+    try {
+      recorded = readFileSync(`${ctx.user.dataDir}/${NODE_FILE}`, 'utf8').trim() || null;
+    } catch {
+      /* none */
+    }
     const node = onPath ?? (recorded && existsSync(recorded) ? recorded : null);
-    if (!node) { add('node', 'fault', `no node on PATH and none recorded: install Node 20 or later, then run fleet-git enable`); return; }
+    if (!node) {
+      add('node', 'fault', `no node on PATH and none recorded: install Node 20 or later, then run fleet-git enable`);
+      return;
+    }
     const r = spawnSync(node, ['--version'], { encoding: 'utf8', timeout: 10_000 });
     const v = r.stdout?.trim() ?? '';
     const major = Number(/^v(\d+)/.exec(v)?.[1] ?? 0);
-    add('node', r.status === 0 && major >= 18 ? 'ok' : 'fault', r.status === 0 ? `node ${v} at ${node}${onPath ? ' (on PATH)' : ' (recorded by fleet-git enable)'}${major < 18 ? ': the hook client needs Node 18 or later' : ''}` : `${node} does not run: reinstall Node, then run fleet-git enable`);
+    add(
+      'node',
+      r.status === 0 && major >= 18 ? 'ok' : 'fault',
+      r.status === 0
+        ? `node ${v} at ${node}${onPath ? ' (on PATH)' : ' (recorded by fleet-git enable)'}${major < 18 ? ': the hook client needs Node 18 or later' : ''}`
+        : `${node} does not run: reinstall Node, then run fleet-git enable`,
+    );
   }
 
   private checkClient(ctx: RunContext, inUse: boolean, add: Add): void {
     if (!existsSync(ctx.user.hookClient)) {
-      if (inUse) add('hook-client', 'fault', `the hook client ${ctx.user.hookClient} is missing, so enabled repositories report nothing`, 'fleet-git enable');
-      else add('hook-client', 'note', `the hook client is not installed yet (${ctx.user.hookClient}): nothing here is enabled`, 'fleet-git enable');
+      if (inUse)
+        add(
+          'hook-client',
+          'fault',
+          `the hook client ${ctx.user.hookClient} is missing, so enabled repositories report nothing`,
+          'fleet-git enable',
+        );
+      else
+        add(
+          'hook-client',
+          'note',
+          `the hook client is not installed yet (${ctx.user.hookClient}): nothing here is enabled`,
+          'fleet-git enable',
+        );
       return;
     }
     let current = true;
-    try { current = readFileSync(BUILT_CLIENT).equals(readFileSync(ctx.user.hookClient)); } catch { /* keep */ }
+    try {
+      current = readFileSync(BUILT_CLIENT).equals(readFileSync(ctx.user.hookClient));
+    } catch {
+      /* keep */
+    }
     const cmd = hookCommand('postToolUse', { dataDir: ctx.user.dataDir });
-    const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', cmd], { cwd: this.context.cwd, env: { ...this.context.env }, input: '{}', encoding: 'utf8', timeout: 10_000 });
-    if (r.error) add('hook-client', 'fault', `cannot run /bin/bash (${(r.error as NodeJS.ErrnoException).code}): Copilot runs hooks with it`);
-    else if (r.status !== 0 || r.stdout !== '') add('hook-client', 'fault', `the hook command, run as Copilot runs it, exited ${r.status}${r.stdout ? ' and printed to stdout' : ''}`, 'fleet-git enable');
+    const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', cmd], {
+      cwd: this.context.cwd,
+      env: { ...this.context.env },
+      input: '{}',
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    if (r.error)
+      add('hook-client', 'fault', `cannot run /bin/bash (${(r.error as NodeJS.ErrnoException).code}): Copilot runs hooks with it`);
+    else if (r.status !== 0 || r.stdout !== '')
+      add(
+        'hook-client',
+        'fault',
+        `the hook command, run as Copilot runs it, exited ${r.status}${r.stdout ? ' and printed to stdout' : ''}`,
+        'fleet-git enable',
+      );
     else if (current) add('hook-client', 'ok', `the hook client runs as Copilot runs it (${ctx.user.hookClient})`);
     else add('hook-client', 'fault', `the hook client ${ctx.user.hookClient} is from another fleet-git version`, 'fleet-git enable');
   }
 
   private checkCopilot(add: Add): void {
     const bin = findOnPath('copilot', this.context.env);
-    if (!bin) { add('copilot', 'fault', `the Copilot CLI is not on PATH: install it with ${INSTALL_HINT}`); return; }
+    if (!bin) {
+      add('copilot', 'fault', `the Copilot CLI is not on PATH: install it with ${INSTALL_HINT}`);
+      return;
+    }
     const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000, env: { ...this.context.env } });
     const v = (r.stdout ?? '').trim().split('\n')[0] ?? '';
-    add('copilot', r.status === 0 ? 'ok' : 'fault', r.status === 0 ? `Copilot CLI ${v} (${bin})` : `${bin} --version failed (exit ${r.status ?? r.signal}): reinstall it with ${INSTALL_HINT}`);
-    if (r.status === 0 && !this.json) this.out('--    fleet-git doctor --live runs one real, offline Copilot session here and checks that every event reaches the observer');
+    add(
+      'copilot',
+      r.status === 0 ? 'ok' : 'fault',
+      r.status === 0
+        ? `Copilot CLI ${v} (${bin})`
+        : `${bin} --version failed (exit ${r.status ?? r.signal}): reinstall it with ${INSTALL_HINT}`,
+    );
+    if (r.status === 0 && !this.json)
+      this.out(
+        '--    fleet-git doctor --live runs one real, offline Copilot session here and checks that every event reaches the observer',
+      );
   }
 
   private checkRepo(s: RepoState, copilot: CopilotView, add: Add): void {
@@ -154,22 +264,46 @@ export class DoctorCommand extends FleetCommand {
     const where = s.path;
     if (!s.enabled) {
       if (userLevel) add('repo', 'ok', `${where}: not enabled, but the user-level hooks report it`);
-      else add('repo', 'note', `${where}: not enabled, so its Copilot sessions do not report (or fleet-git enable --user for every folder)`, 'fleet-git enable');
+      else
+        add(
+          'repo',
+          'note',
+          `${where}: not enabled, so its Copilot sessions do not report (or fleet-git enable --user for every folder)`,
+          'fleet-git enable',
+        );
     } else {
-      const own = [...s.problems.filter((p) => !['exclude-missing', 'git-hook-missing', 'git-hook-displaced', 'git-hook-outdated', 'hooks-path'].includes(p.code)), ...s.worktrees.flatMap((w) => w.problems)];
-      if (own.length === 0) add('repo', 'ok', `${where}: enabled (hook file in place${s.worktrees.length ? ` in all ${s.worktrees.length + 1} worktrees` : ''})`);
+      const own = [
+        ...s.problems.filter(
+          (p) => !['exclude-missing', 'git-hook-missing', 'git-hook-displaced', 'git-hook-outdated', 'hooks-path'].includes(p.code),
+        ),
+        ...s.worktrees.flatMap((w) => w.problems),
+      ];
+      if (own.length === 0)
+        add(
+          'repo',
+          'ok',
+          `${where}: enabled (hook file in place${s.worktrees.length ? ` in all ${s.worktrees.length + 1} worktrees` : ''})`,
+        );
       else add('repo', 'fault', `${where}: ${own.map((p) => p.message).join('; ')}`);
       if (s.exclude) add('repo-exclude', 'ok', `${where}: info/exclude keeps the hook file out of commits`);
       else add('repo-exclude', 'fault', `${where}: info/exclude has no fleet-git block`, 'fleet-git enable');
       const hook = s.problems.find((p) => p.code.startsWith('git-hook') || p.code === 'hooks-path');
       // core.hooksPath elsewhere (husky) is the user's choice, not a fault: new worktrees then need fleet-git enable.
       if (!hook) add('repo-git-hook', 'ok', `${where}: the post-checkout hook provisions new worktrees`);
-      else if (hook.code === 'hooks-path') add('repo-git-hook', 'note', `${where}: ${hook.message}; fleet-git enable in a new worktree gives it the hook file`);
+      else if (hook.code === 'hooks-path')
+        add('repo-git-hook', 'note', `${where}: ${hook.message}; fleet-git enable in a new worktree gives it the hook file`);
       else add('repo-git-hook', 'fault', `${where}: ${hook.message}`);
     }
     const by = copilot.trusted.by(where);
     if (by) add('repo-trust', 'ok', `${where}: Copilot trusts it (${by === where ? 'listed' : `through ${by}`} in ${copilot.configFile})`);
-    else if (userLevel) add('repo-trust', 'ok', `${where}: not trusted by Copilot, which does not matter here: user-level hooks run everywhere`);
-    else if (s.enabled) add('repo-trust', 'note', `${where}: Copilot does not trust it, so copilot -p sessions silently skip its hooks (interactive ones ask once)`, 'fleet-git enable --trust');
+    else if (userLevel)
+      add('repo-trust', 'ok', `${where}: not trusted by Copilot, which does not matter here: user-level hooks run everywhere`);
+    else if (s.enabled)
+      add(
+        'repo-trust',
+        'note',
+        `${where}: Copilot does not trust it, so copilot -p sessions silently skip its hooks (interactive ones ask once)`,
+        'fleet-git enable --trust',
+      );
   }
 }

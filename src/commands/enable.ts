@@ -30,13 +30,23 @@ export class EnableCommand extends FleetCommand {
     ],
   });
 
-  force = Option.Boolean('--force', false, { description: 'replace a hook file that fleet-git did not write (a copy is kept and restored by disable)' });
+  force = Option.Boolean('--force', false, {
+    description: 'replace a hook file that fleet-git did not write (a copy is kept and restored by disable)',
+  });
   under = Option.String('--under', { description: 'enable every repository found under this folder (as fleet-git scan finds them)' });
-  include = Option.Array('--include', [], { description: 'with --under: only repositories whose path below it (or folder name) matches this glob' });
+  include = Option.Array('--include', [], {
+    description: 'with --under: only repositories whose path below it (or folder name) matches this glob',
+  });
   exclude = Option.Array('--exclude', [], { description: 'with --under: skip folders matching this glob' });
-  trust = Option.Boolean('--trust', false, { description: "also list the repository in Copilot's trustedFolders, so that copilot -p sessions run its hooks (disable takes it out again; the config file's trust: true does the same)" });
+  trust = Option.Boolean('--trust', false, {
+    description:
+      "also list the repository in Copilot's trustedFolders, so that copilot -p sessions run its hooks (disable takes it out again; the config file's trust: true does the same)",
+  });
   quiet = Option.Boolean('-q,--quiet', false, { description: 'print only what failed or was left alone, and the summary' });
-  user = Option.Boolean('--user', false, { description: 'install the user-level hook file ($COPILOT_HOME/hooks/fleet.json): every folder reports; with no repository given, only that' });
+  user = Option.Boolean('--user', false, {
+    description:
+      'install the user-level hook file ($COPILOT_HOME/hooks/fleet.json): every folder reports; with no repository given, only that',
+  });
   dryRun = Option.Boolean('--dry-run', false, { description: 'print what enable would change, change nothing' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plans as one JSON document' });
   repos = Option.Rest({ name: 'repo' });
@@ -56,7 +66,11 @@ export class EnableCommand extends FleetCommand {
     if (this.under !== undefined) return this.runUnder(this.under, trust, ctx, config!.scan.ignore);
     if (this.include.length || this.exclude.length) throw new InputError('--include and --exclude go with --under ROOT');
     const repos = resolveRepos(this.repos, this.context.cwd).map(locateRepo);
-    if (this.dryRun) return this.dry(repos.map((repo) => actOnRepo(repo, ctx, { do: 'enable', force: this.force }, true)), trust ? new TrustEdit(ctx.user) : null);
+    if (this.dryRun)
+      return this.dry(
+        repos.map((repo) => actOnRepo(repo, ctx, { do: 'enable', force: this.force }, true)),
+        trust ? new TrustEdit(ctx.user) : null,
+      );
     if (!this.user) for (const line of ensureUserFiles(ctx)) this.out(line);
     // Copilot's config.json: one edit, written once after all the repositories.
     const edit = trust ? new TrustEdit(ctx.user) : null;
@@ -73,9 +87,17 @@ export class EnableCommand extends FleetCommand {
   /** --dry-run: each repository's plan, and the trustedFolders entries it would add; nothing is written. */
   private dry(acted: { state: RepoState; plan: Plan }[], edit: TrustEdit | null, root?: string): number {
     edit?.load();
-    const trustLines = (state: RepoState) => (edit ? trustRoots(state).filter((r) => edit.add(r)).map((r) => `list ${r} in Copilot's trustedFolders in ${edit.file}`) : []);
+    const trustLines = (state: RepoState) =>
+      edit
+        ? trustRoots(state)
+            .filter((r) => edit.add(r))
+            .map((r) => `list ${r} in Copilot's trustedFolders in ${edit.file}`)
+        : [];
     if (this.json) {
-      const repos = acted.map(({ state, plan }) => ({ ...planJson(plan), trust: edit ? trustRoots(state).filter((r) => edit.add(r)) : [] }));
+      const repos = acted.map(({ state, plan }) => ({
+        ...planJson(plan),
+        trust: edit ? trustRoots(state).filter((r) => edit.add(r)) : [],
+      }));
       this.out(JSON.stringify({ ...(root !== undefined ? { roots: [root] } : {}), repos }, null, 2));
       return EXIT.ok;
     }
@@ -84,7 +106,9 @@ export class EnableCommand extends FleetCommand {
       // A bulk run prints only the repositories it would change or leave alone.
       if (root === undefined || plan.changes.length || plan.notes.length || extra.length) printPlan(this, plan, 'enabled', extra);
     }
-    this.out(`${root !== undefined ? `enable --under ${root}: ${acted.filter((a) => a.plan.changes.length).length} of ${acted.length} repositories would change; ` : ''}--dry-run: nothing was changed`);
+    this.out(
+      `${root !== undefined ? `enable --under ${root}: ${acted.filter((a) => a.plan.changes.length).length} of ${acted.length} repositories would change; ` : ''}--dry-run: nothing was changed`,
+    );
     return EXIT.ok;
   }
 
@@ -95,7 +119,9 @@ export class EnableCommand extends FleetCommand {
     const bulk = await loadBulk();
     const { ignoreMatcher } = await import('../core/discover.js');
     const hits = new Set<string>();
-    const s = await withProgress(this.context, (onProgress) => bulk.survey([root], ctx, { ignore: [...configIgnore, ...this.exclude], ignoreHits: hits, onProgress }));
+    const s = await withProgress(this.context, (onProgress) =>
+      bulk.survey([root], ctx, { ignore: [...configIgnore, ...this.exclude], ignoreHits: hits, onProgress }),
+    );
     const include = ignoreMatcher(this.include, hits);
     const exclude = ignoreMatcher(this.exclude, hits);
     const wanted = s.rows.filter((r) => {
@@ -107,17 +133,25 @@ export class EnableCommand extends FleetCommand {
       return !include || include(rel, name);
     });
     // A pattern that matched nothing is most likely a mistake: said once, the run goes on.
-    for (const [opt, globs] of [['--include', this.include], ['--exclude', this.exclude]] as const) {
+    for (const [opt, globs] of [
+      ['--include', this.include],
+      ['--exclude', this.exclude],
+    ] as const) {
       for (const g of globs) if (!hits.has(g)) this.err(`fleet-git: ${opt} ${JSON.stringify(g)} matched nothing under ${root}`);
     }
     if (this.dryRun) {
       const { assessRepo } = await import('../core/state.js');
       const { planAction } = await import('../core/repo-lock.js');
-      const acted = wanted.map((r) => {
-        if (!r.state) { this.err(`${r.path}: cannot be read: ${r.reason}`); return null; }
-        const state = assessRepo(r.state.repo, ctx);
-        return { state, plan: planAction(state, ctx, { do: 'enable', force: this.force }) };
-      }).filter((a) => a !== null);
+      const acted = wanted
+        .map((r) => {
+          if (!r.state) {
+            this.err(`${r.path}: cannot be read: ${r.reason}`);
+            return null;
+          }
+          const state = assessRepo(r.state.repo, ctx);
+          return { state, plan: planAction(state, ctx, { do: 'enable', force: this.force }) };
+        })
+        .filter((a) => a !== null);
       return this.dry(acted, trust ? new TrustEdit(ctx.user) : null, root);
     }
     // Copilot's config.json is read before anything changes (one it cannot rewrite stops the run here) and written once, at the end.
@@ -129,27 +163,43 @@ export class EnableCommand extends FleetCommand {
     const report = new BulkReport(out, err, 'enabled', this.quiet);
     let trusted = 0;
     const { applyAll, countsLine } = await import('../core/bulk-apply.js');
-    const { counts } = await applyAll(wanted, ctx, { do: 'enable', force: this.force }, {
-      after: (o, row) => {
-        for (const root of edit && row.state ? trustRoots(row.state) : []) {
-          if (edit!.add(root)) { trusted++; o.changes.push(root === o.path ? `listed in Copilot's trustedFolders` : `listed its worktree ${root} in Copilot's trustedFolders`); }
-        }
+    const { counts } = await applyAll(
+      wanted,
+      ctx,
+      { do: 'enable', force: this.force },
+      {
+        after: (o, row) => {
+          for (const root of edit && row.state ? trustRoots(row.state) : []) {
+            if (edit!.add(root)) {
+              trusted++;
+              o.changes.push(
+                root === o.path ? `listed in Copilot's trustedFolders` : `listed its worktree ${root} in Copilot's trustedFolders`,
+              );
+            }
+          }
+        },
+        onResult: (r) => report.add(r),
       },
-      onResult: (r) => report.add(r),
-    });
+    );
     report.finish();
     let trustFailed = false;
     if (edit && trusted) {
       try {
         edit.save();
-        out.push(`Copilot now trusts ${trusted} more folder${trusted === 1 ? '' : 's'} (repositories and worktrees outside them; added to trustedFolders in ${edit.file})`);
+        out.push(
+          `Copilot now trusts ${trusted} more folder${trusted === 1 ? '' : 's'} (repositories and worktrees outside them; added to trustedFolders in ${edit.file})`,
+        );
       } catch (e) {
         trustFailed = true;
-        err.push(`fleet-git: could not write ${edit.file} (${bulk.reasonOf(e)}): none of the ${trusted} repositories was added to trustedFolders; run this again`);
+        err.push(
+          `fleet-git: could not write ${edit.file} (${bulk.reasonOf(e)}): none of the ${trusted} repositories was added to trustedFolders; run this again`,
+        );
       }
     }
     const unusable = s.rows.filter((r) => !r.state && !r.unreadable).length;
-    out.push(`enable: ${countsLine(counts)} (${wanted.length} repositor${wanted.length === 1 ? 'y' : 'ies'} under ${root}${unusable ? `; ${unusable} not usable, see fleet-git scan` : ''})`);
+    out.push(
+      `enable: ${countsLine(counts)} (${wanted.length} repositor${wanted.length === 1 ? 'y' : 'ies'} under ${root}${unusable ? `; ${unusable} not usable, see fleet-git scan` : ''})`,
+    );
     out.flush();
     err.flush();
     return trustFailed || counts.failed > 0 || counts.leftAlone > 0 ? EXIT.partial : EXIT.ok;

@@ -30,7 +30,8 @@ export class RemoveCommand extends FleetCommand {
   roots = Option.Rest({ name: 'root', required: 1 });
 
   async run(): Promise<number> {
-    if (this.json && !this.dryRun) throw new InputError('--json goes with --dry-run (the plan as JSON); remove itself prints one line per repository');
+    if (this.json && !this.dryRun)
+      throw new InputError('--json goes with --dry-run (the plan as JSON); remove itself prints one line per repository');
     const roots = await rootsOf(this.roots, this.context.cwd);
     const ignore = loadUserConfig(this.context.env, this.context.home).config.scan.ignore; // an invalid file: one line, exit 2
     const [bulk, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
@@ -63,18 +64,29 @@ export class RemoveCommand extends FleetCommand {
       const repos = targets.map((r) => {
         if (!r.state) return { path: r.path, reason: r.reason };
         const p = planOf(r);
-        return { path: r.path, steps: p.changes.map((c) => c.would), untrust: listed(r), changes: planJson(p).changes, notes: p.notes, info: p.info };
+        return {
+          path: r.path,
+          steps: p.changes.map((c) => c.would),
+          untrust: listed(r),
+          changes: planJson(p).changes,
+          notes: p.notes,
+          info: p.info,
+        };
       });
       this.out(JSON.stringify({ roots: s.roots, repos, counts: { targets: targets.length, untouched } }, null, 2));
       return EXIT.ok;
     }
     if (this.dryRun) {
       for (const r of targets) {
-        if (!r.state) { out.push(`${r.path}: cannot act here: ${r.reason}`); continue; }
+        if (!r.state) {
+          out.push(`${r.path}: cannot act here: ${r.reason}`);
+          continue;
+        }
         const p = planOf(r);
         out.push(`${r.path}: would`);
         for (const c of p.changes) out.push(`  ${c.would}`);
-        for (const root of listed(r)) out.push(`  take ${root === r.path ? 'it' : root} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
+        for (const root of listed(r))
+          out.push(`  take ${root === r.path ? 'it' : root} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
         for (const n of p.info) out.push(`  note: ${n}`);
         for (const n of p.notes) out.push(`  ${n}`);
       }
@@ -84,7 +96,9 @@ export class RemoveCommand extends FleetCommand {
     }
     if (targets.length > 1 && !this.yes) {
       if (!isTty(this.context.stdin) || !isTty(this.context.stderr)) {
-        throw new InputError(`remove would change ${targets.length} repositories and asks first: add --yes to go ahead (--dry-run shows the plan)`);
+        throw new InputError(
+          `remove would change ${targets.length} repositories and asks first: add --yes to go ahead (--dry-run shows the plan)`,
+        );
       }
       // Anything but y or yes is no.
       if (!/^\s*y(es)?\s*$/i.test((await ask(this.context, `${found}. Remove it from all ${targets.length}? [y/N] `)) ?? '')) {
@@ -96,24 +110,35 @@ export class RemoveCommand extends FleetCommand {
     let untrusted = 0;
     const { applyAll, countsLine } = await import('../core/bulk-apply.js');
     const report = new BulkReport(out, err, 'removed', this.quiet);
-    const { counts } = await applyAll(targets, ctx, { do: 'disable', upstream: true }, {
-      after: (o, row) => {
-        for (const root of trustError === null ? listed(row) : []) {
-          try {
-            if (edit.remove(root)) { untrusted++; o.changes.push(`${root === o.path ? '' : `its worktree ${root} `}taken out of Copilot's trustedFolders (fleet-git had added it)`); }
-          } catch (e) {
-            trustError = bulk.reasonOf(e); // config.json cannot be rewritten: said once, below
+    const { counts } = await applyAll(
+      targets,
+      ctx,
+      { do: 'disable', upstream: true },
+      {
+        after: (o, row) => {
+          for (const root of trustError === null ? listed(row) : []) {
+            try {
+              if (edit.remove(root)) {
+                untrusted++;
+                o.changes.push(
+                  `${root === o.path ? '' : `its worktree ${root} `}taken out of Copilot's trustedFolders (fleet-git had added it)`,
+                );
+              }
+            } catch (e) {
+              trustError = bulk.reasonOf(e); // config.json cannot be rewritten: said once, below
+            }
           }
-        }
+        },
+        onResult: (r) => report.add(r),
       },
-      onResult: (r) => report.add(r),
-    });
+    );
     report.finish();
     counts.unchanged += untouched;
     if (trustError === null) {
       try {
         edit.save();
-        if (untrusted) out.push(`took ${untrusted} entr${untrusted === 1 ? 'y' : 'ies'} fleet-git had added out of trustedFolders in ${edit.file}`);
+        if (untrusted)
+          out.push(`took ${untrusted} entr${untrusted === 1 ? 'y' : 'ies'} fleet-git had added out of trustedFolders in ${edit.file}`);
       } catch (e) {
         trustError = `could not write ${edit.file} (${bulk.reasonOf(e)}): the ${untrusted} entr${untrusted === 1 ? 'y' : 'ies'} fleet-git added stay in trustedFolders; run this again`;
       }

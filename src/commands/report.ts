@@ -23,7 +23,9 @@ export function saveTrust(cmd: FleetCommand, edit: TrustEdit | null): boolean {
     edit.save();
     return true;
   } catch (e) {
-    cmd.err(`fleet-git: could not write ${edit.file} (${e instanceof Error ? e.message : String(e)}): the trustedFolders changes above were not made`);
+    cmd.err(
+      `fleet-git: could not write ${edit.file} (${e instanceof Error ? e.message : String(e)}): the trustedFolders changes above were not made`,
+    );
     return false;
   }
 }
@@ -62,7 +64,12 @@ export class BulkReport {
   /** Each note with the repository's path taken out, and the repositories it came from. */
   private readonly notes = new Map<string, { text: string; paths: string[] }>();
 
-  constructor(private readonly out: LineBuffer, private readonly err: LineBuffer, private readonly verb: string, private readonly quiet = false) {}
+  constructor(
+    private readonly out: LineBuffer,
+    private readonly err: LineBuffer,
+    private readonly verb: string,
+    private readonly quiet = false,
+  ) {}
 
   add(r: BulkResult): void {
     if (r.error !== undefined) {

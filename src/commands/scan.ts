@@ -76,7 +76,8 @@ export class ScanCommand extends FleetCommand {
     const lines: string[] = [];
     for (const r of s.repos) {
       lines.push(`${plainPath(r.path)}\t${jsonGroup(r)}\t${codes(r.problems)}`);
-      for (const w of r.worktrees) lines.push(`${plainPath(w.path)}\t${w.problems.length ? 'problems' : w.enabled ? 'healthy' : 'not-enabled'}\t${codes(w.problems)}`);
+      for (const w of r.worktrees)
+        lines.push(`${plainPath(w.path)}\t${w.problems.length ? 'problems' : w.enabled ? 'healthy' : 'not-enabled'}\t${codes(w.problems)}`);
     }
     this.context.stdout.write(lines.length ? `${lines.join('\n')}\n` : '');
   }
@@ -120,7 +121,9 @@ export class ScanCommand extends FleetCommand {
         }
         for (const p of r.problems) lines.push(`      - ${p.message}`);
         for (const w of r.worktrees) {
-          lines.push(`    worktree ${w.path}: ${w.enabled ? (w.problems.length ? 'enabled, with problems' : 'enabled') : w.problems.length ? 'with problems' : 'not enabled'}`);
+          lines.push(
+            `    worktree ${w.path}: ${w.enabled ? (w.problems.length ? 'enabled, with problems' : 'enabled') : w.problems.length ? 'with problems' : 'not enabled'}`,
+          );
           for (const p of w.problems) lines.push(`        - ${p.message}`);
         }
       }
@@ -131,9 +134,22 @@ export class ScanCommand extends FleetCommand {
       `${c.repositories} repositor${c.repositories === 1 ? 'y' : 'ies'} and ${c.worktrees} linked worktree${c.worktrees === 1 ? '' : 's'} under ${s.roots.join(', ')}: ` +
         `${paint([tint.healthy], `${c.healthy} healthy`)}, ${paint([tint.problems], `${c.withProblems} with problems`)}, ${c.notEnabled} not enabled, ${paint([tint['not-usable']], `${c.notUsable} not usable`)}`,
     );
-    if (copilotCounts.size) lines.push(paint(['dim'], `Copilot, by repository: ${[...copilotCounts].map(([k, n]) => `${n} ${k}`).join(', ')}${skipped ? `, ${skipped} untrusted with repository hooks (marked above)` : ''}`));
-    if (s.repos.some((r) => r.copilot?.hooks === 'user' || r.copilot?.hooks === 'both')) lines.push(`user-level fleet hooks are installed: Copilot sessions in every folder report, trusted or not`);
-    if (skipped) lines.push(paint(['yellow'], `${skipped} enabled repositor${skipped === 1 ? 'y is' : 'ies are'} not trusted by Copilot: copilot -p sessions skip their hooks silently (fleet-git enable --under ROOT --trust, or trust: true in the config file)`));
+    if (copilotCounts.size)
+      lines.push(
+        paint(
+          ['dim'],
+          `Copilot, by repository: ${[...copilotCounts].map(([k, n]) => `${n} ${k}`).join(', ')}${skipped ? `, ${skipped} untrusted with repository hooks (marked above)` : ''}`,
+        ),
+      );
+    if (s.repos.some((r) => r.copilot?.hooks === 'user' || r.copilot?.hooks === 'both'))
+      lines.push(`user-level fleet hooks are installed: Copilot sessions in every folder report, trusted or not`);
+    if (skipped)
+      lines.push(
+        paint(
+          ['yellow'],
+          `${skipped} enabled repositor${skipped === 1 ? 'y is' : 'ies are'} not trusted by Copilot: copilot -p sessions skip their hooks silently (fleet-git enable --under ROOT --trust, or trust: true in the config file)`,
+        ),
+      );
     this.context.stdout.write(`${lines.join('\n')}\n`);
   }
 }

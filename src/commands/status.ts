@@ -47,7 +47,8 @@ export class StatusCommand extends FleetCommand {
       this.out(`  worktree ${w.path}: ${w.enabled ? (w.problems.length ? 'enabled, with problems' : 'enabled') : 'not enabled'}`);
       for (const p of w.problems) this.out(`    - ${p.message}`);
     }
-    if (s.enabled && s.gitHook?.kind === 'ours' && s.gitHook.spot.endsWith(LEGACY_SUFFIX)) this.out(`  the post-checkout hook is pre-commit's: fleet-git's is ${s.gitHook.spot}, which pre-commit's runs first`);
+    if (s.enabled && s.gitHook?.kind === 'ours' && s.gitHook.spot.endsWith(LEGACY_SUFFIX))
+      this.out(`  the post-checkout hook is pre-commit's: fleet-git's is ${s.gitHook.spot}, which pre-commit's runs first`);
     if (!s.enabled) this.out('  run fleet-git enable to make its Copilot sessions visible in the fleet observer');
     this.out(`  new clones (fleet-git setup): ${setupState(this.context.env, this.context.home).message}`);
   }

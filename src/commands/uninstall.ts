@@ -23,7 +23,8 @@ import { isUnder } from '../paths.js';
 export class UninstallCommand extends FleetCommand {
   static paths = [['uninstall']];
   static usage = FleetCommand.Usage({
-    description: 'take fleet-git off this machine: every repository under the folders, the user-level hook, setup, its trustedFolders entries, its data folder',
+    description:
+      'take fleet-git off this machine: every repository under the folders, the user-level hook, setup, its trustedFolders entries, its data folder',
     details: `
       Runs, in turn, \`fleet-git remove ROOT... --yes\` (without a folder: scan.roots of the config file, else your home folder), \`fleet-git disable --user\` and \`fleet-git setup --undo\`, then takes out of Copilot's trustedFolders every entry fleet-git added that is still there, and last removes fleet-git's data folder (the hook client, the canonical hook file, its records, setup's template folder, the code cache). Your config file stays: it is yours.
 
@@ -79,7 +80,11 @@ export class UninstallCommand extends FleetCommand {
     // --user) is empty only once both are done.
     const made = [userHooksMade(ctx), new TrustEdit(ctx.user).madeFolder()];
     let failed = false;
-    for (const argv of [['remove', ...roots, '--yes'], ['disable', '--user'], ['setup', '--undo']]) {
+    for (const argv of [
+      ['remove', ...roots, '--yes'],
+      ['disable', '--user'],
+      ['setup', '--undo'],
+    ]) {
       const code = await step(argv);
       if (code === EXIT.usage) return code; // a folder that does not exist: nothing further is done
       if (code !== EXIT.ok) failed = true;
@@ -91,7 +96,9 @@ export class UninstallCommand extends FleetCommand {
     }
     if (!saveTrust(this, edit)) failed = true;
     if (failed) {
-      this.err(`fleet-git: kept the data folder ${data}, since something above was left undone: run fleet-git uninstall again once it is fixed`);
+      this.err(
+        `fleet-git: kept the data folder ${data}, since something above was left undone: run fleet-git uninstall again once it is fixed`,
+      );
       return EXIT.partial;
     }
     for (const dir of made) if (dir) removeIfEmpty(dir);

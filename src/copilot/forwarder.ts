@@ -41,7 +41,17 @@ export const FORWARD_FLAG = '--forward';
 export const SPOOL_TRAILER = 'fleet-git-event-1';
 const SPOOL_FIELDS = 14;
 /** The variables the hook command writes, in its order (the normalizer and the user's paths read them). */
-const SPOOL_ENV = ['HOME', 'COPILOT_HOME', 'COPILOT_HOOK_DIR', 'COPILOT_MODEL', 'FLEET_MODEL_NAME', 'TERM_PROGRAM', 'ITERM_SESSION_ID', OBSERVER_DIR_VAR, PROBE_VAR] as const;
+const SPOOL_ENV = [
+  'HOME',
+  'COPILOT_HOME',
+  'COPILOT_HOOK_DIR',
+  'COPILOT_MODEL',
+  'FLEET_MODEL_NAME',
+  'TERM_PROGRAM',
+  'ITERM_SESSION_ID',
+  OBSERVER_DIR_VAR,
+  PROBE_VAR,
+] as const;
 export const PID_FILE = 'forwarder.pid';
 const LOCK_FILE = 'forwarder.sock';
 /** How long the forwarder stays after the last event (FLEET_GIT_FORWARDER_IDLE_MS overrides, for tests). */
@@ -59,7 +69,11 @@ function idleMs(): number {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function remove(name: string): void {
-  try { unlinkSync(name); } catch { /* gone already */ }
+  try {
+    unlinkSync(name);
+  } catch {
+    /* gone already */
+  }
 }
 
 /** A spool file's hook run; 'incomplete' while its trailer is missing. */
@@ -69,7 +83,9 @@ export function parseSpooled(buf: Buffer): HookRun | 'incomplete' {
   const f = parts.slice(parts.length - SPOOL_FIELDS, parts.length - 1);
   const [event, ppid, pid, ...values] = f;
   const env: Record<string, string> = {};
-  SPOOL_ENV.forEach((k, i) => { if (values[i]) env[k] = values[i]!; });
+  SPOOL_ENV.forEach((k, i) => {
+    if (values[i]) env[k] = values[i]!;
+  });
   const num = (s: string | undefined) => (s && /^[1-9]\d*$/.test(s) ? Number(s) : null);
   return {
     event: event || undefined,
@@ -97,8 +113,13 @@ async function tryListen(): Promise<Listen> {
     server.once('error', (e: NodeJS.ErrnoException) => {
       if (e.code !== 'EADDRINUSE') return resolve('error');
       const probe = createConnection(LOCK_FILE);
-      probe.once('connect', () => { probe.destroy(); resolve('busy'); });
-      probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'stale' : 'error'));
+      probe.once('connect', () => {
+        probe.destroy();
+        resolve('busy');
+      });
+      probe.once('error', (err: NodeJS.ErrnoException) =>
+        resolve(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'stale' : 'error'),
+      );
     });
     server.listen(LOCK_FILE, () => resolve(server));
   });
@@ -126,17 +147,31 @@ function writePid(): void {
     const tmp = `${PID_FILE}.${process.pid}`;
     writeFileSync(tmp, String(process.pid), { mode: 0o600 });
     renameSync(tmp, PID_FILE);
-  } catch { /* the hook then starts another, which finds the lock taken */ }
+  } catch {
+    /* the hook then starts another, which finds the lock taken */
+  }
 }
 
 function readPid(): string | null {
-  try { return readFileSync(PID_FILE, 'utf8').trim(); } catch { return null; }
+  try {
+    return readFileSync(PID_FILE, 'utf8').trim();
+  } catch {
+    return null;
+  }
 }
 
-interface Item { name: string; order: number; run: Prepared }
+interface Item {
+  name: string;
+  order: number;
+  run: Prepared;
+}
 
 export async function forward(spool: string): Promise<void> {
-  try { process.chdir(spool); } catch { return; } // relative names: a socket path has at most 107 bytes
+  try {
+    process.chdir(spool);
+  } catch {
+    return;
+  } // relative names: a socket path has at most 107 bytes
   process.title = 'fleet-git-forwarder'; // the hook command looks for it in /proc/PID/comm
   // Its own process group already; a terminal's Ctrl-C or hang-up is not for it.
   for (const sig of ['SIGINT', 'SIGHUP', 'SIGPIPE'] as const) process.on(sig, () => {});
@@ -155,14 +190,22 @@ export async function forward(spool: string): Promise<void> {
   let watcher: FSWatcher | undefined;
   try {
     watcher = watch('.', () => wake());
-    watcher.on('error', () => { watcher = undefined; });
-  } catch { /* polled instead */ }
+    watcher.on('error', () => {
+      watcher = undefined;
+    });
+  } catch {
+    /* polled instead */
+  }
 
   /** One event at a time: its file goes, then its line is sent. */
-  const send = (item: Item) => (sending = sending.then(async () => {
-    remove(item.name);
-    await deliver(item.run.ev, item.run.paths);
-  }, () => {}));
+  const send = (item: Item) =>
+    (sending = sending.then(
+      async () => {
+        remove(item.name);
+        await deliver(item.run.ev, item.run.paths);
+      },
+      () => {},
+    ));
 
   const enqueue = (item: Item) => {
     busy++;
@@ -184,12 +227,20 @@ export async function forward(spool: string): Promise<void> {
   /** Takes in the complete files not seen yet, oldest first; true when there were any. */
   const scan = (): boolean => {
     let names: string[];
-    try { names = readdirSync('.'); } catch { return false; }
+    try {
+      names = readdirSync('.');
+    } catch {
+      return false;
+    }
     const fresh: Item[] = [];
     for (const name of names) {
       if (!name.endsWith('.ev') || known.has(name)) continue;
       let buf: Buffer;
-      try { buf = readFileSync(name); } catch { continue; }
+      try {
+        buf = readFileSync(name);
+      } catch {
+        continue;
+      }
       const run = parseSpooled(buf);
       if (run === 'incomplete') {
         const st = statSync(name, NO_ENTRY_OK);
@@ -198,8 +249,15 @@ export async function forward(spool: string): Promise<void> {
       }
       known.add(name);
       let prepared: Prepared | null = null;
-      try { prepared = prepare(run); } catch { /* not an event */ }
-      if (!prepared) { remove(name); continue; }
+      try {
+        prepared = prepare(run);
+      } catch {
+        /* not an event */
+      }
+      if (!prepared) {
+        remove(name);
+        continue;
+      }
       fresh.push({ name, order: orderOf(name), run: prepared });
     }
     fresh.sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : 1));
@@ -220,10 +278,16 @@ export async function forward(spool: string): Promise<void> {
     }
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, watcher ? 250 : 25);
-      wake = () => { clearTimeout(t); resolve(); };
+      wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
     });
   }
-  while (busy > 0) await new Promise<void>((resolve) => { wake = resolve; });
+  while (busy > 0)
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+    });
   watcher?.close();
   // Closing removes the socket file: only while it is still ours.
   if (ownsLock()) lock.close();

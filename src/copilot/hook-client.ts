@@ -46,14 +46,20 @@ function readStdin(): string | null {
       n = readSync(0, buf, 0, buf.length, null);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN') { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2); continue; }
+      if (code === 'EAGAIN') {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+        continue;
+      }
       if (code === 'EOF') break;
       return null;
     }
     if (n === 0) break;
     total += n;
     // Past the limit, keep draining (so Copilot's write never fails) but keep nothing.
-    if (total <= STDIN_MAX) { chunks.push(buf.subarray(0, n)); buf = Buffer.allocUnsafe(buf.length); }
+    if (total <= STDIN_MAX) {
+      chunks.push(buf.subarray(0, n));
+      buf = Buffer.allocUnsafe(buf.length);
+    }
   }
   return total > STDIN_MAX ? null : Buffer.concat(chunks).toString('utf8');
 }
@@ -95,7 +101,11 @@ async function main(argv: string[]): Promise<void> {
   if (argv[2] === AWAIT_STOP_FLAG) return awaitStop(argv[3]);
   if (argv[2] === OURS_FLAG) {
     let text: string | null = null;
-    try { text = readFileSync(argv[3] ?? '', 'utf8'); } catch { /* none: not ours */ }
+    try {
+      text = readFileSync(argv[3] ?? '', 'utf8');
+    } catch {
+      /* none: not ours */
+    }
     process.exit(text !== null && isOurHookFile(text) ? 0 : 1);
   }
   return direct(argv);
@@ -113,13 +123,19 @@ async function spawnWaiter(self: string, ev: FleetEvent, transcript: string): Pr
     stdio: 'ignore',
     env: process.env,
   });
-  child.on('error', () => { /* nothing to do */ });
+  child.on('error', () => {
+    /* nothing to do */
+  });
   child.unref();
 }
 
 async function awaitStop(arg: string | undefined): Promise<void> {
   let job: { ev: FleetEvent; transcript: string };
-  try { job = JSON.parse(arg ?? ''); } catch { return; }
+  try {
+    job = JSON.parse(arg ?? '');
+  } catch {
+    return;
+  }
   if (!job || typeof job.transcript !== 'string' || !job.ev || !isPlainId(job.ev.session_id)) return;
   await awaitFinalMessage(job.ev, job.transcript);
   const paths = pathsOf(process.env);

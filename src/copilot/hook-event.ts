@@ -80,7 +80,14 @@ export interface HookEvent {
  * Null when nothing is to be sent. Shared by the hook client and the library's
  * CopilotAdapter.normalizePayload, which wait for the final message each its own way.
  */
-export function hookEventOf(raw: unknown, event: string | undefined, env: Env, copilotHome: string, pid: number | null, ppid: () => number | null): HookEvent | null {
+export function hookEventOf(
+  raw: unknown,
+  event: string | undefined,
+  env: Env,
+  copilotHome: string,
+  pid: number | null,
+  ppid: () => number | null,
+): HookEvent | null {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
   const input = raw as Record<string, unknown>;
   const kind = canonicalEvent(event, input, env);
@@ -107,7 +114,11 @@ export function prepare(run: HookRun): Prepared | null {
   const paths = pathsOf(env);
   if (!text || userLevelReports(env, paths)) return null;
   let raw: unknown;
-  try { raw = JSON.parse(text); } catch { return null; }
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
   const made = hookEventOf(raw, run.event, env, paths.copilotHome, run.pid, run.ppid);
   if (!made) return null;
   const { ev, transcript } = made;
@@ -125,7 +136,10 @@ export async function awaitFinalMessage(ev: FleetEvent, transcript: string): Pro
   const deadline = Date.now() + STOP_WAIT_MS;
   for (;;) {
     const final = readFinalMessage(transcript);
-    if (final.state === 'found') { ev.last_assistant_message = lastMessage(final.text); return; }
+    if (final.state === 'found') {
+      ev.last_assistant_message = lastMessage(final.text);
+      return;
+    }
     if (Date.now() >= deadline) return;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

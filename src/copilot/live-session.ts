@@ -30,7 +30,11 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const PIPE_GRACE_MS = 200;
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try { process.kill(-pid, signal); } catch { /* gone */ }
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    /* gone */
+  }
 }
 
 /**
@@ -38,12 +42,18 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
  * exits, or `timeoutMs` after the start, having killed the group (TERM, then
  * KILL a second later). Whatever the group still holds once it exited is killed too.
  */
-export function runSession(bin: string, args: string[], opts: { cwd: string; env: Record<string, string>; timeoutMs: number }): Promise<SessionRun> {
+export function runSession(
+  bin: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; timeoutMs: number },
+): Promise<SessionRun> {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(bin, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let output = '';
-    const take = (d: Buffer) => { if (output.length < OUTPUT_MAX) output += d.toString('utf8').slice(0, OUTPUT_MAX - output.length); };
+    const take = (d: Buffer) => {
+      if (output.length < OUTPUT_MAX) output += d.toString('utf8').slice(0, OUTPUT_MAX - output.length);
+    };
     child.stdout.on('data', take);
     child.stderr.on('data', take);
     let timedOut = false;
@@ -53,9 +63,15 @@ export function runSession(bin: string, args: string[], opts: { cwd: string; env
       killGroup(child.pid!, 'SIGTERM');
       hard ??= setTimeout(() => killGroup(child.pid!, 'SIGKILL'), 1000);
     };
-    const timer = setTimeout(() => { timedOut = true; stop(); }, opts.timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, opts.timeoutMs);
     // In a group of its own, the session does not get the terminal's Ctrl-C: pass it on.
-    const onSignal = () => { interrupted = true; stop(); };
+    const onSignal = () => {
+      interrupted = true;
+      stop();
+    };
     for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
     let settled = false;
     const done = (r: Omit<SessionRun, 'pid' | 'output' | 'ms' | 'timedOut' | 'interrupted'>) => {
@@ -78,7 +94,10 @@ export function runSession(bin: string, args: string[], opts: { cwd: string; env
         done({ code, signal, spawnError: null });
       };
       const t = setTimeout(finish, PIPE_GRACE_MS);
-      child.once('close', () => { clearTimeout(t); finish(); });
+      child.once('close', () => {
+        clearTimeout(t);
+        finish();
+      });
     });
   });
 }
@@ -90,14 +109,20 @@ export function killTagged(name: string, value: string): number {
   const later = Buffer.from(`\0${entry}`);
   let n = 0;
   let pids: string[];
-  try { pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p)); } catch { return 0; }
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return 0;
+  }
   for (const p of pids) {
     try {
       const environ = readFileSync(`/proc/${p}/environ`);
       if (!environ.subarray(0, first.length).equals(first) && !environ.includes(later)) continue;
       process.kill(Number(p), 'SIGKILL');
       n++;
-    } catch { /* gone, or not ours */ }
+    } catch {
+      /* gone, or not ours */
+    }
   }
   return n;
 }
@@ -143,22 +168,41 @@ export function readTranscriptFacts(copilotHome: string, sessionId: string | nul
   const dir = join(copilotHome, 'session-state');
   let id = sessionId;
   if (!id) {
-    try { id = readdirSync(dir, { withFileTypes: true }).find((e) => e.isDirectory() && !e.name.startsWith('.'))?.name ?? null; } catch { /* none */ }
+    try {
+      id = readdirSync(dir, { withFileTypes: true }).find((e) => e.isDirectory() && !e.name.startsWith('.'))?.name ?? null;
+    } catch {
+      /* none */
+    }
   }
   if (!id) return facts;
   facts.sessionId = id;
   let text: string;
-  try { text = readFileSync(join(dir, id, 'events.jsonl'), 'utf8'); } catch { return facts; }
+  try {
+    text = readFileSync(join(dir, id, 'events.jsonl'), 'utf8');
+  } catch {
+    return facts;
+  }
   const open = new Map<string, HookRun>();
   for (const line of text.split('\n')) {
     if (!line.includes('"session.start"') && !line.includes('"hook.')) continue;
     let e: { type?: string; timestamp?: string; data?: Record<string, any> };
-    try { e = JSON.parse(line); } catch { continue; }
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
     const d = e.data ?? {};
     const at = Date.parse(e.timestamp ?? '');
     if (e.type === 'session.start' && typeof d.copilotVersion === 'string') facts.copilotVersion = d.copilotVersion;
     else if (e.type === 'hook.start' && typeof d.hookInvocationId === 'string') {
-      const run: HookRun = { hookType: String(d.hookType), toolName: typeof d.input?.toolName === 'string' ? d.input.toolName : null, startedAt: at, endedAt: null, success: null, error: null };
+      const run: HookRun = {
+        hookType: String(d.hookType),
+        toolName: typeof d.input?.toolName === 'string' ? d.input.toolName : null,
+        startedAt: at,
+        endedAt: null,
+        success: null,
+        error: null,
+      };
       open.set(d.hookInvocationId, run);
       facts.hookRuns.push(run);
     } else if (e.type === 'hook.end' && typeof d.hookInvocationId === 'string') {
@@ -166,7 +210,8 @@ export function readTranscriptFacts(copilotHome: string, sessionId: string | nul
       if (!run) continue;
       run.endedAt = at;
       run.success = d.success === true;
-      if (d.error && typeof d.error.message === 'string') run.error = { message: d.error.message, source: typeof d.error.source === 'string' ? d.error.source : null };
+      if (d.error && typeof d.error.message === 'string')
+        run.error = { message: d.error.message, source: typeof d.error.source === 'string' ? d.error.source : null };
     }
   }
   return facts;
@@ -184,12 +229,20 @@ export interface LogFacts {
 export function readLogFacts(logDir: string): LogFacts {
   const facts: LogFacts = { repoHooksLoaded: null, invalid: [], copilotVersion: null };
   let names: string[];
-  try { names = readdirSync(logDir).filter((n) => n.endsWith('.log')); } catch { return facts; }
+  try {
+    names = readdirSync(logDir).filter((n) => n.endsWith('.log'));
+  } catch {
+    return facts;
+  }
   if (names.length === 0) return facts;
   facts.repoHooksLoaded = false;
   for (const name of names) {
     let text: string;
-    try { text = readFileSync(join(logDir, name), 'utf8'); } catch { continue; }
+    try {
+      text = readFileSync(join(logDir, name), 'utf8');
+    } catch {
+      continue;
+    }
     for (const line of text.split('\n')) {
       if (line.includes('loaded repo hooks')) facts.repoHooksLoaded = true;
       const bad = /Invalid hook configuration in (.+?): (.*)$/.exec(line);

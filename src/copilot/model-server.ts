@@ -52,7 +52,8 @@ function stepFor(body: Record<string, unknown>, script: Readonly<Script>, toolCa
       ? { tool: { name: 'bash', args: { command: `echo step-${toolResults}`, description: 'step', mode: 'sync', initial_wait: 10 } } }
       : { text: script.finalText };
   }
-  if (hasTools && toolResults === 0) return { tool: { name: 'bash', args: { command: script.command, description: 'Say hello', mode: 'sync', initial_wait: 10 } } };
+  if (hasTools && toolResults === 0)
+    return { tool: { name: 'bash', args: { command: script.command, description: 'Say hello', mode: 'sync', initial_wait: 10 } } };
   if (hasTools && toolResults === 1) return { tool: { name: 'view', args: { path: script.viewPath } } };
   return { text: script.finalText };
 }
@@ -77,7 +78,16 @@ export function startModelServer(opts: ModelServerOptions = {}): Promise<ModelSe
     if (req.method === 'GET' && url.pathname.endsWith('/models')) {
       return json(res, {
         object: 'list',
-        data: [{ id: model, object: 'model', created: 1700000000, owned_by: 'test', name: model, capabilities: { type: 'chat', supports: { tool_calls: true, streaming: true } } }],
+        data: [
+          {
+            id: model,
+            object: 'model',
+            created: 1700000000,
+            owned_by: 'test',
+            name: model,
+            capabilities: { type: 'chat', supports: { tool_calls: true, streaming: true } },
+          },
+        ],
       });
     }
     if (req.method !== 'POST' || !url.pathname.endsWith('/chat/completions')) {
@@ -89,23 +99,37 @@ export function startModelServer(opts: ModelServerOptions = {}): Promise<ModelSe
     const step = stepFor(body, script, opts.toolCalls);
     const id = `chatcmpl-${++calls}`;
     if ('text' in step && opts.finalDelayMs) await new Promise((r) => setTimeout(r, opts.finalDelayMs));
-    const toolCall = 'tool' in step
-      ? { id: `call_${calls}`, type: 'function', function: { name: step.tool.name, arguments: JSON.stringify(step.tool.args) } }
-      : null;
+    const toolCall =
+      'tool' in step
+        ? { id: `call_${calls}`, type: 'function', function: { name: step.tool.name, arguments: JSON.stringify(step.tool.args) } }
+        : null;
     const finish = toolCall ? 'tool_calls' : 'stop';
     const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
     const created = Math.floor(Date.now() / 1000);
 
     if (!body.stream) {
       return json(res, {
-        id, object: 'chat.completion', created, model,
-        choices: [{ index: 0, message: toolCall ? { role: 'assistant', content: null, tool_calls: [toolCall] } : { role: 'assistant', content: (step as { text: string }).text }, finish_reason: finish }],
+        id,
+        object: 'chat.completion',
+        created,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: toolCall
+              ? { role: 'assistant', content: null, tool_calls: [toolCall] }
+              : { role: 'assistant', content: (step as { text: string }).text },
+            finish_reason: finish,
+          },
+        ],
         usage,
       });
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const send = (delta: Record<string, unknown>, finishReason: string | null, extra: Record<string, unknown> = {}) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`,
+      );
     if (toolCall) {
       send({ role: 'assistant', content: null, tool_calls: [{ index: 0, ...toolCall }] }, null);
     } else {
@@ -123,7 +147,11 @@ export function startModelServer(opts: ModelServerOptions = {}): Promise<ModelSe
       resolve({
         baseUrl: `http://127.0.0.1:${port}/v1`,
         requests,
-        close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+        close: () =>
+          new Promise((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
       });
     });
   });

@@ -10,13 +10,7 @@ import { isPlainId, type FleetEvent } from '../fleet/event.js';
 
 /** The Copilot hook events fleet-git forwards; every other event sends nothing. */
 type CopilotEventName =
-  | 'sessionStart'
-  | 'postToolUse'
-  | 'postToolUseFailure'
-  | 'agentStop'
-  | 'sessionEnd'
-  | 'notification'
-  | 'errorOccurred';
+  'sessionStart' | 'postToolUse' | 'postToolUseFailure' | 'agentStop' | 'sessionEnd' | 'notification' | 'errorOccurred';
 
 /** Set (to the probe's token) in the environment of a `doctor --live` session: events then say which hook file sent them. */
 export const PROBE_VAR = 'FLEET_GIT_PROBE';
@@ -72,7 +66,12 @@ const scaled = (f: number): Limits => {
  * EVENT_MAX_BYTES (characters that JSON escapes, such as control characters,
  * take up to six bytes each, others up to three). The last one always fits.
  */
-const STEPS: readonly Limits[] = [FULL, scaled(1 / 4), scaled(1 / 16), { string: 0, toolInput: 0, toolOutput: 0, message: 0, name: 64, path: 64 }];
+const STEPS: readonly Limits[] = [
+  FULL,
+  scaled(1 / 4),
+  scaled(1 / 16),
+  { string: 0, toolInput: 0, toolOutput: 0, message: 0, name: 64, path: 64 },
+];
 
 // Every table below is looked up by a string from the payload: Maps, so that a
 // name such as `constructor` or `__proto__` finds nothing of Object.prototype.
@@ -139,7 +138,11 @@ const FIRST_KEYS = ['file_path', 'path', 'command', 'pattern'];
 function mapToolInput(toolInput: unknown, lim: Limits): Record<string, unknown> | string | null {
   let input: unknown = toolInput;
   if (typeof toolInput === 'string') {
-    try { input = JSON.parse(toolInput); } catch { return clipString(toolInput, lim.string); }
+    try {
+      input = JSON.parse(toolInput);
+    } catch {
+      return clipString(toolInput, lim.string);
+    }
   }
   if (!isObject(input)) return typeof input === 'string' ? clipString(input, lim.string) : null;
   const out = clipObject(input, 0, { left: lim.toolInput }, lim, FIRST_KEYS);
@@ -194,7 +197,13 @@ export function normalizePayload(rawInput: unknown, event: unknown, ctx: Normali
   return out!;
 }
 
-function buildEvent(raw: Record<string, unknown>, kind: CopilotEventName, sessionId: string, ctx: NormalizeContext, lim: Limits): FleetEvent {
+function buildEvent(
+  raw: Record<string, unknown>,
+  kind: CopilotEventName,
+  sessionId: string,
+  ctx: NormalizeContext,
+  lim: Limits,
+): FleetEvent {
   const env = ctx.env ?? {};
   const now = ctx.now ?? Date.now();
   const name = (v: unknown) => clipString(str(v), lim.name);
@@ -301,7 +310,9 @@ function errorMessage(raw: Record<string, unknown>): string {
       const inner = JSON.parse(why);
       if (isObject(inner) && typeof inner.message === 'string') why = inner.message;
       else if (isObject(inner) && isObject(inner.error) && typeof inner.error.message === 'string') why = inner.error.message;
-    } catch { /* keep the text */ }
+    } catch {
+      /* keep the text */
+    }
   }
   const where = context ? ` (${CONTEXT_LABELS.get(context) ?? context})` : '';
   return `Copilot error${where}${why ? `: ${why}` : ''}`;
@@ -358,14 +369,25 @@ function clipValue(value: unknown, depth: number, budget: { left: number }, lim:
   return out;
 }
 
-function clipObject(value: Record<string, unknown>, depth: number, budget: { left: number }, lim: Limits, first: readonly string[]): Record<string, unknown> {
+function clipObject(
+  value: Record<string, unknown>,
+  depth: number,
+  budget: { left: number },
+  lim: Limits,
+  first: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   let n = 0;
   const copy = (k: string) => {
     const key = clipString(k, lim.name);
     budget.left -= key.length + 4;
     // Defined, not assigned: a `__proto__` key stays a key, not out's prototype.
-    Object.defineProperty(out, key, { value: clipValue(value[k], depth + 1, budget, lim), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, key, {
+      value: clipValue(value[k], depth + 1, budget, lim),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     n++;
   };
   for (const k of first) if (Object.hasOwn(value, k)) copy(k);

@@ -58,17 +58,28 @@ function parseProfiles(text: string, file: string): ModelProfile[] {
     if (!name) throw new ProfilesError(`${file}: models[${i}] has no name`);
     const env: Record<string, string> = {};
     if (e.env !== undefined && e.env !== null) {
-      if (typeof e.env !== 'object' || Array.isArray(e.env)) throw new ProfilesError(`${file}: the env of profile '${name}' is not an object`);
+      if (typeof e.env !== 'object' || Array.isArray(e.env))
+        throw new ProfilesError(`${file}: the env of profile '${name}' is not an object`);
       for (const [k, v] of Object.entries(e.env as Record<string, unknown>)) {
         if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') env[k] = String(v);
       }
     }
     let args: string[] = [];
     if (e.args !== undefined && e.args !== null) {
-      if (!Array.isArray(e.args) || !e.args.every((a) => typeof a === 'string')) throw new ProfilesError(`${file}: the args of profile '${name}' are not a list of strings`);
+      if (!Array.isArray(e.args) || !e.args.every((a) => typeof a === 'string'))
+        throw new ProfilesError(`${file}: the args of profile '${name}' are not a list of strings`);
       args = e.args as string[];
     }
-    out.push({ name, tool: str(e.tool) ?? 'claude', model: str(e.model), apiKey: str(e.apiKey), apiBaseUrl: str(e.apiBaseUrl), proxy: str(e.proxy), env, args });
+    out.push({
+      name,
+      tool: str(e.tool) ?? 'claude',
+      model: str(e.model),
+      apiKey: str(e.apiKey),
+      apiBaseUrl: str(e.apiBaseUrl),
+      proxy: str(e.proxy),
+      env,
+      args,
+    });
   });
   return out;
 }

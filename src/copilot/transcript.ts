@@ -34,7 +34,12 @@ function readSlice(path: string, max: number, fromEnd: boolean): { text: string;
   } catch {
     return null;
   } finally {
-    if (fd !== undefined) try { closeSync(fd); } catch { /* ignore */ }
+    if (fd !== undefined)
+      try {
+        closeSync(fd);
+      } catch {
+        /* ignore */
+      }
   }
 }
 

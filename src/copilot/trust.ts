@@ -39,11 +39,13 @@ function readConfig(file: string): ConfigDoc {
   const errors: jsonc.ParseError[] = [];
   const doc: unknown = jsonc.parse(text, errors, { allowTrailingComma: true });
   if (errors.length) throw new CopilotConfigError(`${file} is not valid JSON: fleet-git leaves it alone (fix it, then run this again)`);
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new CopilotConfigError(`${file} does not hold a JSON object: fleet-git leaves it alone`);
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    throw new CopilotConfigError(`${file} does not hold a JSON object: fleet-git leaves it alone`);
   return { doc: doc as Record<string, unknown>, text };
 }
 
-const edit = (text: string, path: jsonc.JSONPath, value: unknown, opts: jsonc.ModificationOptions = FORMAT) => jsonc.applyEdits(text, jsonc.modify(text, path, value, opts));
+const edit = (text: string, path: jsonc.JSONPath, value: unknown, opts: jsonc.ModificationOptions = FORMAT) =>
+  jsonc.applyEdits(text, jsonc.modify(text, path, value, opts));
 
 /** Whether the trustedFolders value in `text` holds a comment (then it is edited entry by entry, not replaced whole). */
 function listHasComments(text: string): boolean {
@@ -71,7 +73,11 @@ function editList(text: string, before: unknown[] | null, after: unknown[] | nul
   // New entries go first: an entry inserted after the last one would take over the comment that followed it
   // (and take it away when removed); before the others, adding and removing one touches only its own text.
   const had = new Set(before);
-  after.filter((f) => !had.has(f)).forEach((f, i) => { text = edit(text, ['trustedFolders', i], f, { ...FORMAT, isArrayInsertion: true }); });
+  after
+    .filter((f) => !had.has(f))
+    .forEach((f, i) => {
+      text = edit(text, ['trustedFolders', i], f, { ...FORMAT, isArrayInsertion: true });
+    });
   return text;
 }
 
@@ -124,7 +130,11 @@ export function readTrustRecord(paths: UserPaths): string[] {
 
 function writeTrustRecord(paths: UserPaths, entries: string[]): void {
   if (entries.length === 0) {
-    try { unlinkSync(recordFile(paths)); } catch { /* none */ }
+    try {
+      unlinkSync(recordFile(paths));
+    } catch {
+      /* none */
+    }
     return;
   }
   makeDataDir(paths.dataDir);
@@ -188,7 +198,10 @@ export class TrustEdit {
     if (c.index.by(root) !== null) return false;
     c.list.push(root);
     c.index.add(root);
-    if (!this.record.has(root)) { this.record.add(root); this.recordChanged = true; }
+    if (!this.record.has(root)) {
+      this.record.add(root);
+      this.recordChanged = true;
+    }
     this.dirty = true;
     return true;
   }
@@ -265,7 +278,11 @@ export class TrustEdit {
   }
 
   private forgetCreatedKey(): void {
-    try { unlinkSync(this.markFile()); } catch { /* none */ }
+    try {
+      unlinkSync(this.markFile());
+    } catch {
+      /* none */
+    }
   }
 }
 
@@ -288,7 +305,8 @@ export function trustFolders(edit: TrustEdit, roots: string[]): string[] {
 /** The status line on trust, and what it means. */
 export function trustLine(v: { configFile: string; trusted: FolderIndex; userLevel: boolean }, root: string): string {
   const by = v.trusted.by(root);
-  if (by) return `Copilot trusts this folder (${by === root ? 'listed' : `through ${by}`} in ${v.configFile}): its repository hooks run in interactive and copilot -p sessions`;
+  if (by)
+    return `Copilot trusts this folder (${by === root ? 'listed' : `through ${by}`} in ${v.configFile}): its repository hooks run in interactive and copilot -p sessions`;
   const then = v.userLevel ? 'the user-level fleet hooks report them anyway' : 'fleet-git enable --trust lists it';
   return `Copilot does not trust this folder: interactive sessions ask once, but copilot -p sessions silently skip its repository hooks (${then})`;
 }

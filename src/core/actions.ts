@@ -14,8 +14,12 @@ import { allWorktrees, symlinkMessage, type RepoState, type WorktreeState } from
 
 export type { Outcome, Plan } from './plan.js';
 
-export interface EnableOptions { force?: boolean }
-export interface DisableOptions { upstream?: boolean }
+export interface EnableOptions {
+  force?: boolean;
+}
+export interface DisableOptions {
+  upstream?: boolean;
+}
 
 /** What enable writes: the hook file and the git hook, as this fleet-git renders them. */
 export type Rendered = Pick<RunContext, 'hookFile' | 'gitHook'>;
@@ -57,7 +61,13 @@ function sweepTemps(p: Planner, s: RepoState): void {
 
 /** Plans the hook file, making and recording its folders. */
 function planHookFile(p: Planner, w: WorktreeState, hookFile: string): void {
-  makeRecordedDirs(p, w.worktree.gitDir, w.path, HOOK_DIRS.filter((rel) => !p.view.exists(join(w.path, rel))), 'holds the Copilot hook file');
+  makeRecordedDirs(
+    p,
+    w.worktree.gitDir,
+    w.path,
+    HOOK_DIRS.filter((rel) => !p.view.exists(join(w.path, rel))),
+    'holds the Copilot hook file',
+  );
   p.write(join(w.path, HOOK_FILE_PATH), hookFile, 'the Copilot hook file that reports each session to the fleet observer');
 }
 
@@ -75,14 +85,19 @@ function planEnableWorktree(p: Planner, w: WorktreeState, r: Rendered, opts: Ena
   if (kind === 'foreign' || kind === 'upstream') {
     const whose = kind === 'upstream' ? "the upstream 'fleet hooks install'" : 'someone else';
     if (!opts.force) {
-      p.plan.notes.push(`left ${file} alone: it was written by ${whose}, not fleet-git (--force replaces it and keeps a copy that disable puts back)`);
+      p.plan.notes.push(
+        `left ${file} alone: it was written by ${whose}, not fleet-git (--force replaces it and keeps a copy that disable puts back)`,
+      );
       return;
     }
     const backup = join(w.worktree.gitDir, REPLACED_FILE);
     if (p.view.exists(backup)) throw new Error(`${backup} already holds a replaced hook file; move it away first`);
     p.rename(file, backup, `the hook file --force replaces, kept for disable to put back`);
     planHookFile(p, w, r.hookFile);
-    p.change(`replaced ${file} (written by ${whose}); the old one is kept in ${backup}`, `replace ${file} (written by ${whose}), keeping the old one in ${backup}`);
+    p.change(
+      `replaced ${file} (written by ${whose}); the old one is kept in ${backup}`,
+      `replace ${file} (written by ${whose}), keeping the old one in ${backup}`,
+    );
     return;
   }
   if (kind === 'ours' && w.hookFile.current) return;
@@ -118,9 +133,10 @@ export function planEnable(s: RepoState, r: Rendered, opts: EnableOptions = {}):
   // main worktree's git dir holds it, it records the folders that worktree's
   // hook file is about to need (see created.ts).
   const main = s.main;
-  const inBlock = !s.exclude && main && main.worktree.gitDir === s.repo.commonDir && main.hookFile.kind === 'absent' && !main.link && !main.tracked
-    ? HOOK_DIRS.filter((rel) => !p.view.exists(join(main.path, rel)))
-    : [];
+  const inBlock =
+    !s.exclude && main && main.worktree.gitDir === s.repo.commonDir && main.hookFile.kind === 'absent' && !main.link && !main.tracked
+      ? HOOK_DIRS.filter((rel) => !p.view.exists(join(main.path, rel)))
+      : [];
   planEnableExclude(p, s, inBlock);
   for (const w of allWorktrees(s)) planEnableWorktree(p, w, r, opts);
   const info = s.gitHook; // what stands in the hooks folder, as the state read it; null when fleet-git does not write there
@@ -142,11 +158,15 @@ function planDisableWorktree(p: Planner, w: WorktreeState, opts: DisableOptions)
     const upstream = kind === 'upstream' ? " (written by the upstream 'fleet hooks install')" : '';
     p.change(`removed ${file}${upstream}`, `remove ${file}${upstream}`);
   } else if (kind === 'foreign' || (kind === 'upstream' && !opts.upstream) || (w.tracked && kind !== 'absent')) {
-    if (!p.view.exists(backup)) p.plan.info.push(`left ${file}: it was not written by fleet-git${w.tracked ? ' (and is tracked by git)' : ''}`);
+    if (!p.view.exists(backup))
+      p.plan.info.push(`left ${file}: it was not written by fleet-git${w.tracked ? ' (and is tracked by git)' : ''}`);
   }
   if (p.view.exists(backup) && !p.view.exists(file)) {
     p.rename(backup, file, 'the hook file enable --force had replaced, back in its place');
-    p.change(`put back the hook file that fleet-git enable --force had replaced in ${w.path}`, `put back the hook file that fleet-git enable --force had replaced in ${w.path}`);
+    p.change(
+      `put back the hook file that fleet-git enable --force had replaced in ${w.path}`,
+      `put back the hook file that fleet-git enable --force had replaced in ${w.path}`,
+    );
   }
   // The folders enable makes for the hook file; removeCreatedDirs leaves those it did not record.
   const gone = removeCreatedDirs(p, w.worktree.gitDir, w.path, ['.github/hooks', '.github']);
@@ -167,7 +187,12 @@ function planDisableExclude(p: Planner, s: RepoState): void {
       // Folders the block records that are still there (the user put something in
       // them) stay recorded, in the record file, for a later disable.
       const root = s.main && s.main.worktree.gitDir === common ? s.main.path : null;
-      if (root) keepRecorded(p, common, blockRecords(before).filter((e) => p.view.exists(join(root, e))));
+      if (root)
+        keepRecorded(
+          p,
+          common,
+          blockRecords(before).filter((e) => p.view.exists(join(root, e))),
+        );
       if (after === '' && createdFile) {
         p.removeFile(file, 'fleet-git created it, and only its block was in it');
         forgetCreated(p, common, ['info/exclude']);
@@ -177,9 +202,11 @@ function planDisableExclude(p: Planner, s: RepoState): void {
   }
   if (createdFile && !p.view.exists(file)) {
     forgetCreated(p, common, ['info/exclude']);
-    if (p.open) p.change(`forgot ${file}, which fleet-git had created and is gone`, `forget ${file}, which fleet-git had created and is gone`);
+    if (p.open)
+      p.change(`forgot ${file}, which fleet-git had created and is gone`, `forget ${file}, which fleet-git had created and is gone`);
   }
-  if (removeCreatedDirs(p, common, common, ['info']).length) p.change(`removed the folder ${join(common, 'info')} it had created`, `remove the folder ${join(common, 'info')} it had created`);
+  if (removeCreatedDirs(p, common, common, ['info']).length)
+    p.change(`removed the folder ${join(common, 'info')} it had created`, `remove the folder ${join(common, 'info')} it had created`);
 }
 
 /** What disable does: undoes exactly what enable did, in every worktree. Reads, never writes. */
@@ -191,7 +218,11 @@ export function planDisable(s: RepoState, opts: DisableOptions = {}): Plan {
   planDisableExclude(p, s);
   planGitHookRemoval(p, s.repo);
   for (const gitDir of new Set([s.repo.commonDir, ...allWorktrees(s).map((w) => w.worktree.gitDir)])) removeEmptyRecord(p, gitDir);
-  if (p.open) p.change('removed the empty record file an interrupted fleet-git had left', 'remove the empty record file an interrupted fleet-git had left');
+  if (p.open)
+    p.change(
+      'removed the empty record file an interrupted fleet-git had left',
+      'remove the empty record file an interrupted fleet-git had left',
+    );
   return p.plan;
 }
 

@@ -59,7 +59,6 @@ export interface FailureClass {
   reason: string;
 }
 
-
 // Failures worth retrying with another profile, from Copilot's stderr, in the
 // words fleet's own adapters key them on; the first match wins (a hang-up
 // during start-up is start-up's, "temporarily unavailable" after a 503 the upstream's).
@@ -67,7 +66,10 @@ const TRANSIENT: ReadonlyArray<[RegExp, string]> = [
   [/\b429\b|rate.?limit|too many requests/i, 'rate_limited'],
   [/quota|usage limit|premium requests/i, 'quota_exhausted'],
   [/tls handshake|handshake failed|socket hang up before start-?up|proxy connect(ion)? (was )?abort/i, 'startup_transient_error'],
-  [/econnrefused|econnreset|etimedout|enotfound|socket hang up|network error|fetch failed|upstream connect error|\b50[234]\b|service unavailable|bad gateway/i, 'upstream_unreachable'],
+  [
+    /econnrefused|econnreset|etimedout|enotfound|socket hang up|network error|fetch failed|upstream connect error|\b50[234]\b|service unavailable|bad gateway/i,
+    'upstream_unreachable',
+  ],
   [/temporarily unavailable|try again later|auth\w*\b[^\n]{0,60}\btemporar/i, 'auth_temporarily_unusable'],
 ];
 
@@ -177,7 +179,9 @@ export class CopilotAdapter {
       try {
         const repo = locateRepo(cwd);
         return { root: repo.root, repo };
-      } catch { /* not in a repository: the folder itself, as Copilot reads it */ }
+      } catch {
+        /* not in a repository: the folder itself, as Copilot reads it */
+      }
     }
     return { root: resolve(cwd), repo: null };
   }
@@ -194,8 +198,13 @@ export class CopilotAdapter {
     for (let rel = HOOK_FILE_PATH; rel !== '.'; rel = dirname(rel)) {
       const path = join(root, rel);
       let link = false;
-      try { link = lstat.call(this.fs, path).isSymbolicLink(); } catch { /* not there */ }
-      if (link) throw new Error(`left ${join(root, HOOK_FILE_PATH)} alone: ${path} is a symbolic link (fleet-git never writes through one)`);
+      try {
+        link = lstat.call(this.fs, path).isSymbolicLink();
+      } catch {
+        /* not there */
+      }
+      if (link)
+        throw new Error(`left ${join(root, HOOK_FILE_PATH)} alone: ${path} is a symbolic link (fleet-git never writes through one)`);
     }
   }
 
@@ -213,7 +222,8 @@ export class CopilotAdapter {
       throw new Error(`left ${file} alone: it was written by someone else, not fleet or fleet-git`);
     }
     if (before === text) return;
-    if (this.onDisk && this.isTracked(root)) throw new Error(`left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`);
+    if (this.onDisk && this.isTracked(root))
+      throw new Error(`left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`);
     const fs = this.fs;
     if (repo) {
       const missing = ['.github', '.github/hooks'].filter((rel) => !fs.existsSync(join(root, rel)));
@@ -225,7 +235,11 @@ export class CopilotAdapter {
     try {
       fs.renameSync(tmp, file);
     } catch (e) {
-      try { fs.unlinkSync(tmp); } catch { /* keep the first error */ }
+      try {
+        fs.unlinkSync(tmp);
+      } catch {
+        /* keep the first error */
+      }
       throw e;
     }
   }

@@ -27,11 +27,21 @@ import type { Repo } from '../git/repo.js';
 export type BulkAction = RepoAction;
 
 /** One repository's result: what changed, or why nothing could be done. */
-export interface Applied { outcome?: Outcome; error?: string }
+export interface Applied {
+  outcome?: Outcome;
+  error?: string;
+}
 
-export interface BulkResult extends Applied { row: Row }
+export interface BulkResult extends Applied {
+  row: Row;
+}
 
-export interface BulkCounts { changed: number; unchanged: number; leftAlone: number; failed: number }
+export interface BulkCounts {
+  changed: number;
+  unchanged: number;
+  leftAlone: number;
+  failed: number;
+}
 
 /** The helper thread's code: src/core/bulk-worker.ts, bundled by the build. */
 export const WORKER_FILE = join(PACKAGE_ROOT, 'dist', 'bulk-worker.js');
@@ -53,17 +63,22 @@ export interface HelperJob {
  */
 export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, linkFrom: string | null): Applied {
   try {
-    return withRepoLock(repo, ctx.env, (): Applied => {
-      let s: RepoState;
-      try {
-        s = assessRepo(repo, ctx);
-      } catch (err) {
-        return { error: `cannot be read: ${reasonOf(err)}` };
-      }
-      const lock = gitLock(s);
-      if (lock) return { error: lock };
-      return { outcome: applyAction(s, ctx, action) };
-    }, linkFrom);
+    return withRepoLock(
+      repo,
+      ctx.env,
+      (): Applied => {
+        let s: RepoState;
+        try {
+          s = assessRepo(repo, ctx);
+        } catch (err) {
+          return { error: `cannot be read: ${reasonOf(err)}` };
+        }
+        const lock = gitLock(s);
+        if (lock) return { error: lock };
+        return { outcome: applyAction(s, ctx, action) };
+      },
+      linkFrom,
+    );
   } catch (err) {
     return { error: reasonOf(err) };
   }
@@ -82,7 +97,12 @@ export interface ApplyOptions {
 }
 
 /** Applies the action to every row that has a state (a row that could not be read fails with its reason). */
-export async function applyAll(rows: Row[], ctx: RunContext, action: BulkAction, opts: ApplyOptions = {}): Promise<{ results: BulkResult[]; counts: BulkCounts; helpers: number }> {
+export async function applyAll(
+  rows: Row[],
+  ctx: RunContext,
+  action: BulkAction,
+  opts: ApplyOptions = {},
+): Promise<{ results: BulkResult[]; counts: BulkCounts; helpers: number }> {
   const todo = rows.filter((r) => r.state || r.unreadable);
   const results: BulkResult[] = [];
   const counts: BulkCounts = { changed: 0, unchanged: 0, leftAlone: 0, failed: 0 };
@@ -121,7 +141,16 @@ export async function applyAll(rows: Row[], ctx: RunContext, action: BulkAction,
       for (const i of work) inMain(i);
     } else {
       const shares = Array.from({ length: helpers }, (_, h) => work.filter((_, k) => k % helpers === h));
-      const failed = await Promise.all(shares.map((share) => runHelper(file, { ctx, action, linkFrom }, share.map((i) => [i, todo[i].state!.repo]), settle)));
+      const failed = await Promise.all(
+        shares.map((share) =>
+          runHelper(
+            file,
+            { ctx, action, linkFrom },
+            share.map((i) => [i, todo[i].state!.repo]),
+            settle,
+          ),
+        ),
+      );
       // A helper that failed: the main thread does its share again (what the helper did stays done).
       shares.forEach((share, h) => {
         if (failed[h]) for (const i of share) if (!got[i]) inMain(i);
@@ -134,7 +163,12 @@ export async function applyAll(rows: Row[], ctx: RunContext, action: BulkAction,
 }
 
 /** Runs one helper on its share; resolves with true when it failed before answering for all of it. */
-function runHelper(file: string, run: { ctx: RunContext; action: BulkAction; linkFrom: string | null }, share: [number, Repo][], settle: (i: number, a: Applied) => void): Promise<boolean> {
+function runHelper(
+  file: string,
+  run: { ctx: RunContext; action: BulkAction; linkFrom: string | null },
+  share: [number, Repo][],
+  settle: (i: number, a: Applied) => void,
+): Promise<boolean> {
   return new Promise((done) => {
     let left = share.length;
     let worker: Worker;

@@ -58,7 +58,6 @@ export function groupOf(s: Judged): Group {
   return 'not-enabled';
 }
 
-
 /** A short reason for an error, with the path it concerns when the error names one. */
 export function reasonOf(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
@@ -69,13 +68,23 @@ export function reasonOf(err: unknown): string {
 /**
  * A repository to read, as discovery found it.
  */
-export interface Unit { repo: Repo; kind: RowKind; enclosing?: string; outside?: boolean }
+export interface Unit {
+  repo: Repo;
+  kind: RowKind;
+  enclosing?: string;
+  outside?: boolean;
+}
 
 /** The repository a group of found entries sharing one common dir stands for. */
 function unitFor(list: FoundWithGitDir[], roots: string[]): Unit {
   const primary = list.find((f): f is Exclude<FoundWithGitDir, FoundWorktree> => f.kind !== 'worktree');
   if (primary) {
-    const repo: Repo = { root: primary.path, gitDir: primary.gitDir, commonDir: primary.commonDir, linked: primary.gitDir !== primary.commonDir };
+    const repo: Repo = {
+      root: primary.path,
+      gitDir: primary.gitDir,
+      commonDir: primary.commonDir,
+      linked: primary.gitDir !== primary.commonDir,
+    };
     if (primary.kind === 'repo' && primary.listed) repo.listed = primary.listed;
     const unit: Unit = { repo, kind: primary.kind };
     if (primary.enclosing) unit.enclosing = primary.enclosing;
@@ -86,13 +95,21 @@ function unitFor(list: FoundWithGitDir[], roots: string[]): Unit {
   const enclosing = wt.enclosing ? { enclosing: wt.enclosing } : {};
   if (wt.kind === 'worktree' && wt.mainPath && existsSync(join(wt.mainPath, '.git'))) {
     const outside = !roots.some((r) => isUnder(wt.mainPath as string, r));
-    return { repo: { root: wt.mainPath, gitDir: wt.commonDir, commonDir: wt.commonDir, linked: false }, kind: 'repo', ...enclosing, ...(outside ? { outside } : {}) };
+    return {
+      repo: { root: wt.mainPath, gitDir: wt.commonDir, commonDir: wt.commonDir, linked: false },
+      kind: 'repo',
+      ...enclosing,
+      ...(outside ? { outside } : {}),
+    };
   }
   return { repo: { root: wt.path, gitDir: wt.gitDir, commonDir: wt.commonDir, linked: true }, kind: 'repo', outside: true, ...enclosing };
 }
 
 /** What discovery found under `roots`: the repositories to read, and the rows that need no reading (not usable). */
-export async function discoverUnits(roots: string[], opts: DiscoverOptions = {}): Promise<{ roots: string[]; units: Unit[]; rows: Row[]; foldersSeen: number }> {
+export async function discoverUnits(
+  roots: string[],
+  opts: DiscoverOptions = {},
+): Promise<{ roots: string[]; units: Unit[]; rows: Row[]; foldersSeen: number }> {
   const absRoots = [...new Set(roots.map((r) => resolve(r)))];
   const found = await discover(absRoots, opts);
   const rows: Row[] = [];
@@ -103,10 +120,18 @@ export async function discoverUnits(roots: string[], opts: DiscoverOptions = {})
       if (list) list.push(f);
       else byCommon.set(f.commonDir, [f]);
     } else {
-      rows.push({ path: f.path, kind: f.kind, group: 'not-usable', state: null, reason: f.reason, ...(f.enclosing ? { enclosing: f.enclosing } : {}) });
+      rows.push({
+        path: f.path,
+        kind: f.kind,
+        group: 'not-usable',
+        state: null,
+        reason: f.reason,
+        ...(f.enclosing ? { enclosing: f.enclosing } : {}),
+      });
     }
   }
-  for (const u of found.unreadable) rows.push({ path: u.path, kind: 'unreadable', group: 'not-usable', state: null, reason: `cannot be read: ${u.reason}` });
+  for (const u of found.unreadable)
+    rows.push({ path: u.path, kind: 'unreadable', group: 'not-usable', state: null, reason: `cannot be read: ${u.reason}` });
   const units = [...byCommon.values()].map((list) => unitFor(list, absRoots));
   return { roots: absRoots, units, rows, foldersSeen: found.foldersSeen };
 }
@@ -118,13 +143,19 @@ export function assessUnit(u: Unit, ctx: RunContext): Row {
     const state = assessRepo(u.repo, ctx);
     row = { path: state.path, kind: u.kind, group: groupOf(state), state };
   } catch (err) {
-    row = { path: u.repo.root, kind: 'broken', group: 'not-usable', state: null, reason: `cannot be read: ${reasonOf(err)}`, unreadable: true };
+    row = {
+      path: u.repo.root,
+      kind: 'broken',
+      group: 'not-usable',
+      state: null,
+      reason: `cannot be read: ${reasonOf(err)}`,
+      unreadable: true,
+    };
   }
   if (u.enclosing) row.enclosing = u.enclosing;
   if (u.outside) row.outside = true;
   return row;
 }
-
 
 /**
  * Finds every repository and oddity under `roots` and reads each repository's
@@ -155,7 +186,10 @@ export function countRows(rows: RowJson[]): Counts {
   const c: Counts = { repositories: 0, worktrees: 0, healthy: 0, withProblems: 0, notEnabled: 0, notUsable: 0 };
   for (const r of rows) {
     const g = jsonGroup(r);
-    if (g !== 'not-usable') { c.repositories++; c.worktrees += r.worktrees.length; }
+    if (g !== 'not-usable') {
+      c.repositories++;
+      c.worktrees += r.worktrees.length;
+    }
     if (g === 'healthy') c.healthy++;
     else if (g === 'problems') c.withProblems++;
     else if (g === 'not-enabled') c.notEnabled++;
@@ -176,7 +210,9 @@ export function jsonGroup(r: RowJson): Group {
  */
 export function rowJson(r: Row, copilot: CopilotView): RowJson {
   // Built key by key, in the order printed (thousands of rows: no spreading).
-  const j: RowJson = r.state ? stateJson(r.state) : { path: r.path, kind: r.kind, enabled: false, problems: [], worktrees: [], reason: r.reason ?? 'not usable' };
+  const j: RowJson = r.state
+    ? stateJson(r.state)
+    : { path: r.path, kind: r.kind, enabled: false, problems: [], worktrees: [], reason: r.reason ?? 'not usable' };
   j.kind = r.kind;
   if (r.enclosing) j.enclosing = r.enclosing;
   if (r.outside) j.outside = true;
@@ -185,15 +221,24 @@ export function rowJson(r: Row, copilot: CopilotView): RowJson {
 }
 
 /** A row as `scan --json` prints it. */
-export type RowJson = Omit<ReturnType<typeof stateJson>, 'kind'> & { kind: RowKind; reason?: string; enclosing?: string; outside?: boolean; copilot?: ReturnType<typeof copilotJson> };
+export type RowJson = Omit<ReturnType<typeof stateJson>, 'kind'> & {
+  kind: RowKind;
+  reason?: string;
+  enclosing?: string;
+  outside?: boolean;
+  copilot?: ReturnType<typeof copilotJson>;
+};
 
 /** The document `scan --json` prints. */
-export interface SurveyJson { roots: string[]; repos: RowJson[]; counts: Counts }
+export interface SurveyJson {
+  roots: string[];
+  repos: RowJson[];
+  counts: Counts;
+}
 
 export function surveyJson(roots: string[], repos: RowJson[]): SurveyJson {
   return { roots, repos, counts: countRows(repos) };
 }
-
 
 /**
  * Whether the repository holds anything of fleet-git or of the upstream
@@ -209,7 +254,11 @@ export function hasFleetState(s: RepoState, plan: () => Plan = () => planDisable
 
 /** A git process working in the repository now (or one that died and left its lock). */
 export function gitLock(s: RepoState): string | null {
-  const locks = [...allWorktrees(s).map((w) => join(w.worktree.gitDir, 'index.lock')), join(s.repo.commonDir, 'config.lock'), join(s.repo.commonDir, 'HEAD.lock')];
+  const locks = [
+    ...allWorktrees(s).map((w) => join(w.worktree.gitDir, 'index.lock')),
+    join(s.repo.commonDir, 'config.lock'),
+    join(s.repo.commonDir, 'HEAD.lock'),
+  ];
   for (const l of locks) {
     if (statSync(l, NO_ENTRY_OK)) return `a git process holds ${l} (if none is running, remove that file and try again)`;
   }
@@ -221,7 +270,11 @@ export function checkRoots(args: string[], cwd: string): string[] {
   const roots = (args.length ? args : ['.']).map((a) => resolve(cwd, a));
   for (const r of roots) {
     let st;
-    try { st = statSync(r); } catch (err) { throw new RootError(`${r}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : describeError(err)}`); }
+    try {
+      st = statSync(r);
+    } catch (err) {
+      throw new RootError(`${r}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : describeError(err)}`);
+    }
     if (!st.isDirectory()) throw new RootError(`${r}: not a folder`);
   }
   return roots;

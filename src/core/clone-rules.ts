@@ -37,7 +37,8 @@ export function checkCloneGlob(g: string): string | null {
   if (/[\x00-\x1f]/.test(g)) return 'control characters are not allowed';
   if (g.includes('{') || g.includes('}')) return 'brace alternatives ({a,b}) are not supported: list each glob separately';
   if (g.includes('\\')) return 'backslash escapes are not supported';
-  if (!/^(\/|~(\/|$)|[*?[])/.test(g)) return "a glob must start with '/', '~/', '*', '?' or '[' (it is matched against the clone's absolute path)";
+  if (!/^(\/|~(\/|$)|[*?[])/.test(g))
+    return "a glob must start with '/', '~/', '*', '?' or '[' (it is matched against the clone's absolute path)";
   for (let i = 0; i < g.length; i++) {
     if (g[i] === ']') return "a ']' without its '['";
     if (g[i] !== '[') continue;
@@ -76,7 +77,11 @@ function tokens(glob: string, home: string): Token[] {
 
 /** The home folder as the hook sees paths: physical. */
 export function physicalHome(home: string): string {
-  try { return realpathSync(home); } catch { return home; }
+  try {
+    return realpathSync(home);
+  } catch {
+    return home;
+  }
 }
 
 /** One glob as a `case` pattern list (`P|P/*`), every literal part quoted. */
@@ -90,7 +95,15 @@ function globToCase(glob: string, home: string): string {
 /** The same glob as a regular expression, with the same meaning as the `case` pattern. */
 export function globToRegExp(glob: string, home: string): RegExp {
   const p = tokens(glob, physicalHome(home))
-    .map((t) => ('lit' in t ? t.lit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : 'star' in t ? '[\\s\\S]*' : 'any' in t ? '[\\s\\S]' : `[${t.cls.replace(/^!/, '^')}]`))
+    .map((t) =>
+      'lit' in t
+        ? t.lit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        : 'star' in t
+          ? '[\\s\\S]*'
+          : 'any' in t
+            ? '[\\s\\S]'
+            : `[${t.cls.replace(/^!/, '^')}]`,
+    )
     .join('');
   return new RegExp(`^${p}(/[\\s\\S]*)?$`);
 }
@@ -112,8 +125,10 @@ export function renderRules(c: CloneRules | null, configFile: string, home: stri
   const conf = c ?? { include: null, exclude: [] };
   if (conf.include !== null && conf.include.length === 0) lines.push('\treturn 1');
   else {
-    if (conf.include !== null) lines.push('\tcase $1 in', `\t${conf.include.map((g) => globToCase(g, home)).join('|')}) ;;`, '\t*) return 1 ;;', '\tesac');
-    if (conf.exclude.length) lines.push('\tcase $1 in', `\t${conf.exclude.map((g) => globToCase(g, home)).join('|')}) return 1 ;;`, '\tesac');
+    if (conf.include !== null)
+      lines.push('\tcase $1 in', `\t${conf.include.map((g) => globToCase(g, home)).join('|')}) ;;`, '\t*) return 1 ;;', '\tesac');
+    if (conf.exclude.length)
+      lines.push('\tcase $1 in', `\t${conf.exclude.map((g) => globToCase(g, home)).join('|')}) return 1 ;;`, '\tesac');
     lines.push('\treturn 0');
   }
   lines.push('}', '');
@@ -121,7 +136,11 @@ export function renderRules(c: CloneRules | null, configFile: string, home: stri
 }
 
 function mtimeNs(path: string): bigint | null {
-  try { return statSync(path, { bigint: true }).mtimeNs; } catch { return null; }
+  try {
+    return statSync(path, { bigint: true }).mtimeNs;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -47,9 +47,9 @@ export function ensureUserFiles(ctx: RunContext, nodePath = process.execPath): s
   const built = readIfExists(BUILT_CLIENT);
   if (built === null) throw new Error(`the hook client ${BUILT_CLIENT} is missing: reinstall fleet-git (npm run build in a checkout)`);
   // Each written whole, read back, then renamed into place: a full disk never leaves a truncated hook client that every hook would run.
-  if (writeAtomic(ctx.user.hookClient, built, 0o644, undefined, VERIFY)) changed.push(`installed the hook client at ${ctx.user.hookClient}`);
+  if (writeAtomic(ctx.user.hookClient, built, 0o644, undefined, VERIFY))
+    changed.push(`installed the hook client at ${ctx.user.hookClient}`);
   if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, 0o644, undefined, VERIFY)) changed.push(`recorded node at ${nodePath}`);
   if (writeAtomic(ctx.user.canonicalHookFile, ctx.hookFile, 0o644, undefined, VERIFY)) changed.push(`wrote ${ctx.user.canonicalHookFile}`);
   return changed;
 }
-

@@ -30,7 +30,10 @@ function append(p: Planner, gitDir: string, entries: string[], known: string[]):
   const path = join(gitDir, CREATED_FILE);
   const text = p.view.read(path) ?? '';
   const base = text === '' || text.endsWith('\n') ? text : `${text}\n`;
-  p.write(path, `${base}${fresh.join('\n')}\n`, `records what fleet-git created (${fresh.join(', ')}), so that disable removes it`, { kind: 'record', how: 'append' });
+  p.write(path, `${base}${fresh.join('\n')}\n`, `records what fleet-git created (${fresh.join(', ')}), so that disable removes it`, {
+    kind: 'record',
+    how: 'append',
+  });
 }
 
 /** Records entries not yet recorded, in one append to the record file. */

@@ -25,7 +25,12 @@ interface FoundBase {
   enclosing?: string;
 }
 /** A `.git` folder that looks valid. */
-export interface FoundRepo extends FoundBase { kind: 'repo'; gitDir: string; commonDir: string; listed?: Listed }
+export interface FoundRepo extends FoundBase {
+  kind: 'repo';
+  gitDir: string;
+  commonDir: string;
+  listed?: Listed;
+}
 /** A `.git` file whose git dir has a `commondir` file: a linked worktree. */
 export interface FoundWorktree extends FoundBase {
   kind: 'worktree';
@@ -35,21 +40,42 @@ export interface FoundWorktree extends FoundBase {
   mainPath: string | null;
 }
 /** A `.git` file whose git dir sits under `<superproject>/.git/modules/`. */
-export interface FoundSubmodule extends FoundBase { kind: 'submodule'; gitDir: string; commonDir: string; superproject: string }
+export interface FoundSubmodule extends FoundBase {
+  kind: 'submodule';
+  gitDir: string;
+  commonDir: string;
+  superproject: string;
+}
 /** A `.git` file pointing at a plain git dir elsewhere (`git init --separate-git-dir`). */
-export interface FoundSeparate extends FoundBase { kind: 'separate'; gitDir: string; commonDir: string }
+export interface FoundSeparate extends FoundBase {
+  kind: 'separate';
+  gitDir: string;
+  commonDir: string;
+}
 /** A folder with HEAD, objects/ and refs/ and no `.git`: no worktree, nothing to enable. */
-export interface FoundBare extends FoundBase { kind: 'bare'; reason: string }
+export interface FoundBare extends FoundBase {
+  kind: 'bare';
+  reason: string;
+}
 /** A `.git` file whose git dir does not exist. */
-export interface FoundStale extends FoundBase { kind: 'stale'; reason: string }
+export interface FoundStale extends FoundBase {
+  kind: 'stale';
+  reason: string;
+}
 /** A `.git` folder that is not a git dir, or a `.git` file that cannot be used. */
-export interface FoundBroken extends FoundBase { kind: 'broken'; reason: string }
+export interface FoundBroken extends FoundBase {
+  kind: 'broken';
+  reason: string;
+}
 
 export type Found = FoundRepo | FoundWorktree | FoundSubmodule | FoundSeparate | FoundBare | FoundStale | FoundBroken;
 /** The kinds that have a worktree and a git dir: the ones fleet-git can act on. */
 export type FoundWithGitDir = FoundRepo | FoundWorktree | FoundSubmodule | FoundSeparate;
 
-export interface Unreadable { path: string; reason: string }
+export interface Unreadable {
+  path: string;
+  reason: string;
+}
 
 export interface DiscoverOptions {
   /** Deepest folder level read; a root is level 0. Unbounded by default. */
@@ -82,19 +108,27 @@ export function hasGitDir(f: Found): f is FoundWithGitDir {
   return f.kind === 'repo' || f.kind === 'worktree' || f.kind === 'submodule' || f.kind === 'separate';
 }
 
-
 /**
  * A matcher for ignore globs: true when a folder (relative path with `/`, or its name) matches any.
  * With `hits`, each glob that matches something is added to it (for reporting those that matched nothing).
  */
-export function ignoreMatcher(globs: readonly string[] | undefined, hits?: Set<string>): ((rel: string, name: string) => boolean) | undefined {
+export function ignoreMatcher(
+  globs: readonly string[] | undefined,
+  hits?: Set<string>,
+): ((rel: string, name: string) => boolean) | undefined {
   const list = (globs ?? []).map((g) => g.trim().replace(/\/+$/, '')).filter((g) => g.length > 0);
   if (list.length === 0) return undefined;
   if (hits) {
-    const each = (globs ?? []).filter((g) => g.trim().replace(/\/+$/, '')).map((g) => [g, loadPicomatch()(g.trim().replace(/\/+$/, ''), { dot: true })] as const);
+    const each = (globs ?? [])
+      .filter((g) => g.trim().replace(/\/+$/, ''))
+      .map((g) => [g, loadPicomatch()(g.trim().replace(/\/+$/, ''), { dot: true })] as const);
     return (rel, name) => {
       let hit = false;
-      for (const [g, m] of each) if (m(rel) || m(name)) { hits.add(g); hit = true; }
+      for (const [g, m] of each)
+        if (m(rel) || m(name)) {
+          hits.add(g);
+          hit = true;
+        }
       return hit;
     };
   }
@@ -102,17 +136,33 @@ export function ignoreMatcher(globs: readonly string[] | undefined, hits?: Set<s
   return (rel, name) => m(rel) || m(name);
 }
 
-interface GitDirListing { head: boolean; objects: boolean; refs: boolean; commondir: boolean; worktrees: boolean }
+interface GitDirListing {
+  head: boolean;
+  objects: boolean;
+  refs: boolean;
+  commondir: boolean;
+  worktrees: boolean;
+}
 
 function listingOf(entries: Dirent[]): GitDirListing {
   const l: GitDirListing = { head: false, objects: false, refs: false, commondir: false, worktrees: false };
   for (const e of entries) {
     switch (e.name) {
-      case 'HEAD': l.head = !e.isDirectory(); break;
-      case 'objects': l.objects = e.isDirectory() || e.isSymbolicLink(); break;
-      case 'refs': l.refs = e.isDirectory() || e.isSymbolicLink(); break;
-      case 'commondir': l.commondir = e.isFile(); break;
-      case 'worktrees': l.worktrees = true; break;
+      case 'HEAD':
+        l.head = !e.isDirectory();
+        break;
+      case 'objects':
+        l.objects = e.isDirectory() || e.isSymbolicLink();
+        break;
+      case 'refs':
+        l.refs = e.isDirectory() || e.isSymbolicLink();
+        break;
+      case 'commondir':
+        l.commondir = e.isFile();
+        break;
+      case 'worktrees':
+        l.worktrees = true;
+        break;
     }
   }
   return l;
@@ -148,7 +198,12 @@ function classifyGitFolder(path: string, dotGithub: boolean | undefined, head = 
   // What git itself looks for, one existence check each (cheaper than listing
   // the folder; like git's own check of objects/ and refs/, it does not ask what
   // kind of file each is); the folder is listed only to tell what is wrong with it.
-  if ((head || existsSync(within(gitDir, 'HEAD'))) && existsSync(within(gitDir, 'objects')) && existsSync(within(gitDir, 'refs')) && !existsSync(within(gitDir, 'commondir'))) {
+  if (
+    (head || existsSync(within(gitDir, 'HEAD'))) &&
+    existsSync(within(gitDir, 'objects')) &&
+    existsSync(within(gitDir, 'refs')) &&
+    !existsSync(within(gitDir, 'commondir'))
+  ) {
     const worktrees = existsSync(within(gitDir, 'worktrees'));
     return plainRepo(path, gitDir, worktrees, dotGithub);
   }
@@ -166,7 +221,9 @@ function classifyGitFolder(path: string, dotGithub: boolean | undefined, head = 
     return plainRepo(path, gitDir, l.worktrees, dotGithub);
   }
   let commonDir: string;
-  try { commonDir = readCommonDir(gitDir); } catch (err) {
+  try {
+    commonDir = readCommonDir(gitDir);
+  } catch (err) {
     return { kind: 'broken', path, reason: `cannot read .git/commondir: ${describeError(err)}` };
   }
   return { kind: 'repo', path, gitDir, commonDir };
@@ -194,10 +251,14 @@ function classifyGitFile(path: string): Found {
   if (missing.length) return { kind: 'broken', path, reason: `gitdir ${gitDir} is missing ${missing.join(', ')}` };
   if (l.commondir) {
     let commonDir: string;
-    try { commonDir = readCommonDir(gitDir); } catch (err) {
+    try {
+      commonDir = readCommonDir(gitDir);
+    } catch (err) {
       return { kind: 'broken', path, reason: `cannot read ${join(gitDir, 'commondir')}: ${describeError(err)}` };
     }
-    try { statSync(commonDir); } catch {
+    try {
+      statSync(commonDir);
+    } catch {
       return { kind: 'stale', path, reason: `common dir ${commonDir} does not exist` };
     }
     const mainPath = basename(commonDir) === '.git' ? dirname(commonDir) : null;
@@ -225,7 +286,9 @@ function classifyDotGit(path: string, entries: Dirent[], entry: Dirent): Found {
 }
 
 function isBareListing(entries: Dirent[]): boolean {
-  let head = false, objects = false, refs = false;
+  let head = false,
+    objects = false,
+    refs = false;
   for (const e of entries) {
     if (e.name === 'HEAD') head = e.isFile();
     else if (e.name === 'objects') objects = e.isDirectory();
@@ -238,12 +301,20 @@ function bareReason(path: string): string {
   // A git dir with `core.bare = false` is the separate git dir of a worktree elsewhere.
   try {
     const bare = parseConfigValues(readFileSync(join(path, 'config'), 'utf8'), 'core', 'bare').at(-1);
-    if (bare !== undefined && !isTrue(bare)) return 'git directory without a worktree here (core.bare = false: the git dir of a worktree elsewhere)';
-  } catch { /* no config: still bare-looking */ }
+    if (bare !== undefined && !isTrue(bare))
+      return 'git directory without a worktree here (core.bare = false: the git dir of a worktree elsewhere)';
+  } catch {
+    /* no config: still bare-looking */
+  }
   return 'bare repository (no worktree)';
 }
 
-interface Task { path: string; rel: string; depth: number; enclosing?: string }
+interface Task {
+  path: string;
+  rel: string;
+  depth: number;
+  enclosing?: string;
+}
 
 /** Sorts by path, byte order. */
 export function byPath(a: { path: string }, b: { path: string }): number {
@@ -268,7 +339,10 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
   for (const root of [...new Set(roots.map((r) => resolve(r)))].reverse()) {
     try {
       const st = await fsp.stat(root);
-      if (!st.isDirectory()) { unreadable.set(root, { path: root, reason: 'not a folder (ENOTDIR)' }); continue; }
+      if (!st.isDirectory()) {
+        unreadable.set(root, { path: root, reason: 'not a folder (ENOTDIR)' });
+        continue;
+      }
     } catch (err) {
       unreadable.set(root, { path: root, reason: describeError(err) });
       continue;
@@ -299,7 +373,11 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
       if (existsSync(within(t.path, '.git/HEAD'))) f = classifyGitFolder(t.path, undefined, true);
       else {
         let dotGit: Stats | undefined;
-        try { dotGit = statSync(within(t.path, '.git'), NO_ENTRY_OK); } catch { /* the listing below tells */ }
+        try {
+          dotGit = statSync(within(t.path, '.git'), NO_ENTRY_OK);
+        } catch {
+          /* the listing below tells */
+        }
         if (dotGit?.isDirectory()) f = classifyGitFolder(t.path, undefined);
         else if (dotGit?.isFile()) f = classifyGitFile(t.path);
       }
@@ -320,7 +398,11 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
 
     let enclosing = t.enclosing;
     let dotGit: Dirent | undefined;
-    for (const e of entries) if (e.name === '.git') { dotGit = e; break; }
+    for (const e of entries)
+      if (e.name === '.git') {
+        dotGit = e;
+        break;
+      }
     if (dotGit) {
       const f = classifyDotGit(t.path, entries, dotGit);
       if (t.enclosing) f.enclosing = t.enclosing;
@@ -362,7 +444,10 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
   const progress = (): void => {
     if (!onProgress) return;
     const now = Date.now();
-    if (now - lastProgress >= 50) { lastProgress = now; onProgress(foldersSeen); }
+    if (now - lastProgress >= 50) {
+      lastProgress = now;
+      onProgress(foldersSeen);
+    }
   };
 
   // Synchronous reads, one folder at a time (measured 1.5 times faster than

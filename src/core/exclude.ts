@@ -59,7 +59,13 @@ export function addExcludeBlock(text: string | null, created: readonly string[] 
 /** The folders the block records (none without a block). */
 export function blockRecords(text: string | null): string[] {
   if (text === null || !text.includes(CREATED_MARK)) return [];
-  return findBlocks(text).flatMap(([a, b]) => text.slice(a, b).split('\n').filter((l) => l.startsWith(CREATED_MARK)).map((l) => l.slice(CREATED_MARK.length)));
+  return findBlocks(text).flatMap(([a, b]) =>
+    text
+      .slice(a, b)
+      .split('\n')
+      .filter((l) => l.startsWith(CREATED_MARK))
+      .map((l) => l.slice(CREATED_MARK.length)),
+  );
 }
 
 /** The text without the block (unchanged when there is none). */

@@ -72,7 +72,11 @@ export interface TemplateDecide {
 /** The hook script as fleet-git writes it now; with `template`, the copy that setup's template holds. */
 export function renderGitHook(canonicalHookFile: string, template?: TemplateDecide): string {
   const decide = template
-    ? render(readTemplate('decide.sh').trim(), { rules: shQuote(template.rules), config: shQuote(template.config), data: shQuote(template.dataDir) })
+    ? render(readTemplate('decide.sh').trim(), {
+        rules: shQuote(template.rules),
+        config: shQuote(template.config),
+        data: shQuote(template.dataDir),
+      })
     : ':';
   return render(readTemplate(HOOK_NAME), {
     canonical: shQuote(canonicalHookFile),
@@ -198,7 +202,9 @@ function prevConflict(path: string, prev: string, read: (p: string) => string | 
 }
 
 function prevError(path: string, prev: string, command: 'enable' | 'setup'): Error {
-  return new Error(`${path} is not fleet-git's and ${prev} already holds an earlier hook; move one of them away, then run fleet-git ${command} again`);
+  return new Error(
+    `${path} is not fleet-git's and ${prev} already holds an earlier hook; move one of them away, then run fleet-git ${command} again`,
+  );
 }
 
 /**
@@ -237,7 +243,10 @@ function planTakeOut(p: Planner, dir: string): [string, string][] {
     const name = spot === path ? '' : ` (${basename(spot)})`;
     if (p.view.exists(prev)) {
       p.rename(prev, spot, "the hook that was there before fleet-git's, back in its place");
-      done.push([`restored the previous ${HOOK_NAME} hook${name}`, `restore the previous ${HOOK_NAME} hook in place of fleet-git's ${spot}`]);
+      done.push([
+        `restored the previous ${HOOK_NAME} hook${name}`,
+        `restore the previous ${HOOK_NAME} hook in place of fleet-git's ${spot}`,
+      ]);
     } else {
       p.removeFile(spot, "fleet-git's hook");
       done.push([`removed the ${HOOK_NAME} hook${name}`, `remove fleet-git's ${HOOK_NAME} hook ${spot}`]);
@@ -262,6 +271,7 @@ export function takeOutGitHook(dir: string): string[] {
 /** Plans taking fleet-git's hook out of the repository's hooks folder (planTakeOut), and that folder if fleet-git made it. */
 export function planGitHookRemoval(p: Planner, repo: Repo): void {
   const done = planTakeOut(p, join(repo.commonDir, 'hooks'));
-  if (removeCreatedDirs(p, repo.commonDir, repo.commonDir, ['hooks']).length) done.push(['removed the hooks folder it had created', 'remove the hooks folder it had created']);
+  if (removeCreatedDirs(p, repo.commonDir, repo.commonDir, ['hooks']).length)
+    done.push(['removed the hooks folder it had created', 'remove the hooks folder it had created']);
   if (done.length || p.open) p.change(done.map((d) => d[0]).join('; '), done.map((d) => d[1]).join('; '));
 }

@@ -5,7 +5,6 @@ import { readTemplate, render, shQuote } from './templates.js';
 import { CLIENT_FILE } from '../paths.js';
 import { EVENT_ENV } from '../copilot/normalize.js';
 
-
 export interface ClientLocation {
   /**
    * fleet-git's per-user data folder: it holds the stable copy of the hook
@@ -28,7 +27,11 @@ export const REPLACED_FILE = 'fleet-git-replaced-fleet.json';
  * node on Copilot's path.
  */
 export function hookCommand(event: string, where: ClientLocation): string {
-  const text = readTemplate('hook-command.sh').trim().split('\n').map((l) => l.trim()).join(' ');
+  const text = readTemplate('hook-command.sh')
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .join(' ');
   return render(text, {
     data: shQuote(where.dataDir),
     event,
@@ -103,6 +106,7 @@ function classifyText(text: string, expected: string): HookFileInfo {
     const clients = [...new Set(dirs.filter((d): d is string => !!d).map((d) => `${d}/${CLIENT_FILE}`))];
     return { kind: 'ours', current: text === expected, clients };
   }
-  if (commands.some((c) => c.includes(FLEET_MARK))) return { kind: 'upstream', current: false, clients: [], hinted: commands.every((c) => c.includes(HINT)) };
+  if (commands.some((c) => c.includes(FLEET_MARK)))
+    return { kind: 'upstream', current: false, clients: [], hinted: commands.every((c) => c.includes(HINT)) };
   return { kind: 'foreign', current: false, clients: [] };
 }

@@ -20,7 +20,16 @@ import { isUnder, OBSERVER_DIR_VAR, type Env } from '../paths.js';
 import { copilotConfigFile, FolderIndex, trustedFolders } from '../copilot/trust.js';
 import { startModelServer, type Script } from '../copilot/model-server.js';
 import { PROBE_VAR } from '../copilot/normalize.js';
-import { copilotVersion, killTagged, parentOf, readLogFacts, readTranscriptFacts, runSession, type HookRun, type SessionRun } from '../copilot/live-session.js';
+import {
+  copilotVersion,
+  killTagged,
+  parentOf,
+  readLogFacts,
+  readTranscriptFacts,
+  runSession,
+  type HookRun,
+  type SessionRun,
+} from '../copilot/live-session.js';
 import { EventListener, SOCKET_PATH_MAX, type Received } from '../fleet/listener.js';
 import { runContext } from './context.js';
 import { classifyHookFile, NODE_FILE } from './hook-file.js';
@@ -46,7 +55,18 @@ export type ExpectedId = (typeof EXPECTED)[number];
 export type Level = 'repo' | 'user' | 'unknown';
 
 export interface Cause {
-  code: 'session-failed' | 'not-enabled' | 'invalid-json' | 'timeout' | 'not-trusted' | 'repo-not-loaded' | 'no-node' | 'client-missing' | 'both-levels' | 'no-message' | 'unknown';
+  code:
+    | 'session-failed'
+    | 'not-enabled'
+    | 'invalid-json'
+    | 'timeout'
+    | 'not-trusted'
+    | 'repo-not-loaded'
+    | 'no-node'
+    | 'client-missing'
+    | 'both-levels'
+    | 'no-message'
+    | 'unknown';
   message: string;
   /** The command (or step) that fixes it; null when fleet-git knows none. */
   fix: string | null;
@@ -113,11 +133,13 @@ function isExecutableFile(p: string): boolean {
 function findCopilotBin(opts: ProbeOptions): string {
   if (opts.copilot !== undefined) {
     const p = resolve(opts.cwd, opts.copilot);
-    if (!isExecutableFile(p)) throw new UsageError(`--copilot ${opts.copilot}: not an executable file (install Copilot with ${INSTALL_HINT})`);
+    if (!isExecutableFile(p))
+      throw new UsageError(`--copilot ${opts.copilot}: not an executable file (install Copilot with ${INSTALL_HINT})`);
     return p;
   }
   const p = findOnPath('copilot', opts.env);
-  if (!p) throw new UsageError(`no Copilot CLI found (no copilot on PATH): install it with ${INSTALL_HINT}, or name it with --copilot PATH`);
+  if (!p)
+    throw new UsageError(`no Copilot CLI found (no copilot on PATH): install it with ${INSTALL_HINT}, or name it with --copilot PATH`);
   return p;
 }
 
@@ -126,7 +148,11 @@ function jsonFiles(dir: string): string[] {
   const out: string[] = [];
   (function walk(d: string) {
     let entries;
-    try { entries = readdirSync(d, { withFileTypes: true }); } catch { return; }
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
     for (const e of entries) {
       const p = join(d, e.name);
       if (e.isDirectory()) walk(p);
@@ -136,7 +162,13 @@ function jsonFiles(dir: string): string[] {
   return out.sort();
 }
 
-export interface SeenFile { path: string; text: string | null; fleetGit: boolean; allFleetGit: boolean; parseError: string | null }
+export interface SeenFile {
+  path: string;
+  text: string | null;
+  fleetGit: boolean;
+  allFleetGit: boolean;
+  parseError: string | null;
+}
 
 /** A hook file as the probe sees it: whether its commands run fleet-git's hook client (its mark, or its data folder). */
 export function seeFile(path: string, dataDir: string): SeenFile {
@@ -144,7 +176,11 @@ export function seeFile(path: string, dataDir: string): SeenFile {
   if (text === null) return { path, text, fleetGit: false, allFleetGit: false, parseError: 'cannot be read' };
   const ours = (c: string) => c.includes(HOOK_MARK) || c.includes(dataDir);
   let parseError: string | null = null;
-  try { JSON.parse(text); } catch (e) { parseError = `not valid JSON (${(e as Error).message})`; }
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    parseError = `not valid JSON (${(e as Error).message})`;
+  }
   const commands = hookCommands(text);
   if (commands === null) {
     const mentions = ours(text);
@@ -172,7 +208,11 @@ function expectedOf(e: Received): ExpectedId | null {
 
 function hookRunFor(id: ExpectedId, runs: HookRun[]): HookRun | null {
   const [type, tool] = id.split(':') as [string, string | undefined];
-  return runs.find((r) => tool ? (r.hookType === 'postToolUse' || r.hookType === 'postToolUseFailure') && r.toolName === tool : r.hookType === type) ?? null;
+  return (
+    runs.find((r) =>
+      tool ? (r.hookType === 'postToolUse' || r.hookType === 'postToolUseFailure') && r.toolName === tool : r.hookType === type,
+    ) ?? null
+  );
 }
 
 export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
@@ -189,7 +229,12 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
   const carried = userFiles.filter((f) => f.allFleetGit);
 
   // The listener's socket must fit a Unix socket's path: under a long TMPDIR, in /tmp.
-  const tmp = mkdtempSync(join(Buffer.byteLength(join(tmpdir(), 'fleet-git-live-XXXXXX/observer/fleet.sock')) > SOCKET_PATH_MAX ? '/tmp' : tmpdir(), 'fleet-git-live-'));
+  const tmp = mkdtempSync(
+    join(
+      Buffer.byteLength(join(tmpdir(), 'fleet-git-live-XXXXXX/observer/fleet.sock')) > SOCKET_PATH_MAX ? '/tmp' : tmpdir(),
+      'fleet-git-live-',
+    ),
+  );
   const probeHome = join(tmp, 'copilot');
   const observerDir = join(tmp, 'observer');
   const runtimeDir = join(tmp, 'run');
@@ -209,7 +254,9 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
     // The ppid's parent is read as the SessionStart arrives, while Copilot still runs.
     let ppidParent: number | null = null;
     listener = await EventListener.start(join(observerDir, 'fleet.sock'), {
-      onEvent: (e) => { if (e.event === 'SessionStart' && typeof e.ppid === 'number' && ppidParent === null) ppidParent = parentOf(e.ppid); },
+      onEvent: (e) => {
+        if (e.event === 'SessionStart' && typeof e.ppid === 'number' && ppidParent === null) ppidParent = parentOf(e.ppid);
+      },
     });
     const script: Script = { command: 'echo fleet-git doctor --live', viewPath: root, finalText: 'fleet-git doctor --live: done.' };
     server = await startModelServer({ model: MODEL, script });
@@ -231,13 +278,18 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
       NO_PROXY: [opts.env.NO_PROXY, '127.0.0.1', 'localhost'].filter(Boolean).join(','),
     });
     const budget = Math.min(opts.timeoutMs ?? MAX_SESSION_S * 1000, MAX_SESSION_S * 1000, started + BUDGET_MS - AFTER_EXIT_MS - Date.now());
-    const run = await runSession(bin, ['-p', PROMPT, '--allow-all', '--no-auto-update', '--log-level', 'debug'], { cwd: root, env, timeoutMs: budget });
+    const run = await runSession(bin, ['-p', PROMPT, '--allow-all', '--no-auto-update', '--log-level', 'debug'], {
+      cwd: root,
+      env,
+      timeoutMs: budget,
+    });
     // Events still on their way: until every expected one is in (then a moment for
     // second copies), or the session's end and its agentStop are, or, with no
     // sessionEnd at all, a short while.
     const exited = Date.now();
     const has = (id: ExpectedId) => listener!.events.some((e) => expectedOf(e) === id);
-    const settled = () => EXPECTED.every(has) || (has('sessionEnd') && has('agentStop')) || (!has('sessionEnd') && Date.now() - exited >= NO_END_MS);
+    const settled = () =>
+      EXPECTED.every(has) || (has('sessionEnd') && has('agentStop')) || (!has('sessionEnd') && Date.now() - exited >= NO_END_MS);
     const waitLeft = run.interrupted ? 0 : Math.max(0, Math.min(AFTER_EXIT_MS, started + BUDGET_MS - Date.now()));
     if (await listener.waitUntil(settled, waitLeft)) await new Promise((r) => setTimeout(r, SETTLE_MS));
     killTagged(PROBE_VAR, token);
@@ -246,13 +298,39 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
     const sid = received.find((e) => e.event === 'SessionStart')?.session_id;
     const transcript = readTranscriptFacts(probeHome, typeof sid === 'string' ? sid : null);
     const log = readLogFacts(join(probeHome, 'logs'));
-    const version = transcript.copilotVersion ?? log.copilotVersion ?? (run.spawnError || run.timedOut || run.interrupted ? null : copilotVersion(bin, env, 5_000));
+    const version =
+      transcript.copilotVersion ??
+      log.copilotVersion ??
+      (run.spawnError || run.timedOut || run.interrupted ? null : copilotVersion(bin, env, 5_000));
     const node = nodeFor(env, dataDir);
-    const trusted = opts.env.COPILOT_ALLOW_ALL === 'true' || opts.env.GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS === 'true' || new FolderIndex(trustedFolders(ctx.user)).by(root) !== null;
+    const trusted =
+      opts.env.COPILOT_ALLOW_ALL === 'true' ||
+      opts.env.GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS === 'true' ||
+      new FolderIndex(trustedFolders(ctx.user)).by(root) !== null;
     const clients = new Set([...repoFiles, ...carried].filter((x) => x.fleetGit).flatMap((x) => classifyHookFile(x.text, '').clients));
     const missingClients = [...clients].filter((c) => !existsSync(c));
     const settingsHooks = /"hooks"\s*:/.test(readTextIfExists(join(realHome, 'settings.json')) ?? '');
-    return judge({ root, bin, version, run, received, transcript: transcript.hookRuns, log, node, trusted, repoFiles, userFiles, carried, probeHome, realHome, finalText: script.finalText, userFleetJson: userHookFile(ctx.user), ppidParent, missingClients, settingsHooks });
+    return judge({
+      root,
+      bin,
+      version,
+      run,
+      received,
+      transcript: transcript.hookRuns,
+      log,
+      node,
+      trusted,
+      repoFiles,
+      userFiles,
+      carried,
+      probeHome,
+      realHome,
+      finalText: script.finalText,
+      userFleetJson: userHookFile(ctx.user),
+      ppidParent,
+      missingClients,
+      settingsHooks,
+    });
   } finally {
     killTagged(PROBE_VAR, token);
     await listener?.close();
@@ -311,30 +389,79 @@ export function judge(f: Facts): LiveReport {
 
   function missingCause(run: HookRun | null): Cause {
     if (!sessionOk && !run) {
-      const why = f.run.spawnError ? `could not be started (${f.run.spawnError})` : f.run.interrupted ? 'was stopped by a signal to fleet-git' : f.run.timedOut ? `did not finish within ${Math.round(f.run.ms / 1000)} s and was stopped` : `exited with ${f.run.code ?? f.run.signal}`;
-      const said = f.run.output.split('\n').map((l) => l.trim()).find((l) => l) ?? '';
-      return { code: 'session-failed', message: `Copilot ${why} before this event${said ? ` (it said: ${said.slice(0, 200)})` : ''}`, fix: `${f.bin} -p "hello" to see Copilot's own error` };
+      const why = f.run.spawnError
+        ? `could not be started (${f.run.spawnError})`
+        : f.run.interrupted
+          ? 'was stopped by a signal to fleet-git'
+          : f.run.timedOut
+            ? `did not finish within ${Math.round(f.run.ms / 1000)} s and was stopped`
+            : `exited with ${f.run.code ?? f.run.signal}`;
+      const said =
+        f.run.output
+          .split('\n')
+          .map((l) => l.trim())
+          .find((l) => l) ?? '';
+      return {
+        code: 'session-failed',
+        message: `Copilot ${why} before this event${said ? ` (it said: ${said.slice(0, 200)})` : ''}`,
+        fix: `${f.bin} -p "hello" to see Copilot's own error`,
+      };
     }
     if (repoSources.length === 0 && userSources.length === 0) {
       if (brokenSources.length) {
         const b = brokenSources[0]!;
-        return { code: 'invalid-json', message: `${rel(b.path)} runs fleet-git's hook client but is ${b.parseError}, so Copilot ignores all of it`, fix: `fix ${rel(b.path)}, or move it away and run fleet-git enable` };
+        return {
+          code: 'invalid-json',
+          message: `${rel(b.path)} runs fleet-git's hook client but is ${b.parseError}, so Copilot ignores all of it`,
+          fix: `fix ${rel(b.path)}, or move it away and run fleet-git enable`,
+        };
       }
-      return { code: 'not-enabled', message: 'no hook file here runs fleet-git\'s hook client', fix: 'fleet-git enable (or fleet-git enable --user for every folder)' };
+      return {
+        code: 'not-enabled',
+        message: "no hook file here runs fleet-git's hook client",
+        fix: 'fleet-git enable (or fleet-git enable --user for every folder)',
+      };
     }
     const ours = [...repoSources, ...userSources].map((x) => x.path);
-    const timedOut = run?.error && /timed out/i.test(run.error.message) && (run.error.source === null || ours.includes(resolve(f.root, run.error.source))) ? run.error : null;
-    if (timedOut) return { code: 'timeout', message: `Copilot stopped waiting for the hook (${timedOut.message}${timedOut.source ? `, in ${timedOut.source}` : ''})`, fix: 'fleet-git doctor (node and the hook client, run as Copilot runs them)' };
+    const timedOut =
+      run?.error && /timed out/i.test(run.error.message) && (run.error.source === null || ours.includes(resolve(f.root, run.error.source)))
+        ? run.error
+        : null;
+    if (timedOut)
+      return {
+        code: 'timeout',
+        message: `Copilot stopped waiting for the hook (${timedOut.message}${timedOut.source ? `, in ${timedOut.source}` : ''})`,
+        fix: 'fleet-git doctor (node and the hook client, run as Copilot runs them)',
+      };
     if (userSources.length === 0) {
-      if (!f.trusted) return { code: 'not-trusted', message: `Copilot does not trust ${f.root}, so copilot -p skips the repository's hook files (interactive sessions ask once)`, fix: 'fleet-git enable --trust' };
-      if (f.log.repoHooksLoaded === false || !run) return { code: 'repo-not-loaded', message: 'Copilot trusts the folder but did not run the repository\'s hook for this event (a known Copilot issue on some versions and platforms)', fix: 'fleet-git enable --user' };
+      if (!f.trusted)
+        return {
+          code: 'not-trusted',
+          message: `Copilot does not trust ${f.root}, so copilot -p skips the repository's hook files (interactive sessions ask once)`,
+          fix: 'fleet-git enable --trust',
+        };
+      if (f.log.repoHooksLoaded === false || !run)
+        return {
+          code: 'repo-not-loaded',
+          message:
+            "Copilot trusts the folder but did not run the repository's hook for this event (a known Copilot issue on some versions and platforms)",
+          fix: 'fleet-git enable --user',
+        };
     }
     if (!f.node.usable) {
-      return { code: 'no-node', message: `no node on the PATH Copilot runs hooks with${f.node.recorded ? `, and the node fleet-git enable recorded (${f.node.recorded}) is gone` : ''}, so the hook does nothing`, fix: 'install Node 18 or later (or put it on PATH), then run fleet-git enable' };
+      return {
+        code: 'no-node',
+        message: `no node on the PATH Copilot runs hooks with${f.node.recorded ? `, and the node fleet-git enable recorded (${f.node.recorded}) is gone` : ''}, so the hook does nothing`,
+        fix: 'install Node 18 or later (or put it on PATH), then run fleet-git enable',
+      };
     }
     const gone = f.missingClients[0];
     if (gone) return { code: 'client-missing', message: `the hook client ${gone} is missing`, fix: 'fleet-git enable' };
-    return { code: 'unknown', message: run ? 'Copilot ran the hook, but nothing reached the probe\'s socket' : 'Copilot did not run a hook for this event', fix: 'fleet-git doctor' };
+    return {
+      code: 'unknown',
+      message: run ? "Copilot ran the hook, but nothing reached the probe's socket" : 'Copilot did not run a hook for this event',
+      fix: 'fleet-git doctor',
+    };
   }
 
   function repeatCause(levels: Level[]): Cause {
@@ -348,7 +475,11 @@ export function judge(f: Facts): LiveReport {
         fix: `move ${extras.join(', ')} away, then run fleet-git enable --user (one user-level file that reports every folder once)`,
       };
     }
-    return { code: 'both-levels', message: `${files.length} hook files run fleet-git's hook client: ${files.map((x) => rel(x.path)).join(', ')}`, fix: `keep one: move the others away, then run fleet-git enable` };
+    return {
+      code: 'both-levels',
+      message: `${files.length} hook files run fleet-git's hook client: ${files.map((x) => rel(x.path)).join(', ')}`,
+      fix: `keep one: move the others away, then run fleet-git enable`,
+    };
   }
 
   const events: EventReport[] = EXPECTED.map((id) => {
@@ -359,7 +490,11 @@ export function judge(f: Facts): LiveReport {
     const status = copies.length === 0 ? 'missing' : copies.length === 1 ? 'once' : 'twice';
     let cause: Cause | null = status === 'missing' ? missingCause(run) : status === 'twice' ? repeatCause(levels) : null;
     if (!cause && id === 'agentStop' && copies[0]!.last_assistant_message !== f.finalText) {
-      cause = { code: 'no-message', message: `the agentStop arrived without the final message (got ${JSON.stringify(copies[0]!.last_assistant_message)})`, fix: 'fleet-git doctor' };
+      cause = {
+        code: 'no-message',
+        message: `the agentStop arrived without the final message (got ${JSON.stringify(copies[0]!.last_assistant_message)})`,
+        fix: 'fleet-git doctor',
+      };
     }
     return { id, status, count: copies.length, levels, waitedMs, cause };
   });
@@ -371,18 +506,34 @@ export function judge(f: Facts): LiveReport {
 
   const hookFiles: HookFileReport[] = [
     ...f.repoFiles.map((x) => ({ path: x.path, level: 'repo' as const, fleetGit: x.fleetGit, run: true, invalid: invalidOf(x, f) })),
-    ...f.userFiles.map((x) => ({ path: x.path, level: 'user' as const, fleetGit: x.fleetGit, run: f.carried.includes(x), invalid: invalidOf(x, f) })),
+    ...f.userFiles.map((x) => ({
+      path: x.path,
+      level: 'user' as const,
+      fleetGit: x.fleetGit,
+      run: f.carried.includes(x),
+      invalid: invalidOf(x, f),
+    })),
   ];
   const notes: string[] = [];
   for (const h of hookFiles) {
-    if (h.level === 'repo' && !h.fleetGit) notes.push(h.invalid ? `${rel(h.path)}: Copilot ignores this hook file of the repository, silently, in every session (${h.invalid})` : `${rel(h.path)}: another hook file of this repository; the probe loads it as every session here does`);
-    if (h.level === 'user' && !h.run) notes.push(`${home(h.path)}: a user-level hook file that is not fleet-git's, not run in the probe${h.invalid ? ` (Copilot ignores it anyway: ${h.invalid})` : ''}`);
+    if (h.level === 'repo' && !h.fleetGit)
+      notes.push(
+        h.invalid
+          ? `${rel(h.path)}: Copilot ignores this hook file of the repository, silently, in every session (${h.invalid})`
+          : `${rel(h.path)}: another hook file of this repository; the probe loads it as every session here does`,
+      );
+    if (h.level === 'user' && !h.run)
+      notes.push(
+        `${home(h.path)}: a user-level hook file that is not fleet-git's, not run in the probe${h.invalid ? ` (Copilot ignores it anyway: ${h.invalid})` : ''}`,
+      );
   }
   if (f.settingsHooks) notes.push('$COPILOT_HOME/settings.json has hooks of its own: not run in the probe');
-  if (!f.node.onPath && f.node.usable) notes.push(`no node on the PATH Copilot runs hooks with: the hook used the one fleet-git enable recorded (${f.node.recorded})`);
+  if (!f.node.onPath && f.node.usable)
+    notes.push(`no node on the PATH Copilot runs hooks with: the hook used the one fleet-git enable recorded (${f.node.recorded})`);
 
   const causes: Cause[] = [];
-  for (const e of events) if (e.cause && !causes.some((c) => c.code === e.cause!.code && c.message === e.cause!.message)) causes.push(e.cause);
+  for (const e of events)
+    if (e.cause && !causes.some((c) => c.code === e.cause!.code && c.message === e.cause!.message)) causes.push(e.cause);
   const ok = events.every((e) => e.status === 'once' && e.cause === null) && isCopilot !== false;
   return {
     repo: f.root,
@@ -393,6 +544,13 @@ export function judge(f: Facts): LiveReport {
     hookFiles,
     causes,
     notes,
-    session: { exitCode: f.run.code, signal: f.run.signal, timedOut: f.run.timedOut, interrupted: f.run.interrupted, ms: f.run.ms, output: sessionOk ? null : f.run.output.slice(0, 2000) },
+    session: {
+      exitCode: f.run.code,
+      signal: f.run.signal,
+      timedOut: f.run.timedOut,
+      interrupted: f.run.interrupted,
+      ms: f.run.ms,
+      output: sessionOk ? null : f.run.output.slice(0, 2000),
+    },
   };
 }

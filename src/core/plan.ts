@@ -26,7 +26,16 @@ export type Step =
    * `before`). `mode`: the mode the file gets, whatever it had. Undone by
    * writing `before` back the same way (removing the file when it was null).
    */
-  | { kind: 'file' | 'record'; op: 'write'; path: string; before: string | null; after: string; mode?: number; how?: 'in-place' | 'append'; why: string }
+  | {
+      kind: 'file' | 'record';
+      op: 'write';
+      path: string;
+      before: string | null;
+      after: string;
+      mode?: number;
+      how?: 'in-place' | 'append';
+      why: string;
+    }
   /** Removes a file holding `before`; undone by writing it back with its mode. */
   | { kind: 'file' | 'record'; op: 'remove'; path: string; before: string; why: string }
   /** Renames a file to `to`, which holds `over` (null: nothing there); undone by renaming it back (and writing `over` again). */
@@ -141,7 +150,12 @@ export class Planner {
   }
 
   /** Writes `after` unless the file holds it already (and `mode` is not asked for). */
-  write(path: string, after: string, why: string, opts: { kind?: 'file' | 'record'; mode?: number; how?: 'in-place' | 'append' } = {}): void {
+  write(
+    path: string,
+    after: string,
+    why: string,
+    opts: { kind?: 'file' | 'record'; mode?: number; how?: 'in-place' | 'append' } = {},
+  ): void {
     const before = this.view.read(path);
     if (before === after && opts.mode === undefined) return;
     const s: Step = { kind: opts.kind ?? 'file', op: 'write', path, before, after, why };
@@ -181,13 +195,25 @@ export function undoOf(s: Step, mode?: number): Step[] {
     case 'write':
       if (s.before === null) return [{ kind: s.kind, op: 'remove', path: s.path, before: s.after, why }];
       // An append or in-place write is undone by a truncation (which needs no free space).
-      return [{ kind: s.kind, op: 'write', path: s.path, before: s.after, after: s.before, ...(mode !== undefined ? { mode } : {}), ...(s.how ? { how: 'in-place' as const } : {}), why }];
+      return [
+        {
+          kind: s.kind,
+          op: 'write',
+          path: s.path,
+          before: s.after,
+          after: s.before,
+          ...(mode !== undefined ? { mode } : {}),
+          ...(s.how ? { how: 'in-place' as const } : {}),
+          why,
+        },
+      ];
     case 'remove':
       if (s.kind === 'folder') return [{ kind: 'folder', op: 'make', path: s.path, why }];
       return [{ kind: s.kind, op: 'write', path: s.path, before: null, after: s.before, ...(mode !== undefined ? { mode } : {}), why }];
     case 'rename': {
       const back: Step[] = [{ kind: 'file', op: 'rename', path: s.to, to: s.path, over: null, why }];
-      if (s.over !== null) back.push({ kind: 'file', op: 'write', path: s.to, before: null, after: s.over, ...(mode !== undefined ? { mode } : {}), why });
+      if (s.over !== null)
+        back.push({ kind: 'file', op: 'write', path: s.to, before: null, after: s.over, ...(mode !== undefined ? { mode } : {}), why });
       return back;
     }
   }
@@ -195,7 +221,14 @@ export function undoOf(s: Step, mode?: number): Step[] {
 
 /** The mode a step's undo must give back: that of a file it replaces with another mode, removes, or renames another over. */
 function modeToKeep(s: Step): number | undefined {
-  const path = s.op === 'rename' ? (s.over !== null ? s.to : null) : (s.op === 'write' && s.mode !== undefined && s.before !== null) || (s.op === 'remove' && s.kind !== 'folder') ? s.path : null;
+  const path =
+    s.op === 'rename'
+      ? s.over !== null
+        ? s.to
+        : null
+      : (s.op === 'write' && s.mode !== undefined && s.before !== null) || (s.op === 'remove' && s.kind !== 'folder')
+        ? s.path
+        : null;
   if (path === null) return undefined;
   try {
     return lstatSync(path).mode & 0o7777;
@@ -248,7 +281,11 @@ export function applyPlan(plan: Plan, hooks: ApplyHooks = {}): Outcome {
   } catch (e) {
     for (const steps of undo.reverse()) {
       for (const s of steps) {
-        try { doStep(s); } catch { /* keep undoing the rest */ }
+        try {
+          doStep(s);
+        } catch {
+          /* keep undoing the rest */
+        }
       }
     }
     throw e;

@@ -32,7 +32,9 @@ export function withRepoLock<T>(repo: Repo, env: Env, fn: () => T, linkFrom?: st
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (e instanceof LockBusyError || typeof code !== 'string') throw e;
-    throw new Error(`cannot make ${path}, the lock fleet-git holds while it changes this repository (${code}): check that ${repo.commonDir} is writable`);
+    throw new Error(
+      `cannot make ${path}, the lock fleet-git holds while it changes this repository (${code}): check that ${repo.commonDir} is writable`,
+    );
   }
   try {
     return fn();
@@ -59,7 +61,12 @@ export function applyAction(s: RepoState, ctx: RunContext, action: RepoAction): 
  * the plan; the state is returned with what changed. With `dryRun`, no lock
  * and no change: the plan's lines are returned as they would be.
  */
-export function actOnRepo(repo: Repo, ctx: RunContext, action: RepoAction, dryRun = false): { state: RepoState; outcome: Outcome; plan: Plan } {
+export function actOnRepo(
+  repo: Repo,
+  ctx: RunContext,
+  action: RepoAction,
+  dryRun = false,
+): { state: RepoState; outcome: Outcome; plan: Plan } {
   if (dryRun) {
     const state = assessRepo(repo, ctx);
     const plan = planAction(state, ctx, action);
@@ -85,12 +92,25 @@ export function bulkLockSource(dataDir: string): { path: string; dispose: () => 
     for (const name of readdirSync(dataDir)) {
       const pid = name.startsWith(SOURCE_PREFIX) ? Number(name.slice(SOURCE_PREFIX.length)) : NaN;
       if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) {
-        try { unlinkSync(join(dataDir, name)); } catch { /* another run did */ }
+        try {
+          unlinkSync(join(dataDir, name));
+        } catch {
+          /* another run did */
+        }
       }
     }
     const path = join(dataDir, `${SOURCE_PREFIX}${process.pid}`);
     makeLinkSource(path);
-    return { path, dispose: () => { try { unlinkSync(path); } catch { /* gone */ } } };
+    return {
+      path,
+      dispose: () => {
+        try {
+          unlinkSync(path);
+        } catch {
+          /* gone */
+        }
+      },
+    };
   } catch {
     return null;
   }

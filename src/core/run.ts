@@ -28,7 +28,9 @@ export function findOnPath(name: string, env: Env): string | null {
       if (!statSync(p).isFile()) continue;
       accessSync(p, constants.X_OK);
       return p;
-    } catch { /* not here */ }
+    } catch {
+      /* not here */
+    }
   }
   return null;
 }
@@ -43,13 +45,23 @@ export function findCopilot(env: Env): string {
  * The profile to run: the named one, the only one, or (with several and
  * `ask`, on a terminal) the user's pick. Errors name the profiles, never a key.
  */
-export async function chooseProfile(file: string, name: string | undefined, ask: ((profiles: ModelProfile[]) => Promise<ModelProfile | null>) | null): Promise<ModelProfile> {
+export async function chooseProfile(
+  file: string,
+  name: string | undefined,
+  ask: ((profiles: ModelProfile[]) => Promise<ModelProfile | null>) | null,
+): Promise<ModelProfile> {
   const all = readProfiles(file);
   const mine = copilotProfiles(all);
   if (name !== undefined) {
     const p = all.find((x) => x.name === name);
-    if (!p) throw new RunError(`no model profile named '${name}' in ${file}${mine.length ? ` (Copilot profiles: ${mine.map((m) => m.name).join(', ')})` : ''}`);
-    if (p.tool !== 'copilot') throw new RunError(`the model profile '${name}' is for ${p.tool}, not copilot: fleet-git runs Copilot profiles only (use fleet for ${p.tool})`);
+    if (!p)
+      throw new RunError(
+        `no model profile named '${name}' in ${file}${mine.length ? ` (Copilot profiles: ${mine.map((m) => m.name).join(', ')})` : ''}`,
+      );
+    if (p.tool !== 'copilot')
+      throw new RunError(
+        `the model profile '${name}' is for ${p.tool}, not copilot: fleet-git runs Copilot profiles only (use fleet for ${p.tool})`,
+      );
     return p;
   }
   if (mine.length === 0) throw new RunError(`no Copilot model profile in ${file} (add one with "tool": "copilot")`);
@@ -71,7 +83,11 @@ export function prepareRepo(ctx: RunContext, cwd: string): string[] {
   try {
     repo = locateRepo(cwd);
   } catch (e) {
-    if (e instanceof NotARepoError) return [...lines, `${cwd} is not in a git repository: its events reach the observer only through user-level hooks (fleet-git enable --user)`];
+    if (e instanceof NotARepoError)
+      return [
+        ...lines,
+        `${cwd} is not in a git repository: its events reach the observer only through user-level hooks (fleet-git enable --user)`,
+      ];
     throw e;
   }
   // Copilot's config.json is read before anything changes: one fleet-git cannot
@@ -100,11 +116,15 @@ export function runCopilot(bin: string, args: string[], env: Record<string, stri
     const child = spawn(bin, args, { cwd, env, stdio: 'inherit' });
     const handlers = FORWARDED.map((sig) => {
       // From a terminal, Ctrl-C already reaches copilot (same process group): passing it on would make it two.
-      const h = () => { if (sig !== 'SIGINT' || forwardSigint) child.kill(sig); };
+      const h = () => {
+        if (sig !== 'SIGINT' || forwardSigint) child.kill(sig);
+      };
       process.on(sig, h);
       return [sig, h] as const;
     });
-    const done = () => { for (const [sig, h] of handlers) process.off(sig, h); };
+    const done = () => {
+      for (const [sig, h] of handlers) process.off(sig, h);
+    };
     child.on('error', (e: NodeJS.ErrnoException) => {
       done();
       reject(new RunError(`cannot start ${bin} (${e.code ?? e.message}): reinstall it with ${INSTALL_HINT}`));

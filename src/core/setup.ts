@@ -18,7 +18,17 @@ import { PACKAGE_ROOT } from '../package-root.js';
 import { expandHome, userPaths, type Env, type UserPaths } from '../paths.js';
 import { RULES_FILE, rulesState } from './clone-rules.js';
 import { ensureUserFiles, runContext } from './context.js';
-import { HOOK_NAME, LEGACY_SUFFIX, TEMPLATE_HOOK_MARK, hookSpot, isExecutable, isOurGitHook, keepPrevHook, renderGitHook, takeOutGitHook } from './git-hook.js';
+import {
+  HOOK_NAME,
+  LEGACY_SUFFIX,
+  TEMPLATE_HOOK_MARK,
+  hookSpot,
+  isExecutable,
+  isOurGitHook,
+  keepPrevHook,
+  renderGitHook,
+  takeOutGitHook,
+} from './git-hook.js';
 import { shQuote } from './templates.js';
 import { compileRules, configFile, loadUserConfig } from './user-config.js';
 
@@ -114,7 +124,8 @@ function writeDataFiles(env: Env, home: string, out: SetupOutcome): void {
   const compiled = compileRules(env, home);
   const ctx = runContext(env, home);
   for (const c of ensureUserFiles(ctx)) out.changes.push(c);
-  if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, 0o644, undefined, VERIFY)) out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
+  if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, 0o644, undefined, VERIFY))
+    out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
   if (compiled) out.changes.push(`compiled the include/exclude rules of ${configFile(env, home)} into ${join(u.dataDir, RULES_FILE)}`);
 }
 
@@ -144,7 +155,11 @@ function fileHashes(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (rel: string) => {
     let entries;
-    try { entries = readdirSync(rel ? join(dir, rel) : dir, { withFileTypes: true }); } catch { return; }
+    try {
+      entries = readdirSync(rel ? join(dir, rel) : dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
     for (const e of entries) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(r);
@@ -169,7 +184,10 @@ function templateHookProblem(dir: string, expected: string): string | null {
   const text = spot === join(hooks, HOOK_NAME) ? inPlace : readTextIfExists(spot);
   if (!text?.includes(TEMPLATE_HOOK_MARK) || !isExecutable(spot)) {
     if (inPlace !== null && !isOurGitHook(inPlace)) {
-      const whose = spot === join(hooks, HOOK_NAME) ? 'another tool' : "pre-commit's (pre-commit init-templatedir overwrites the post-checkout hook there)";
+      const whose =
+        spot === join(hooks, HOOK_NAME)
+          ? 'another tool'
+          : "pre-commit's (pre-commit init-templatedir overwrites the post-checkout hook there)";
       return `fleet-git's ${HOOK_NAME} hook in ${hooks} was replaced by ${whose}`;
     }
     return `fleet-git's hook is missing from ${hooks}`;
@@ -185,7 +203,10 @@ function templateHookProblem(dir: string, expected: string): string | null {
  */
 function installTemplateHook(dir: string, script: string, created: string[], out: SetupOutcome): void {
   const hooks = join(dir, 'hooks');
-  for (const [rel, p] of [['.', dir], ['hooks', hooks]] as const) {
+  for (const [rel, p] of [
+    ['.', dir],
+    ['hooks', hooks],
+  ] as const) {
     if (!existsSync(p)) {
       mkdirSync(p);
       if (!created.includes(rel)) created.push(rel);
@@ -198,7 +219,8 @@ function installTemplateHook(dir: string, script: string, created: string[], out
     out.changes.push(`kept your template's ${basename(spot)} hook, which new clones run first (it is now ${prev})`);
   }
   const as = spot.endsWith(LEGACY_SUFFIX) ? ` as ${basename(spot)}, which pre-commit's hook there runs first` : '';
-  if (writeAtomic(spot, script, 0o755, text, VERIFY)) out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}${as}`);
+  if (writeAtomic(spot, script, 0o755, text, VERIFY))
+    out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}${as}`);
 }
 
 /** Sets up (or repairs) fleet-git for new clones. */
@@ -211,7 +233,8 @@ export function setup(env: Env, home: string): SetupOutcome {
   writeDataFiles(env, home, out);
   const script = renderTemplateHook(env, home);
   if (hp) {
-    if (writeAtomic(join(u.dataDir, CLONE_HOOK), script, 0o755, undefined, VERIFY)) out.changes.push(`wrote ${join(u.dataDir, CLONE_HOOK)}`);
+    if (writeAtomic(join(u.dataDir, CLONE_HOOK), script, 0o755, undefined, VERIFY))
+      out.changes.push(`wrote ${join(u.dataDir, CLONE_HOOK)}`);
     out.notes.push(
       `core.hooksPath=${hp.value} is set in your ${hp.scope} git config (${hp.file}): git then runs hooks only from there, never from a template, so setup would change nothing for new clones and did not touch your git configuration.`,
       `Either add this line to ${join(expandHome(hp.value, home), HOOK_NAME)} (new clones and worktrees that the config includes then get fleet-git): ${shQuote(join(u.dataDir, CLONE_HOOK))} "$@" || true`,
@@ -219,7 +242,10 @@ export function setup(env: Env, home: string): SetupOutcome {
     );
     return out;
   }
-  if (env.GIT_TEMPLATE_DIR) out.info.push(`GIT_TEMPLATE_DIR=${env.GIT_TEMPLATE_DIR} is set in this environment and overrides init.templateDir: clones made with it set do not get fleet-git`);
+  if (env.GIT_TEMPLATE_DIR)
+    out.info.push(
+      `GIT_TEMPLATE_DIR=${env.GIT_TEMPLATE_DIR} is set in this environment and overrides init.templateDir: clones made with it set do not get fleet-git`,
+    );
   const record = readRecord(u);
   const current = templateDirValue(config.get('init', 'templateDir', null), home);
   const ownDir = join(u.dataDir, OWN_TEMPLATE);
@@ -229,14 +255,17 @@ export function setup(env: Env, home: string): SetupOutcome {
     // Already set up: repair what is missing or stale.
     const problem = templateHookProblem(record.templateDir, script);
     if (problem) out.info.push(`found: ${problem}`);
-    if (record.own && !existsSync(join(ownDir, 'info', 'exclude'))) out.changes.push(`restored ${copyGitTemplate(ownDir, env, home).what} in ${ownDir}`);
+    if (record.own && !existsSync(join(ownDir, 'info', 'exclude')))
+      out.changes.push(`restored ${copyGitTemplate(ownDir, env, home).what} in ${ownDir}`);
     const created = [...record.created];
     installTemplateHook(record.templateDir, script, created, out);
     if (created.length !== record.created.length) writeRecord(u, { ...record, created });
     return out;
   }
   if (record) {
-    out.notes.push(`setup was done with the template folder ${record.templateDir}, but init.templateDir is now ${current ?? 'unset'}: run fleet-git setup --undo first, then fleet-git setup`);
+    out.notes.push(
+      `setup was done with the template folder ${record.templateDir}, but init.templateDir is now ${current ?? 'unset'}: run fleet-git setup --undo first, then fleet-git setup`,
+    );
     return out;
   }
   if (current === null) {
@@ -247,7 +276,16 @@ export function setup(env: Env, home: string): SetupOutcome {
     installTemplateHook(ownDir, script, created, out);
     out.changes.push(`made the template folder ${ownDir} (${what} and fleet-git's ${HOOK_NAME} hook)`);
     // The record first: if git config fails, undo still knows the bytes to restore.
-    const rec: SetupRecord = { version: 1, templateDir: ownDir, own: true, globalFile, globalBefore: b64(before), globalAfter: null, created: [], files };
+    const rec: SetupRecord = {
+      version: 1,
+      templateDir: ownDir,
+      own: true,
+      globalFile,
+      globalBefore: b64(before),
+      globalAfter: null,
+      created: [],
+      files,
+    };
     writeRecord(u, rec);
     gitConfigGlobal(env, home, 'init.templateDir', ownDir);
     rec.globalAfter = b64(readIfExists(globalFile));
@@ -276,7 +314,12 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
   if (!record) {
     // Setup met a global core.hooksPath: only its data files are there.
     for (const f of [CLONE_HOOK, RULES_FILE, CLI_FILE]) {
-      try { unlinkSync(join(u.dataDir, f)); out.changes.push(`removed ${join(u.dataDir, f)}`); } catch { /* not there */ }
+      try {
+        unlinkSync(join(u.dataDir, f));
+        out.changes.push(`removed ${join(u.dataDir, f)}`);
+      } catch {
+        /* not there */
+      }
     }
     if (!out.changes.length) out.info.push('setup is not in effect: nothing to undo');
     return out;
@@ -288,7 +331,9 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
   const hadOwn = record.own && existsSync(ownDir);
   const kept = hadOwn ? clearOwnTemplate(ownDir, record, env, home) : [];
   if (kept.length) {
-    out.info.push(`kept ${ownDir} and init.templateDir: other tools put files there (${kept.join(', ')}); fleet-git took out only its own (move those elsewhere and unset init.templateDir if you do not want them)`);
+    out.info.push(
+      `kept ${ownDir} and init.templateDir: other tools put files there (${kept.join(', ')}); fleet-git took out only its own (move those elsewhere and unset init.templateDir if you do not want them)`,
+    );
   } else if (record.own) {
     const now = readIfExists(record.globalFile);
     if (b64(now) === record.globalAfter || (record.globalAfter === null && b64(now) === record.globalBefore)) {
@@ -298,21 +343,32 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
       if (b64(now) !== record.globalBefore) out.changes.push(`put ${record.globalFile} back as it was before setup`);
     } else {
       // Changed since setup: take out only fleet-git's setting, keep the rest.
-      const v = new ConfigReader({ ...env, GIT_CONFIG_GLOBAL: record.globalFile, GIT_CONFIG_NOSYSTEM: '1' }).get('init', 'templateDir', null);
+      const v = new ConfigReader({ ...env, GIT_CONFIG_GLOBAL: record.globalFile, GIT_CONFIG_NOSYSTEM: '1' }).get(
+        'init',
+        'templateDir',
+        null,
+      );
       if (v && resolve(templateDirValue(v, home) ?? '') === resolve(ownDir)) {
         gitConfigGlobal({ ...env, GIT_CONFIG_GLOBAL: record.globalFile }, home, '--unset', 'init.templateDir');
-        out.changes.push(`removed init.templateDir from ${record.globalFile} (the file changed since setup, so the rest of it stays as it is now)`);
+        out.changes.push(
+          `removed init.templateDir from ${record.globalFile} (the file changed since setup, so the rest of it stays as it is now)`,
+        );
       }
     }
     if (hadOwn) out.changes.push(`removed the template folder ${ownDir}`);
   } else {
     for (const did of takeOutGitHook(join(record.templateDir, 'hooks'))) out.changes.push(`${did} in ${join(record.templateDir, 'hooks')}`);
     for (const rel of [...record.created].reverse()) {
-      if (removeIfEmpty(rel === '.' ? record.templateDir : join(record.templateDir, rel)) === 'removed') out.changes.push(`removed the empty folder ${rel === '.' ? record.templateDir : join(record.templateDir, rel)} it had created`);
+      if (removeIfEmpty(rel === '.' ? record.templateDir : join(record.templateDir, rel)) === 'removed')
+        out.changes.push(`removed the empty folder ${rel === '.' ? record.templateDir : join(record.templateDir, rel)} it had created`);
     }
   }
   for (const f of [RULES_FILE, CLI_FILE, CLONE_HOOK, SETUP_RECORD]) {
-    try { unlinkSync(join(u.dataDir, f)); } catch { /* not there */ }
+    try {
+      unlinkSync(join(u.dataDir, f));
+    } catch {
+      /* not there */
+    }
   }
   out.info.push('repositories already enabled stay enabled (fleet-git disable takes it out of one)');
   return out;
@@ -330,13 +386,18 @@ function clearOwnTemplate(dir: string, record: SetupRecord, env: Env, home: stri
   const git = src ? fileHashes(src) : {};
   const kept: string[] = [];
   for (const [rel, hash] of Object.entries(fileHashes(dir))) {
-    const ours = record.files?.[rel] === hash || git[rel] === hash || (rel === 'info/exclude' && hash === sha256(Buffer.from(DEFAULT_EXCLUDE)));
+    const ours =
+      record.files?.[rel] === hash || git[rel] === hash || (rel === 'info/exclude' && hash === sha256(Buffer.from(DEFAULT_EXCLUDE)));
     if (ours) unlinkSync(join(dir, rel));
     else kept.push(rel);
   }
   const prune = (p: string): void => {
     let entries;
-    try { entries = readdirSync(p, { withFileTypes: true }); } catch { return; }
+    try {
+      entries = readdirSync(p, { withFileTypes: true });
+    } catch {
+      return;
+    }
     for (const e of entries) if (e.isDirectory()) prune(join(p, e.name));
     removeIfEmpty(p);
   };
@@ -362,18 +423,47 @@ export function setupState(env: Env, home: string): SetupState {
   const config = new ConfigReader(env);
   const hp = globalHooksPath(config);
   if (!record && hp && existsSync(join(u.dataDir, CLONE_HOOK))) {
-    return { state: 'hooks-path', templateDir: null, message: `through ${join(u.dataDir, CLONE_HOOK)} only if your core.hooksPath hook (${hp.value}) calls it, as fleet-git setup suggested: git runs no template hooks with a global core.hooksPath` };
+    return {
+      state: 'hooks-path',
+      templateDir: null,
+      message: `through ${join(u.dataDir, CLONE_HOOK)} only if your core.hooksPath hook (${hp.value}) calls it, as fleet-git setup suggested: git runs no template hooks with a global core.hooksPath`,
+    };
   }
   if (!record) {
     return { state: 'off', templateDir: null, message: 'not in effect: new clones do not get fleet-git (fleet-git setup changes that)' };
   }
   const dir = record.templateDir;
-  if (hp) return { state: 'hooks-path', templateDir: dir, message: `not in effect: core.hooksPath=${hp.value} (${hp.scope} config) keeps git from running template hooks (fleet-git setup explains the alternatives)` };
+  if (hp)
+    return {
+      state: 'hooks-path',
+      templateDir: dir,
+      message: `not in effect: core.hooksPath=${hp.value} (${hp.scope} config) keeps git from running template hooks (fleet-git setup explains the alternatives)`,
+    };
   const current = templateDirValue(config.get('init', 'templateDir', null), home);
-  if (current === null || resolve(current) !== resolve(dir)) return { state: 'broken', templateDir: dir, message: `broken: init.templateDir is ${current ?? 'unset'}, not ${dir} (fleet-git setup --undo, then fleet-git setup)` };
+  if (current === null || resolve(current) !== resolve(dir))
+    return {
+      state: 'broken',
+      templateDir: dir,
+      message: `broken: init.templateDir is ${current ?? 'unset'}, not ${dir} (fleet-git setup --undo, then fleet-git setup)`,
+    };
   const problem = templateHookProblem(dir, renderTemplateHook(env, home));
-  if (problem) return { state: 'broken', templateDir: dir, message: `${problem.includes('not the current one') ? 'outdated' : 'broken'}: ${problem} (run fleet-git setup)` };
-  if (!existsSync(join(u.dataDir, RULES_FILE))) return { state: 'broken', templateDir: dir, message: `outdated: the template hook in ${join(dir, 'hooks')} is not the current one (run fleet-git setup)` };
-  if (rulesState(u.dataDir, configFile(env, home)) !== 'current') return { state: 'on', templateDir: dir, message: `in effect (template ${dir}); the config file changed since its rules were compiled (any fleet-git command compiles them)` };
+  if (problem)
+    return {
+      state: 'broken',
+      templateDir: dir,
+      message: `${problem.includes('not the current one') ? 'outdated' : 'broken'}: ${problem} (run fleet-git setup)`,
+    };
+  if (!existsSync(join(u.dataDir, RULES_FILE)))
+    return {
+      state: 'broken',
+      templateDir: dir,
+      message: `outdated: the template hook in ${join(dir, 'hooks')} is not the current one (run fleet-git setup)`,
+    };
+  if (rulesState(u.dataDir, configFile(env, home)) !== 'current')
+    return {
+      state: 'on',
+      templateDir: dir,
+      message: `in effect (template ${dir}); the config file changed since its rules were compiled (any fleet-git command compiles them)`,
+    };
   return { state: 'on', templateDir: dir, message: `in effect: new clones that the config includes get fleet-git (template ${dir})` };
 }

@@ -59,7 +59,15 @@ export interface RepoState {
 }
 
 /** What fleet-git writes in the common git dir, and in each worktree's own. */
-const COMMON_PATHS = ['info/exclude', `hooks/${HOOK_NAME}`, `hooks/${HOOK_NAME}${PREV_SUFFIX}`, `hooks/${HOOK_NAME}${LEGACY_SUFFIX}`, `hooks/${HOOK_NAME}.old`, CREATED_FILE, REPLACED_FILE];
+const COMMON_PATHS = [
+  'info/exclude',
+  `hooks/${HOOK_NAME}`,
+  `hooks/${HOOK_NAME}${PREV_SUFFIX}`,
+  `hooks/${HOOK_NAME}${LEGACY_SUFFIX}`,
+  `hooks/${HOOK_NAME}.old`,
+  CREATED_FILE,
+  REPLACED_FILE,
+];
 const GIT_DIR_PATHS = [CREATED_FILE, REPLACED_FILE];
 
 /** The one line that says why fleet-git leaves a place alone: a symbolic link where it would write. */
@@ -79,7 +87,12 @@ class WorktreeRead implements WorktreeState {
   private trackedKnown: boolean | undefined;
   private linkKnown: string | null | undefined;
 
-  constructor(readonly worktree: Worktree, readonly hookFile: HookFileInfo, private readonly commonDir: string, private readonly ctx: RunContext) {
+  constructor(
+    readonly worktree: Worktree,
+    readonly hookFile: HookFileInfo,
+    private readonly commonDir: string,
+    private readonly ctx: RunContext,
+  ) {
     this.path = worktree.root;
     this.kind = worktree.main ? 'main' : 'worktree';
     this.enabled = hookFile.kind === 'ours';
@@ -90,7 +103,14 @@ class WorktreeRead implements WorktreeState {
    * file is there (worktreeState asks at once), or an action or the "missing" check asks.
    */
   get tracked(): boolean {
-    return (this.trackedKnown ??= isTracked(this.worktree, this.commonDir, HOOK_FILE_PATH, this.ctx.env, this.ctx.user.home, this.ctx.config));
+    return (this.trackedKnown ??= isTracked(
+      this.worktree,
+      this.commonDir,
+      HOOK_FILE_PATH,
+      this.ctx.env,
+      this.ctx.user.home,
+      this.ctx.config,
+    ));
   }
 
   /** Read when a hook file is there, when the repository is enabled, and by the actions: a scan of repositories without fleet-git makes no extra call. */
@@ -108,12 +128,21 @@ function worktreeState(wt: Worktree, commonDir: string, ctx: RunContext, listed?
   if (w.link) {
     w.problems.push({ code: 'symlink', message: symlinkMessage(w.link, where) });
   } else if (w.tracked) {
-    w.problems.push({ code: 'hook-file-tracked', message: `${HOOK_FILE_PATH} is tracked by git in ${where}: fleet-git leaves a tracked file alone (untrack it to let fleet-git manage it)` });
+    w.problems.push({
+      code: 'hook-file-tracked',
+      message: `${HOOK_FILE_PATH} is tracked by git in ${where}: fleet-git leaves a tracked file alone (untrack it to let fleet-git manage it)`,
+    });
   } else if (hookFile.kind === 'ours') {
     if (!hookFile.clients.every((c) => existsSync(c))) {
-      w.problems.push({ code: 'hook-file-stale', message: `${HOOK_FILE_PATH} in ${where} runs a hook client that no longer exists (${hookFile.clients.join(', ')}): run fleet-git enable` });
+      w.problems.push({
+        code: 'hook-file-stale',
+        message: `${HOOK_FILE_PATH} in ${where} runs a hook client that no longer exists (${hookFile.clients.join(', ')}): run fleet-git enable`,
+      });
     } else if (!hookFile.current) {
-      w.problems.push({ code: 'hook-file-outdated', message: `${HOOK_FILE_PATH} in ${where} was written by another fleet-git version: run fleet-git enable` });
+      w.problems.push({
+        code: 'hook-file-outdated',
+        message: `${HOOK_FILE_PATH} in ${where} was written by another fleet-git version: run fleet-git enable`,
+      });
     }
   } else if (hookFile.kind === 'upstream') {
     const message = hookFile.hinted
@@ -121,7 +150,10 @@ function worktreeState(wt: Worktree, commonDir: string, ctx: RunContext, listed?
       : `${HOOK_FILE_PATH} in ${where} was written by the upstream 'fleet hooks install', whose Copilot events never reach the observer: fleet-git enable --force replaces it`;
     w.problems.push({ code: 'hook-file-upstream', message });
   } else {
-    w.problems.push({ code: 'hook-file-foreign', message: `${HOOK_FILE_PATH} in ${where} was not written by fleet-git: it is left alone (fleet-git enable --force replaces it, keeping a copy to restore)` });
+    w.problems.push({
+      code: 'hook-file-foreign',
+      message: `${HOOK_FILE_PATH} in ${where} was not written by fleet-git: it is left alone (fleet-git enable --force replaces it, keeping a copy to restore)`,
+    });
   }
   return w;
 }
@@ -140,7 +172,14 @@ class RepoRead implements RepoState {
   private hooksKnown: HooksDir | undefined;
   private gitLinkKnown: string | null | undefined;
 
-  constructor(readonly repo: Repo, readonly main: WorktreeState | null, readonly worktrees: WorktreeState[], readonly exclude: boolean, private readonly own: GitHookInfo, private readonly config: RunContext['config']) {
+  constructor(
+    readonly repo: Repo,
+    readonly main: WorktreeState | null,
+    readonly worktrees: WorktreeState[],
+    readonly exclude: boolean,
+    private readonly own: GitHookInfo,
+    private readonly config: RunContext['config'],
+  ) {
     this.path = main?.path ?? repo.root;
   }
 
@@ -155,7 +194,8 @@ class RepoRead implements RepoState {
   get gitLink(): string | null {
     if (this.gitLinkKnown === undefined) {
       let link = firstLink(this.repo.commonDir, COMMON_PATHS);
-      for (const w of allWorktrees(this)) link ??= w.worktree.gitDir === this.repo.commonDir ? null : firstLink(w.worktree.gitDir, GIT_DIR_PATHS);
+      for (const w of allWorktrees(this))
+        link ??= w.worktree.gitDir === this.repo.commonDir ? null : firstLink(w.worktree.gitDir, GIT_DIR_PATHS);
       this.gitLinkKnown = link;
     }
     return this.gitLinkKnown;
@@ -169,7 +209,9 @@ export function allWorktrees(s: RepoState): WorktreeState[] {
 
 /** Reads and judges one repository and all its worktrees. */
 export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
-  const all = listWorktrees(repo).map((wt) => worktreeState(wt, repo.commonDir, ctx, wt.main && wt.root === repo.root ? repo.listed : undefined));
+  const all = listWorktrees(repo).map((wt) =>
+    worktreeState(wt, repo.commonDir, ctx, wt.main && wt.root === repo.root ? repo.listed : undefined),
+  );
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
   const exclude = hasExcludeBlock(readSmallTextIfExists(within(repo.commonDir, 'info/exclude')));
@@ -186,17 +228,34 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
     for (const w of all) {
       if (w.hookFile.kind !== 'absent') continue;
       if (w.link) w.problems.push({ code: 'symlink', message: symlinkMessage(w.link, w.path) });
-      else if (!w.tracked) w.problems.push({ code: 'hook-file-missing', message: `${HOOK_FILE_PATH} is missing in ${w.path}: run fleet-git enable` });
+      else if (!w.tracked)
+        w.problems.push({ code: 'hook-file-missing', message: `${HOOK_FILE_PATH} is missing in ${w.path}: run fleet-git enable` });
     }
-    if (!exclude) problems.push({ code: 'exclude-missing', message: `info/exclude has no fleet-git block, so ${HOOK_FILE_PATH} could be committed: run fleet-git enable` });
+    if (!exclude)
+      problems.push({
+        code: 'exclude-missing',
+        message: `info/exclude has no fleet-git block, so ${HOOK_FILE_PATH} could be committed: run fleet-git enable`,
+      });
     const hooks = s.hooks;
     const gitHook = s.gitHook;
     if (!hooks.writable) {
       problems.push({ code: 'hooks-path', message: `worktree auto-provisioning is not active: ${hooks.reason}` });
     } else if (gitHook) {
-      if (gitHook.kind === 'ours' && !gitHook.current) problems.push({ code: 'git-hook-outdated', message: `the post-checkout hook in ${hooks.dir} is not the current one: run fleet-git enable` });
-      else if (gitHook.kind === 'foreign' || gitHook.displacedCopy) problems.push({ code: 'git-hook-displaced', message: `another tool replaced fleet-git's post-checkout hook in ${hooks.dir}${gitHook.displacedCopy ? ` (fleet-git's is now ${gitHook.displacedCopy})` : ''}: fleet-git enable puts it back and keeps the other one running` });
-      else if (gitHook.kind === 'absent') problems.push({ code: 'git-hook-missing', message: `the post-checkout hook is missing in ${hooks.dir}, so new worktrees get no hook file: run fleet-git enable` });
+      if (gitHook.kind === 'ours' && !gitHook.current)
+        problems.push({
+          code: 'git-hook-outdated',
+          message: `the post-checkout hook in ${hooks.dir} is not the current one: run fleet-git enable`,
+        });
+      else if (gitHook.kind === 'foreign' || gitHook.displacedCopy)
+        problems.push({
+          code: 'git-hook-displaced',
+          message: `another tool replaced fleet-git's post-checkout hook in ${hooks.dir}${gitHook.displacedCopy ? ` (fleet-git's is now ${gitHook.displacedCopy})` : ''}: fleet-git enable puts it back and keeps the other one running`,
+        });
+      else if (gitHook.kind === 'absent')
+        problems.push({
+          code: 'git-hook-missing',
+          message: `the post-checkout hook is missing in ${hooks.dir}, so new worktrees get no hook file: run fleet-git enable`,
+        });
     }
   }
   if (main) for (const p of main.problems) problems.push(p);
@@ -204,7 +263,11 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
 }
 
 /** The fields of a repository's state that decide whether it is healthy: a RepoState and its JSON (stateJson) both have them. */
-export interface Judged { enabled: boolean; problems: readonly unknown[]; worktrees: readonly { problems: readonly unknown[] }[] }
+export interface Judged {
+  enabled: boolean;
+  problems: readonly unknown[];
+  worktrees: readonly { problems: readonly unknown[] }[];
+}
 
 export function isHealthy(s: Judged): boolean {
   return s.enabled && s.problems.length === 0 && s.worktrees.every((w) => w.problems.length === 0);
@@ -217,6 +280,11 @@ export function stateJson(s: RepoState) {
     kind: s.kind,
     enabled: s.enabled,
     problems: s.problems.map(({ code, message }) => ({ code, message })),
-    worktrees: s.worktrees.map((w) => ({ path: w.path, kind: w.kind, enabled: w.enabled, problems: w.problems.map(({ code, message }) => ({ code, message })) })),
+    worktrees: s.worktrees.map((w) => ({
+      path: w.path,
+      kind: w.kind,
+      enabled: w.enabled,
+      problems: w.problems.map(({ code, message }) => ({ code, message })),
+    })),
   };
 }

@@ -49,7 +49,11 @@ function defaultFrom(): Record<ConfigKey, 'default' | 'file'> {
 
 /** An invalid config file: its message is the one line to print. Exit code 2. */
 export class UserConfigError extends UsageError {
-  constructor(readonly file: string, readonly line: number | null, readonly what: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number | null,
+    readonly what: string,
+  ) {
     super(`${file}${line ? `:${line}` : ''}: ${what}`);
   }
 }
@@ -57,7 +61,6 @@ export class UserConfigError extends UsageError {
 export function configFile(env: Env, home: string): string {
   return join(userPaths(env, home).configDir, CONFIG_FILE_NAME);
 }
-
 
 /** The line where `key` first appears as a property name in the text (1-based), else null. */
 function lineOf(text: string, key: string): number | null {
@@ -80,12 +83,15 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     doc = parseJson5(text);
   } catch (e) {
     const err = e as SyntaxError & { lineNumber?: number; columnNumber?: number };
-    const what = String(err.message ?? e).replace(/^JSON5: /, '').replace(/ at \d+:\d+$/, '');
+    const what = String(err.message ?? e)
+      .replace(/^JSON5: /, '')
+      .replace(/ at \d+:\d+$/, '');
     throw new UserConfigError(file, err.lineNumber ?? null, `${what}${err.columnNumber ? ` (column ${err.columnNumber})` : ''}`);
   }
   const config = defaultConfig();
   const from = defaultFrom();
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new UserConfigError(file, 1, `the file must hold one object ({ include: [...], ... }), not ${describe(doc)}`);
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new UserConfigError(file, 1, `the file must hold one object ({ include: [...], ... }), not ${describe(doc)}`);
   const fail = (key: string, what: string): never => {
     throw new UserConfigError(file, lineOf(text, key.split('.').at(-1) as string), what);
   };
@@ -114,14 +120,23 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
   }
   if ('scan' in top) {
     const scan = top.scan;
-    if (scan === null || typeof scan !== 'object' || Array.isArray(scan)) fail('scan', `scan must be an object ({ roots: [...], ignore: [...] }), not ${describe(scan)}`);
+    if (scan === null || typeof scan !== 'object' || Array.isArray(scan))
+      fail('scan', `scan must be an object ({ roots: [...], ignore: [...] }), not ${describe(scan)}`);
     const s = scan as Record<string, unknown>;
-    for (const k of Object.keys(s)) if (!['roots', 'ignore'].includes(k)) fail(`scan.${k}`, `unknown key 'scan.${k}' (known: scan.roots, scan.ignore)`);
-    if ('roots' in s) { config.scan.roots = strings('scan.roots', s.roots); from['scan.roots'] = 'file'; }
-    if ('ignore' in s) { config.scan.ignore = strings('scan.ignore', s.ignore); from['scan.ignore'] = 'file'; }
+    for (const k of Object.keys(s))
+      if (!['roots', 'ignore'].includes(k)) fail(`scan.${k}`, `unknown key 'scan.${k}' (known: scan.roots, scan.ignore)`);
+    if ('roots' in s) {
+      config.scan.roots = strings('scan.roots', s.roots);
+      from['scan.roots'] = 'file';
+    }
+    if ('ignore' in s) {
+      config.scan.ignore = strings('scan.ignore', s.ignore);
+      from['scan.ignore'] = 'file';
+    }
   }
   if ('trust' in top) {
-    if (typeof top.trust !== 'boolean') fail('trust', `trust must be true or false, not ${describe(top.trust)}${typeof top.trust === 'string' ? ` ("${top.trust}")` : ''}`);
+    if (typeof top.trust !== 'boolean')
+      fail('trust', `trust must be true or false, not ${describe(top.trust)}${typeof top.trust === 'string' ? ` ("${top.trust}")` : ''}`);
     config.trust = top.trust as boolean;
     from.trust = 'file';
   }
@@ -151,11 +166,16 @@ export function scanRoots(c: UserConfig, home: string): string[] {
 /** The value of one key. */
 export function configValue(c: UserConfig, key: ConfigKey): string[] | boolean | null {
   switch (key) {
-    case 'include': return c.include;
-    case 'exclude': return c.exclude;
-    case 'scan.roots': return c.scan.roots;
-    case 'scan.ignore': return c.scan.ignore;
-    case 'trust': return c.trust;
+    case 'include':
+      return c.include;
+    case 'exclude':
+      return c.exclude;
+    case 'scan.roots':
+      return c.scan.roots;
+    case 'scan.ignore':
+      return c.scan.ignore;
+    case 'trust':
+      return c.trust;
   }
 }
 
@@ -172,6 +192,7 @@ export function refreshRulesIfStale(env: Env, home: string): void {
   const u = userPaths(env, home);
   try {
     if (rulesState(u.dataDir, configFile(env, home)) === 'stale') compileRules(env, home); // absent: setup is not in effect
-  } catch { /* an invalid config: the hook says so at clone time, `fleet-git config` explains */ }
+  } catch {
+    /* an invalid config: the hook says so at clone time, `fleet-git config` explains */
+  }
 }
-

@@ -66,9 +66,12 @@ export function removeUserHooks(ctx: RunContext): { change: string | null; note:
 /** The status line on the user level, from the file as copilotView read it (null: it could not be read). */
 export function userLevelLine(ctx: RunContext, s: HookFileInfo | null): string {
   const file = userHookFile(ctx.user);
-  if (s === null) return `user-level hooks: ${file} cannot be read, so Copilot cannot use it either; this repository reports through its own hook file`;
-  if (s.kind === 'ours') return `user-level hooks: installed (${file}${s.current ? '' : ', from another fleet-git version: run fleet-git enable --user'}); they report every folder, so the repository's own hook file stays quiet`;
-  if (s.kind === 'absent') return 'user-level hooks: not installed (fleet-git enable --user reports every folder); this repository reports through its own hook file';
+  if (s === null)
+    return `user-level hooks: ${file} cannot be read, so Copilot cannot use it either; this repository reports through its own hook file`;
+  if (s.kind === 'ours')
+    return `user-level hooks: installed (${file}${s.current ? '' : ', from another fleet-git version: run fleet-git enable --user'}); they report every folder, so the repository's own hook file stays quiet`;
+  if (s.kind === 'absent')
+    return 'user-level hooks: not installed (fleet-git enable --user reports every folder); this repository reports through its own hook file';
   return `user-level hooks: ${file} is not fleet-git's (left alone); this repository reports through its own hook file`;
 }
 
@@ -92,8 +95,15 @@ export function copilotView(ctx: RunContext): CopilotView {
   let userHook: HookFileInfo | null = null;
   try {
     userHook = userHookState(ctx);
-  } catch { /* unreadable: Copilot cannot read it either */ }
-  return { configFile: copilotConfigFile(ctx.user), trusted: new FolderIndex(trustedFolders(ctx.user)), userLevel: userHook?.kind === 'ours', userHook };
+  } catch {
+    /* unreadable: Copilot cannot read it either */
+  }
+  return {
+    configFile: copilotConfigFile(ctx.user),
+    trusted: new FolderIndex(trustedFolders(ctx.user)),
+    userLevel: userHook?.kind === 'ours',
+    userHook,
+  };
 }
 
 function hookLevel(s: RepoState, userLevel: boolean): HookLevel {

@@ -19,11 +19,16 @@ export class EventListener {
   private readonly sockets = new Set<Socket>();
   private waiters: Array<() => void> = [];
 
-  private constructor(readonly socketPath: string, private readonly server: Server, private readonly onEvent?: (e: Received) => void) {}
+  private constructor(
+    readonly socketPath: string,
+    private readonly server: Server,
+    private readonly onEvent?: (e: Received) => void,
+  ) {}
 
   /** Listens at `socketPath` (its folder made, an old socket file there replaced). */
   static start(socketPath: string, opts: { paused?: boolean; onEvent?: (e: Received) => void } = {}): Promise<EventListener> {
-    if (Buffer.byteLength(socketPath) > SOCKET_PATH_MAX) return Promise.reject(new Error(`${socketPath} is too long for a Unix socket (${SOCKET_PATH_MAX} bytes at most)`));
+    if (Buffer.byteLength(socketPath) > SOCKET_PATH_MAX)
+      return Promise.reject(new Error(`${socketPath} is too long for a Unix socket (${SOCKET_PATH_MAX} bytes at most)`));
     mkdirSync(dirname(socketPath), { recursive: true });
     rmSync(socketPath, { force: true });
     const server = createServer({ pauseOnConnect: !!opts.paused });
@@ -54,7 +59,11 @@ export class EventListener {
 
   private take(line: string): void {
     let parsed: unknown;
-    try { parsed = JSON.parse(line); } catch { parsed = null; }
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      parsed = null;
+    }
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
       this.onEvent?.(parsed as Received);
       this.events.push(parsed as Received);
@@ -75,13 +84,21 @@ export class EventListener {
       if (left <= 0) return false;
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, 200));
-        this.waiters.push(() => { clearTimeout(t); resolve(); });
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
       });
     }
   }
 
   close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
-    return new Promise((resolve) => this.server.close(() => { rmSync(this.socketPath, { force: true }); resolve(); }));
+    return new Promise((resolve) =>
+      this.server.close(() => {
+        rmSync(this.socketPath, { force: true });
+        resolve();
+      }),
+    );
   }
 }

@@ -27,7 +27,12 @@ export const LINE_MAX = 64 * 1024;
 export type Transport = 'auto' | 'net';
 
 /** One JSON line to the observer socket. Resolves true when the whole line was written. */
-export function sendEvent(socketPath: string, event: unknown, timeoutMs = SEND_TIMEOUT_MS, transport: Transport = 'auto'): Promise<boolean> {
+export function sendEvent(
+  socketPath: string,
+  event: unknown,
+  timeoutMs = SEND_TIMEOUT_MS,
+  transport: Transport = 'auto',
+): Promise<boolean> {
   let line: string;
   try {
     line = JSON.stringify(event) + '\n';
@@ -41,16 +46,23 @@ export function sendEvent(socketPath: string, event: unknown, timeoutMs = SEND_T
 /** Settles once: clears the give-up timer and closes whatever is open. */
 function settle(timeoutMs: number, close: () => void, resolve: (ok: boolean) => void) {
   let done = false;
-  const finish = Object.assign((ok: boolean) => {
-    if (done) return;
-    done = true;
-    clearTimeout(timer);
-    // Written data already sits in the observer's receive queue: closing now
-    // loses nothing (the observer then reads an end of file), and waiting for
-    // its side to close would hang on an observer that never reads.
-    try { close(); } catch { /* ignore */ }
-    resolve(ok);
-  }, { done: () => done });
+  const finish = Object.assign(
+    (ok: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      // Written data already sits in the observer's receive queue: closing now
+      // loses nothing (the observer then reads an end of file), and waiting for
+      // its side to close would hang on an observer that never reads.
+      try {
+        close();
+      } catch {
+        /* ignore */
+      }
+      resolve(ok);
+    },
+    { done: () => done },
+  );
   const timer = setTimeout(() => finish(false), timeoutMs);
   return finish;
 }
@@ -60,13 +72,15 @@ function sendViaNet(socketPath: string, line: string, timeoutMs: number): Promis
     let sock: Socket | undefined;
     const finish = settle(timeoutMs, () => sock?.destroy(), resolve);
     // Loaded here, not at the top: the usual path never needs it.
-    import('node:net').then(({ createConnection }) => {
-      if (finish.done()) return;
-      sock = createConnection(socketPath);
-      sock.on('error', () => finish(false));
-      // write's callback fires once the line is in the kernel: no shutdown round trip needed.
-      sock.on('connect', () => sock!.write(line, (err) => finish(!err)));
-    }).catch(() => finish(false));
+    import('node:net')
+      .then(({ createConnection }) => {
+        if (finish.done()) return;
+        sock = createConnection(socketPath);
+        sock.on('error', () => finish(false));
+        // write's callback fires once the line is in the kernel: no shutdown round trip needed.
+        sock.on('connect', () => sock!.write(line, (err) => finish(!err)));
+      })
+      .catch(() => finish(false));
   });
 }
 
@@ -91,8 +105,19 @@ function pipeBinding(): PipeBinding | null {
     const pipe = binding('pipe_wrap');
     const stream = binding('stream_wrap');
     const constants = pipe.constants as { SOCKET?: unknown } | undefined;
-    if (typeof pipe.Pipe !== 'function' || typeof pipe.PipeConnectWrap !== 'function' || typeof stream.WriteWrap !== 'function' || typeof constants?.SOCKET !== 'number') return null;
-    return { Pipe: pipe.Pipe, PipeConnectWrap: pipe.PipeConnectWrap, WriteWrap: stream.WriteWrap, socketType: constants.SOCKET } as PipeBinding;
+    if (
+      typeof pipe.Pipe !== 'function' ||
+      typeof pipe.PipeConnectWrap !== 'function' ||
+      typeof stream.WriteWrap !== 'function' ||
+      typeof constants?.SOCKET !== 'number'
+    )
+      return null;
+    return {
+      Pipe: pipe.Pipe,
+      PipeConnectWrap: pipe.PipeConnectWrap,
+      WriteWrap: stream.WriteWrap,
+      socketType: constants.SOCKET,
+    } as PipeBinding;
   } catch {
     return null;
   }

@@ -1,6 +1,22 @@
 // Writing files so that a failure halfway leaves the old file, or none, in place:
 // a temporary file in the same folder, then a rename over the target.
-import { chmodSync, closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isUnder } from '../paths.js';
 
@@ -47,7 +63,10 @@ export function firstLink(base: string, rels: readonly string[]): string | null 
       } catch {
         st = undefined; // a file where a folder is named (ENOTDIR): nothing below it
       }
-      if (st === undefined) { absent.add(p); break; }
+      if (st === undefined) {
+        absent.add(p);
+        break;
+      }
       if (st.isSymbolicLink()) return p;
     }
   }
@@ -104,7 +123,7 @@ export function readTextIfExists(path: string): string | null {
  * disk writes what fits, then fails) is never taken for a whole one.
  */
 export function writeAll(fd: number, bytes: Buffer): void {
-  for (let off = 0; off < bytes.length; ) {
+  for (let off = 0; off < bytes.length;) {
     const n = writeSync(fd, bytes, off, bytes.length - off);
     if (n <= 0) throw Object.assign(new Error(`wrote ${off} of ${bytes.length} bytes`), { code: 'EIO' });
     off += n;
@@ -129,7 +148,12 @@ export function appendWhole(path: string, text: string): void {
     writeAll(fd, Buffer.from(text, 'utf8'));
   } catch (e) {
     if (size > 0) ftruncateSync(fd, size);
-    else if (size === 0) try { unlinkSync(path); } catch { /* gone */ }
+    else if (size === 0)
+      try {
+        unlinkSync(path);
+      } catch {
+        /* gone */
+      }
     throw writeFailure(e, path);
   } finally {
     closeSync(fd);
@@ -173,7 +197,11 @@ export function writeAtomic(path: string, data: string | Buffer, mode?: number, 
     if (keepMode !== undefined && (keepMode & ~umask() & 0o777) !== keepMode) chmodSync(tmp, keepMode);
     renameSync(tmp, path);
   } catch (e) {
-    try { unlinkSync(tmp); } catch { /* already gone */ }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
     throw writeFailure(e, path);
   }
   return true;
@@ -234,7 +262,9 @@ export function staleTemps(dir: string): string[] {
       if (!st.isFile()) continue;
       if (isAlive(Number(m[1])) && Number(m[1]) !== process.pid && Date.now() - st.mtimeMs < TEMP_STALE_MS) continue;
       stale.push(path);
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return stale;
 }

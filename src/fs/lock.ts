@@ -40,7 +40,11 @@ function createExclusive(path: string, text: string): void {
     if (writeSync(fd, b) !== b.length) throw new Error(`could not write ${path} whole`);
   } catch (e) {
     closeSync(fd);
-    try { unlinkSync(path); } catch { /* gone */ }
+    try {
+      unlinkSync(path);
+    } catch {
+      /* gone */
+    }
     throw e;
   }
   closeSync(fd);
@@ -76,7 +80,10 @@ function staleness(path: string): { stale: boolean; pid: number | null } | null 
     if (isCode(e, 'ENOENT')) return null;
     throw e;
   }
-  if (!st.isFile()) throw new Error(`${path} is not a lock file fleet-git made (${st.isSymbolicLink() ? 'a symbolic link' : 'not a file'}): remove it, then try again`);
+  if (!st.isFile())
+    throw new Error(
+      `${path} is not a lock file fleet-git made (${st.isSymbolicLink() ? 'a symbolic link' : 'not a file'}): remove it, then try again`,
+    );
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -99,7 +106,11 @@ function takeOverStale(path: string): void {
   if (!tryTake(guard, null)) {
     const g = staleness(guard);
     if (g?.stale) {
-      try { unlinkSync(guard); } catch { /* another one did */ }
+      try {
+        unlinkSync(guard);
+      } catch {
+        /* another one did */
+      }
     } else sleep(1); // another one is taking it over
     return;
   }
@@ -118,9 +129,14 @@ export function acquireLock(path: string, opts: LockOptions): () => void {
   const deadline = Date.now() + opts.waitMs;
   let nap = 1;
   for (;;) {
-    if (tryTake(path, opts.linkFrom)) return () => {
-      try { unlinkSync(path); } catch (e) { if (!isCode(e, 'ENOENT')) throw e; }
-    };
+    if (tryTake(path, opts.linkFrom))
+      return () => {
+        try {
+          unlinkSync(path);
+        } catch (e) {
+          if (!isCode(e, 'ENOENT')) throw e;
+        }
+      };
     const s = staleness(path);
     if (s === null) continue; // released meanwhile
     if (s.stale) {
@@ -128,7 +144,9 @@ export function acquireLock(path: string, opts: LockOptions): () => void {
       continue;
     }
     if (Date.now() >= deadline) {
-      throw new LockBusyError(`${path} is held by ${s.pid === null ? 'another process' : `process ${s.pid}`}, another fleet-git working in this repository: try again once it is done (if no fleet-git is running, remove that file)`);
+      throw new LockBusyError(
+        `${path} is held by ${s.pid === null ? 'another process' : `process ${s.pid}`}, another fleet-git working in this repository: try again once it is done (if no fleet-git is running, remove that file)`,
+      );
     }
     sleep(nap);
     nap = Math.min(nap * 2, 50);
@@ -137,6 +155,10 @@ export function acquireLock(path: string, opts: LockOptions): () => void {
 
 /** Makes the file a run's locks are hard links to (see linkFrom): its PID, in `path`. */
 export function makeLinkSource(path: string): void {
-  try { unlinkSync(path); } catch { /* none left by a process of the same PID */ }
+  try {
+    unlinkSync(path);
+  } catch {
+    /* none left by a process of the same PID */
+  }
   createExclusive(path, `${process.pid}\n`);
 }

@@ -11,10 +11,18 @@ import { loadPicomatch } from '../glob.js';
 import { expandHome, type Env } from '../paths.js';
 
 export type ConfigScope = 'system' | 'global' | 'local' | 'worktree';
-export interface ConfigValue { value: string; scope: ConfigScope; file: string }
+export interface ConfigValue {
+  value: string;
+  scope: ConfigScope;
+  file: string;
+}
 
 /** One `key = value` of a config file: its section lowercased, with the subsection as written (`includeif gitdir:~/w/`). */
-export interface ConfigEntry { section: string; key: string; value: string }
+export interface ConfigEntry {
+  section: string;
+  key: string;
+  value: string;
+}
 
 /** Every entry of one file's text, in order. Section and key names are case-insensitive. */
 function configEntries(text: string): ConfigEntry[] {
@@ -25,7 +33,10 @@ function configEntries(text: string): ConfigEntry[] {
     let line = lines[i].trim();
     if (line.startsWith('[')) {
       const m = /^\[\s*([A-Za-z0-9.-]+)(\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$/.exec(line);
-      if (!m) { current = ''; continue; }
+      if (!m) {
+        current = '';
+        continue;
+      }
       // A subsection ([core "x"]) is another section than [core].
       current = m[2] === undefined ? m[1].toLowerCase() : `${m[1].toLowerCase()} ${m[3].replace(/\\(.)/g, '$1')}`;
       line = m[4].trim();
@@ -34,7 +45,10 @@ function configEntries(text: string): ConfigEntry[] {
     if (!current || !line || line.startsWith('#') || line.startsWith(';')) continue;
     const km = /^([A-Za-z][A-Za-z0-9-]*)\s*(=\s*(.*))?$/.exec(line);
     if (!km) continue;
-    if (km[2] === undefined) { out.push({ section: current, key: km[1].toLowerCase(), value: 'true' }); continue; }
+    if (km[2] === undefined) {
+      out.push({ section: current, key: km[1].toLowerCase(), value: 'true' });
+      continue;
+    }
     let raw = km[3];
     while (raw.endsWith('\\') && i + 1 < lines.length) raw = raw.slice(0, -1) + lines[++i];
     out.push({ section: current, key: km[1].toLowerCase(), value: unquote(raw) });
@@ -46,7 +60,9 @@ function configEntries(text: string): ConfigEntry[] {
 export function parseConfigValues(text: string, section: string, key: string): string[] {
   const want = section.toLowerCase();
   const wantKey = key.toLowerCase();
-  return configEntries(text).filter((e) => e.section === want && e.key === wantKey).map((e) => e.value);
+  return configEntries(text)
+    .filter((e) => e.section === want && e.key === wantKey)
+    .map((e) => e.value);
 }
 
 function unquote(raw: string): string {
@@ -54,7 +70,10 @@ function unquote(raw: string): string {
   let quoted = false;
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i];
-    if (c === '"') { quoted = !quoted; continue; }
+    if (c === '"') {
+      quoted = !quoted;
+      continue;
+    }
     if (c === '\\' && i + 1 < raw.length) {
       const n = raw[++i];
       out += n === 'n' ? '\n' : n === 't' ? '\t' : n === 'b' ? '\b' : n;
@@ -111,7 +130,10 @@ export class ConfigReader {
 
   /** The effective value of `section.key` for a repository (or outside one when commonDir is null). */
   get(section: string, key: string, commonDir: string | null, gitDir: string | null = commonDir): ConfigValue | null {
-    const files: { scope: ConfigScope; file: string; entries?: ConfigEntry[] | null }[] = (this.globals ??= globalConfigFiles(this.env, this.home)).slice();
+    const files: { scope: ConfigScope; file: string; entries?: ConfigEntry[] | null }[] = (this.globals ??= globalConfigFiles(
+      this.env,
+      this.home,
+    )).slice();
     if (commonDir) {
       // The repository's own file is read once per call (not cached: it differs per repository).
       const file = join(commonDir, 'config');
@@ -120,7 +142,11 @@ export class ConfigReader {
       files.push({ scope: 'local', file: join(commonDir, 'config'), entries: local });
       const worktreeConfig = local?.filter((e) => e.section === 'extensions' && e.key === 'worktreeconfig').at(-1)?.value;
       if (gitDir && isTrue(worktreeConfig)) {
-        files.push({ scope: 'worktree', file: join(gitDir, 'config.worktree'), entries: this.entries(join(gitDir, 'config.worktree'), false) });
+        files.push({
+          scope: 'worktree',
+          file: join(gitDir, 'config.worktree'),
+          entries: this.entries(join(gitDir, 'config.worktree'), false),
+        });
       }
     }
     let found: ConfigValue | null = null;
@@ -129,7 +155,11 @@ export class ConfigReader {
     const walk = (entries: ConfigEntry[], file: string, scope: ConfigScope, depth: number): void => {
       for (const e of entries) {
         if (e.section === want && e.key === wantKey) found = { value: e.value, scope, file };
-        else if (e.key === 'path' && depth < MAX_INCLUDE_DEPTH && (e.section === 'include' || (e.section.startsWith('includeif ') && this.includes(e.section.slice(10), file, gitDir)))) {
+        else if (
+          e.key === 'path' &&
+          depth < MAX_INCLUDE_DEPTH &&
+          (e.section === 'include' || (e.section.startsWith('includeif ') && this.includes(e.section.slice(10), file, gitDir)))
+        ) {
           // The included file's values stand where the include is, in the including file's scope.
           const included = includePath(e.value, file, this.home);
           const inc = included === null ? null : this.entries(included, true);
@@ -164,7 +194,11 @@ export class ConfigReader {
     if (pattern.endsWith('/')) pattern += '**';
     const match = loadPicomatch()(pattern, { dot: true, nocase: m[1] === 'gitdir/i' });
     if (match(gitDir)) return true;
-    try { return match(realpathSync(gitDir)); } catch { return false; }
+    try {
+      return match(realpathSync(gitDir));
+    } catch {
+      return false;
+    }
   }
 }
 

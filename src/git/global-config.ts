@@ -18,7 +18,8 @@ export function globalConfigFile(env: Env, home: string): string {
 export function gitConfigGlobal(env: Env, home: string, ...args: string[]): string {
   const r = runGit(['config', '--global', ...args], { env, home, cwd: home });
   if (r.error) throw new Error(`could not run git: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`git config --global ${args.join(' ')} failed: ${(r.stderr || '').trim().split('\n')[0] || `exit code ${r.status}`}`);
+  if (r.status !== 0)
+    throw new Error(`git config --global ${args.join(' ')} failed: ${(r.stderr || '').trim().split('\n')[0] || `exit code ${r.status}`}`);
   return r.stdout;
 }
 

@@ -8,7 +8,17 @@ import type { Env } from '../paths.js';
 /** The environment a git process of fleet-git's runs in: the run's, without what would point git elsewhere. */
 export function gitEnv(env: Env, home: string): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = { ...env, HOME: env.HOME || home };
-  for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_COMMON_DIR', 'GIT_CONFIG', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT']) delete e[k];
+  for (const k of [
+    'GIT_DIR',
+    'GIT_WORK_TREE',
+    'GIT_INDEX_FILE',
+    'GIT_OBJECT_DIRECTORY',
+    'GIT_COMMON_DIR',
+    'GIT_CONFIG',
+    'GIT_CONFIG_PARAMETERS',
+    'GIT_CONFIG_COUNT',
+  ])
+    delete e[k];
   return e;
 }
 
@@ -22,7 +32,12 @@ export interface GitResult {
 
 /** Runs `git ...args` in `cwd` and waits for it. Never throws. */
 export function runGit(args: string[], opts: { cwd?: string; env: Env; home: string }): GitResult {
-  const r = spawnSync('git', args, { cwd: opts.cwd, env: gitEnv(opts.env, opts.home), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync('git', args, {
+    cwd: opts.cwd,
+    env: gitEnv(opts.env, opts.home),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', error: r.error };
 }
 

@@ -1,7 +1,19 @@
 // Finding a repository and reading what fleet-git needs from it, from the files
 // git itself reads (.git, commondir, worktrees/*/gitdir, the index): no git
 // process, so that the same code serves one repository and thousands.
-import { accessSync, closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isCode, isPresent, readTextIfExists, within } from '../fs/atomic.js';
 import { UsageError } from '../errors.js';
@@ -29,18 +41,26 @@ export interface Listed {
   dotGithub?: boolean;
 }
 
-export interface Worktree { root: string; gitDir: string; main: boolean }
+export interface Worktree {
+  root: string;
+  gitDir: string;
+  main: boolean;
+}
 
 /** Why a path is not a repository fleet-git can work in. Exit code 2. */
 export class NotARepoError extends UsageError {
-  constructor(readonly path: string, readonly reason: string) {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
     super(`${path}: ${reason}`);
   }
 }
 
-
 function isGitDir(dir: string): boolean {
-  return isPresent(join(dir, 'HEAD')) && (isPresent(join(dir, 'commondir')) || (isPresent(join(dir, 'objects')) && isPresent(join(dir, 'refs'))));
+  return (
+    isPresent(join(dir, 'HEAD')) && (isPresent(join(dir, 'commondir')) || (isPresent(join(dir, 'objects')) && isPresent(join(dir, 'refs'))))
+  );
 }
 
 /** The git dir named by a `.git` file's contents, resolved against the folder holding the file; null when unparsable. */
@@ -81,7 +101,8 @@ function openRepo(root: string): Repo {
   if (st.isFile()) {
     const target = readGitFile(dotGit);
     if (target === null) throw new NotARepoError(root, `its .git file does not name a git dir (expected "gitdir: <path>")`);
-    if (!isPresent(target)) throw new NotARepoError(root, `its .git file points to ${target}, which does not exist (a stale worktree or submodule?)`);
+    if (!isPresent(target))
+      throw new NotARepoError(root, `its .git file points to ${target}, which does not exist (a stale worktree or submodule?)`);
     gitDir = target;
   } else if (st.isSymbolicLink()) {
     gitDir = realpathSync(dotGit);
@@ -96,7 +117,11 @@ function closedAbove(path: string): string | null {
   const parts = resolve(path).split('/').filter(Boolean);
   for (let i = 0, p = ''; i < parts.length; i++) {
     p = `${p}/${parts[i]}`;
-    try { accessSync(p, constants.X_OK); } catch (e) { return isCode(e, 'EACCES') ? p : null; }
+    try {
+      accessSync(p, constants.X_OK);
+    } catch (e) {
+      return isCode(e, 'EACCES') ? p : null;
+    }
   }
   return null;
 }
@@ -109,16 +134,29 @@ export function locateRepo(start: string): Repo {
   } catch (e) {
     if (!isCode(e, 'EACCES')) throw new NotARepoError(start, 'no such folder');
     const blocked = closedAbove(start);
-    throw new NotARepoError(start, blocked ? `cannot enter ${blocked}: permission denied (EACCES); fleet-git needs to enter every folder above it (ls -ld ${blocked})` : 'permission denied (EACCES): check the permissions of the folders above it');
+    throw new NotARepoError(
+      start,
+      blocked
+        ? `cannot enter ${blocked}: permission denied (EACCES); fleet-git needs to enter every folder above it (ls -ld ${blocked})`
+        : 'permission denied (EACCES): check the permissions of the folders above it',
+    );
   }
   if (!statSync(dir).isDirectory()) dir = dirname(dir);
   for (let d = dir; ; d = dirname(d)) {
     let hasDotGit = false;
-    try { lstatSync(join(d, '.git')); hasDotGit = true; } catch (e) { if (!isCode(e, 'ENOENT') && !isCode(e, 'ENOTDIR')) throw e; }
+    try {
+      lstatSync(join(d, '.git'));
+      hasDotGit = true;
+    } catch (e) {
+      if (!isCode(e, 'ENOENT') && !isCode(e, 'ENOTDIR')) throw e;
+    }
     if (hasDotGit) return openRepo(d);
     if (isGitDir(d) && !(basename(dirname(d)) === 'worktrees' || basename(dirname(d)) === 'modules')) {
       if (basename(d) === '.git') return openRepo(dirname(d));
-      throw new NotARepoError(dir, 'a bare repository: it has no worktree for the Copilot hook file (run fleet-git in a clone or worktree of it)');
+      throw new NotARepoError(
+        dir,
+        'a bare repository: it has no worktree for the Copilot hook file (run fleet-git in a clone or worktree of it)',
+      );
     }
     if (dirname(d) === d) break;
   }
@@ -185,7 +223,10 @@ class IndexFile {
   private base = 0;
   private held = 0;
 
-  constructor(private readonly fd: number, readonly size: number) {
+  constructor(
+    private readonly fd: number,
+    readonly size: number,
+  ) {
     this.buf = Buffer.allocUnsafe(Math.min(size, INDEX_CHUNK)); // a small index from Node's pool
   }
 
