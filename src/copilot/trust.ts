@@ -8,7 +8,7 @@
 import { mkdirSync, unlinkSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import * as jsonc from 'jsonc-parser';
-import { readTextIfExists, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
+import { readTextOrNull, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
 import { makeDataDir } from '../fs/data-dir.js';
 import { isUnder, type UserPaths } from '../paths.js';
 
@@ -33,7 +33,7 @@ interface ConfigDoc {
 }
 
 function readConfig(file: string): ConfigDoc {
-  const text = readTextIfExists(file);
+  const text = readTextOrNull(file);
   if (text === null || text.trim() === '') return { doc: null, text: text ?? '' };
   // Comments anywhere and trailing commas are read (JSONC); the text is edited, never re-serialized.
   const errors: jsonc.ParseError[] = [];
@@ -125,7 +125,7 @@ function recordFile(paths: UserPaths): string {
 }
 
 export function readTrustRecord(paths: UserPaths): string[] {
-  return (readTextIfExists(recordFile(paths)) ?? '').split('\n').filter(Boolean);
+  return (readTextOrNull(recordFile(paths)) ?? '').split('\n').filter(Boolean);
 }
 
 function writeTrustRecord(paths: UserPaths, entries: string[]): void {
@@ -267,7 +267,7 @@ export class TrustEdit {
    * whole file (and `made`, the topmost folder it made for it); else null.
    */
   private createdKey(): CreatedKey | null {
-    const [file, what, made] = (readTextIfExists(this.markFile()) ?? '').split('\n');
+    const [file, what, made] = (readTextOrNull(this.markFile()) ?? '').split('\n');
     return file === this.file ? { what: what === 'file' ? 'file' : 'key', made: made || undefined } : null;
   }
 

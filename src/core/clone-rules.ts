@@ -18,7 +18,7 @@
 // and no exclude glob matches.
 import { realpathSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { VERIFY, readTextIfExists, writeAtomic } from '../fs/atomic.js';
+import { VERIFY, readTextOrNull, writeAtomic } from '../fs/atomic.js';
 import { expandHome } from '../paths.js';
 import { shQuote } from './templates.js';
 
@@ -162,7 +162,7 @@ export function writeRules(dataDir: string, c: CloneRules | null, configFile: st
 /** Whether there is a rules file, and whether it still reflects the config file, judged as the hook judges it. */
 export function rulesState(dataDir: string, configFile: string): 'absent' | 'stale' | 'current' {
   const rules = join(dataDir, RULES_FILE);
-  const text = readTextIfExists(rules);
+  const text = readTextOrNull(rules);
   if (text === null) return 'absent';
   const cfg = mtimeNs(configFile);
   if (!text.includes('\nfleet_git_rules_cfg=present\n')) return cfg !== null ? 'stale' : 'current';

@@ -1,7 +1,7 @@
 // What one run of fleet-git needs to know once, whatever the number of
 // repositories: the user's paths, the bytes it would write, the git config reader.
 import { join } from 'node:path';
-import { VERIFY, readIfExists, removeStaleTemps, writeAtomic } from '../fs/atomic.js';
+import { VERIFY, readBytesOrNull, removeStaleTemps, writeAtomic } from '../fs/atomic.js';
 import { makeDataDir } from '../fs/data-dir.js';
 import { ConfigReader } from '../git/config.js';
 import { PACKAGE_ROOT } from '../package-root.js';
@@ -44,7 +44,7 @@ export function ensureUserFiles(ctx: RunContext, nodePath = process.execPath): s
   const changed: string[] = [];
   makeDataDir(ctx.user.dataDir);
   removeStaleTemps(ctx.user.dataDir); // left by a fleet-git killed while it wrote here
-  const built = readIfExists(BUILT_CLIENT);
+  const built = readBytesOrNull(BUILT_CLIENT);
   if (built === null) throw new Error(`the hook client ${BUILT_CLIENT} is missing: reinstall fleet-git (npm run build in a checkout)`);
   // Each written whole, read back, then renamed into place: a full disk never leaves a truncated hook client that every hook would run.
   if (writeAtomic(ctx.user.hookClient, built, 0o644, undefined, VERIFY))

@@ -4,15 +4,16 @@
 // third of a millisecond on some disks, and no byte of the user's rewritten),
 // else first (so that no byte of the user's text, a missing final newline
 // included, ever has to change); either way it comes out whole.
-export const HOOK_FILE_PATH = '.github/hooks/fleet.json';
+import { HOOK_FILE_PATH } from './hook-file.js';
+
 export const EXCLUDE_BEGIN = '# >>> fleet-git: keeps the Copilot hook file out of commits (fleet-git disable removes this block)';
 export const EXCLUDE_END = '# <<< fleet-git';
-/** A comment line in the block: a folder of the main worktree that enable made (see created.ts). */
-const CREATED_MARK = '# fleet-git made this folder: ';
+/** The start of a comment line in the block that records a folder of the main worktree enable made (see created.ts). */
+const MADE_FOLDER_PREFIX = '# fleet-git made this folder: ';
 
 /** The block, recording the folders of the main worktree that the same enable makes. */
 export function excludeBlock(created: readonly string[] = []): string {
-  return `${EXCLUDE_BEGIN}\n/${HOOK_FILE_PATH}\n${created.map((c) => `${CREATED_MARK}${c}\n`).join('')}${EXCLUDE_END}\n`;
+  return `${EXCLUDE_BEGIN}\n/${HOOK_FILE_PATH}\n${created.map((c) => `${MADE_FOLDER_PREFIX}${c}\n`).join('')}${EXCLUDE_END}\n`;
 }
 
 export const EXCLUDE_BLOCK = excludeBlock();
@@ -58,13 +59,13 @@ export function addExcludeBlock(text: string | null, created: readonly string[] 
 
 /** The folders the block records (none without a block). */
 export function blockRecords(text: string | null): string[] {
-  if (text === null || !text.includes(CREATED_MARK)) return [];
+  if (text === null || !text.includes(MADE_FOLDER_PREFIX)) return [];
   return findBlocks(text).flatMap(([a, b]) =>
     text
       .slice(a, b)
       .split('\n')
-      .filter((l) => l.startsWith(CREATED_MARK))
-      .map((l) => l.slice(CREATED_MARK.length)),
+      .filter((l) => l.startsWith(MADE_FOLDER_PREFIX))
+      .map((l) => l.slice(MADE_FOLDER_PREFIX.length)),
   );
 }
 

@@ -3,13 +3,14 @@
 // (and chaining to) a hook that was there before.
 import { lstatSync, renameSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { readTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
+import { readTextOrNull, readTextOrNullStatFirst, within } from '../fs/atomic.js';
 import type { ConfigReader } from '../git/config.js';
 import type { Repo } from '../git/repo.js';
 import { expandHome } from '../paths.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
 import { applyPlan, Planner } from './plan.js';
-import { EXCLUDE_BEGIN, EXCLUDE_END, HOOK_FILE_PATH } from './exclude.js';
+import { EXCLUDE_BEGIN, EXCLUDE_END } from './exclude.js';
+import { HOOK_FILE_PATH } from './hook-file.js';
 import { HOOK_MARK, OURS_FLAG } from '../copilot/hook-mark.js';
 import { readTemplate, render, shQuote } from './templates.js';
 
@@ -141,15 +142,15 @@ export function isOurGitHook(text: string | null): boolean {
  */
 export function readGitHook(dir: string, expected: string): GitHookInfo {
   const path = within(dir, HOOK_NAME);
-  const inPlace = readTextIfPresent(path);
+  const inPlace = readTextOrNullStatFirst(path);
   const spot = hookSpot(dir, inPlace);
-  const text = spot === path ? inPlace : readTextIfPresent(spot);
+  const text = spot === path ? inPlace : readTextOrNullStatFirst(spot);
   const old = `${path}.old`;
   return {
     kind: text === null ? 'absent' : isOurGitHook(text) ? 'ours' : 'foreign',
     spot,
     current: text !== null && (text === expected || withoutDecide(text) === expected) && isExecutable(spot),
-    displacedCopy: spot === path && isOurGitHook(readTextIfPresent(old)) ? old : null,
+    displacedCopy: spot === path && isOurGitHook(readTextOrNullStatFirst(old)) ? old : null,
     template: text !== null && text.includes(TEMPLATE_HOOK_MARK),
   };
 }
@@ -215,7 +216,7 @@ function prevError(path: string, prev: string, command: 'enable' | 'setup'): Err
  */
 export function keepPrevHook(path: string, command: 'enable' | 'setup'): string {
   const prev = prevHook(dirname(path));
-  if (prevConflict(path, prev, readTextIfExists)) throw prevError(path, prev, command);
+  if (prevConflict(path, prev, readTextOrNull)) throw prevError(path, prev, command);
   renameSync(path, prev);
   return prev;
 }

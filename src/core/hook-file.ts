@@ -5,6 +5,9 @@ import { readTemplate, render, shQuote } from './templates.js';
 import { CLIENT_FILE } from '../paths.js';
 import { EVENT_ENV } from '../copilot/normalize.js';
 
+/** Where a worktree's Copilot hook file is, relative to the worktree's top folder. */
+export const HOOK_FILE_PATH = '.github/hooks/fleet.json';
+
 export interface ClientLocation {
   /**
    * fleet-git's per-user data folder: it holds the stable copy of the hook

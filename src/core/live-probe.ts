@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { UsageError } from '../errors.js';
-import { readTextIfExists } from '../fs/atomic.js';
+import { readTextOrNull } from '../fs/atomic.js';
 import { locateRepo } from '../git/repo.js';
 import { isUnder, OBSERVER_DIR_VAR, type Env } from '../paths.js';
 import { copilotConfigFile, FolderIndex, trustedFolders } from '../copilot/trust.js';
@@ -172,7 +172,7 @@ export interface SeenFile {
 
 /** A hook file as the probe sees it: whether its commands run fleet-git's hook client (its mark, or its data folder). */
 export function seeFile(path: string, dataDir: string): SeenFile {
-  const text = readTextIfExists(path);
+  const text = readTextOrNull(path);
   if (text === null) return { path, text, fleetGit: false, allFleetGit: false, parseError: 'cannot be read' };
   const ours = (c: string) => c.includes(HOOK_MARK) || c.includes(dataDir);
   let parseError: string | null = null;
@@ -194,7 +194,7 @@ export function seeFile(path: string, dataDir: string): SeenFile {
 function nodeFor(env: Record<string, string>, dataDir: string): { onPath: boolean; recorded: string | null; usable: boolean } {
   const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', 'command -v node'], { env, encoding: 'utf8', timeout: 5000 });
   const onPath = r.status === 0 && (r.stdout ?? '').trim() !== '';
-  const recorded = readTextIfExists(join(dataDir, NODE_FILE))?.trim() || null;
+  const recorded = readTextOrNull(join(dataDir, NODE_FILE))?.trim() || null;
   return { onPath, recorded, usable: onPath || (recorded !== null && isExecutableFile(recorded)) };
 }
 
@@ -309,7 +309,7 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
       new FolderIndex(trustedFolders(ctx.user)).by(root) !== null;
     const clients = new Set([...repoFiles, ...carried].filter((x) => x.fleetGit).flatMap((x) => classifyHookFile(x.text, '').clients));
     const missingClients = [...clients].filter((c) => !existsSync(c));
-    const settingsHooks = /"hooks"\s*:/.test(readTextIfExists(join(realHome, 'settings.json')) ?? '');
+    const settingsHooks = /"hooks"\s*:/.test(readTextOrNull(join(realHome, 'settings.json')) ?? '');
     return judge({
       root,
       bin,

@@ -8,7 +8,7 @@
 // anything of fleet-git here" all come from the same plans.
 import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { appendWhole, isCode, readTextIfExists, writeAtomic, writeInPlace } from '../fs/atomic.js';
+import { appendWhole, isCode, readTextOrNull, writeAtomic, writeInPlace } from '../fs/atomic.js';
 
 /** What a step changes: a file of the user's repository or worktree, a folder, or one of fleet-git's own record files. */
 export type StepKind = 'file' | 'folder' | 'record';
@@ -89,7 +89,7 @@ export class View {
     const p = this.planned.get(path);
     if (p !== undefined) return typeof p === 'string' ? p : null;
     let t = this.read_.get(path);
-    if (t === undefined) this.read_.set(path, (t = readTextIfExists(path)));
+    if (t === undefined) this.read_.set(path, (t = readTextOrNull(path)));
     return t;
   }
 

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import { VERIFY, readIfExists, readTextIfExists, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
+import { VERIFY, readBytesOrNull, readTextOrNull, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
 import { ConfigReader, type ConfigValue } from '../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../git/global-config.js';
 import { PACKAGE_ROOT } from '../package-root.js';
@@ -82,7 +82,7 @@ function writeRecord(u: UserPaths, record: SetupRecord): void {
 }
 
 function readRecord(u: UserPaths): SetupRecord | null {
-  const t = readTextIfExists(recordPath(u));
+  const t = readTextOrNull(recordPath(u));
   if (t === null) return null;
   try {
     const r = JSON.parse(t) as SetupRecord;
@@ -164,7 +164,7 @@ function fileHashes(dir: string): Record<string, string> {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(r);
       else if (e.isFile()) {
-        const b = readIfExists(join(dir, r));
+        const b = readBytesOrNull(join(dir, r));
         if (b !== null) out[r] = sha256(b);
       }
     }
@@ -179,9 +179,9 @@ function fileHashes(dir: string): Record<string, string> {
  */
 function templateHookProblem(dir: string, expected: string): string | null {
   const hooks = join(dir, 'hooks');
-  const inPlace = readTextIfExists(join(hooks, HOOK_NAME));
+  const inPlace = readTextOrNull(join(hooks, HOOK_NAME));
   const spot = hookSpot(hooks, inPlace);
-  const text = spot === join(hooks, HOOK_NAME) ? inPlace : readTextIfExists(spot);
+  const text = spot === join(hooks, HOOK_NAME) ? inPlace : readTextOrNull(spot);
   if (!text?.includes(TEMPLATE_HOOK_MARK) || !isExecutable(spot)) {
     if (inPlace !== null && !isOurGitHook(inPlace)) {
       const whose =
@@ -212,8 +212,8 @@ function installTemplateHook(dir: string, script: string, created: string[], out
       if (!created.includes(rel)) created.push(rel);
     }
   }
-  const spot = hookSpot(hooks, readTextIfExists(join(hooks, HOOK_NAME)));
-  const text = readTextIfExists(spot);
+  const spot = hookSpot(hooks, readTextOrNull(join(hooks, HOOK_NAME)));
+  const text = readTextOrNull(spot);
   if (text !== null && !isOurGitHook(text)) {
     const prev = keepPrevHook(spot, 'setup');
     out.changes.push(`kept your template's ${basename(spot)} hook, which new clones run first (it is now ${prev})`);
@@ -269,7 +269,7 @@ export function setup(env: Env, home: string): SetupOutcome {
     return out;
   }
   if (current === null) {
-    const before = readIfExists(globalFile);
+    const before = readBytesOrNull(globalFile);
     // A folder left there (by an undo that kept other tools' files in it) is copied over, never removed.
     const { what, files } = copyGitTemplate(ownDir, env, home);
     const created: string[] = [];
@@ -288,7 +288,7 @@ export function setup(env: Env, home: string): SetupOutcome {
     };
     writeRecord(u, rec);
     gitConfigGlobal(env, home, 'init.templateDir', ownDir);
-    rec.globalAfter = b64(readIfExists(globalFile));
+    rec.globalAfter = b64(readBytesOrNull(globalFile));
     writeRecord(u, rec);
     out.changes.push(`set init.templateDir=${ownDir} in ${globalFile}`);
     return out;
@@ -335,7 +335,7 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
       `kept ${ownDir} and init.templateDir: other tools put files there (${kept.join(', ')}); fleet-git took out only its own (move those elsewhere and unset init.templateDir if you do not want them)`,
     );
   } else if (record.own) {
-    const now = readIfExists(record.globalFile);
+    const now = readBytesOrNull(record.globalFile);
     if (b64(now) === record.globalAfter || (record.globalAfter === null && b64(now) === record.globalBefore)) {
       if (record.globalBefore === null) {
         if (now !== null) unlinkSync(record.globalFile);

@@ -1,12 +1,12 @@
 // A repository's fleet state: the one notion that status, scan, enable and
 // remove all share. Read from files only (no git process in the common case).
 import { existsSync } from 'node:fs';
-import { firstLink, readSmallTextIfExists, readTextIfPresent, within } from '../fs/atomic.js';
+import { firstLink, readTextOrNullOneRead, readTextOrNullStatFirst, within } from '../fs/atomic.js';
 import { isTracked, listWorktrees, type Listed, type Repo, type Worktree } from '../git/repo.js';
 import type { RunContext } from './context.js';
-import { HOOK_FILE_PATH, hasExcludeBlock } from './exclude.js';
+import { hasExcludeBlock } from './exclude.js';
 import { CREATED_FILE } from './created.js';
-import { REPLACED_FILE, classifyHookFile, type HookFileInfo } from './hook-file.js';
+import { HOOK_FILE_PATH, REPLACED_FILE, classifyHookFile, type HookFileInfo } from './hook-file.js';
 import { HOOK_NAME, LEGACY_SUFFIX, PREV_SUFFIX, hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
 
 export type ProblemCode =
@@ -121,7 +121,10 @@ class WorktreeRead implements WorktreeState {
 }
 
 function worktreeState(wt: Worktree, commonDir: string, ctx: RunContext, listed?: Listed): WorktreeState {
-  const hookFile = classifyHookFile(listed?.dotGithub === false ? null : readTextIfPresent(within(wt.root, HOOK_FILE_PATH)), ctx.hookFile);
+  const hookFile = classifyHookFile(
+    listed?.dotGithub === false ? null : readTextOrNullStatFirst(within(wt.root, HOOK_FILE_PATH)),
+    ctx.hookFile,
+  );
   const w = new WorktreeRead(wt, hookFile, commonDir, ctx);
   const where = wt.root;
   if (hookFile.kind === 'absent') return w;
@@ -214,7 +217,7 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   );
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
-  const exclude = hasExcludeBlock(readSmallTextIfExists(within(repo.commonDir, 'info/exclude')));
+  const exclude = hasExcludeBlock(readTextOrNullOneRead(within(repo.commonDir, 'info/exclude')));
   const own = readGitHook(within(repo.commonDir, 'hooks'), ctx.gitHook);
   const s = new RepoRead(repo, main, linked, exclude, own, ctx.config);
   s.enabled = exclude || (own.kind === 'ours' && !own.template) || own.displacedCopy !== null || all.some((w) => w.enabled);

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { parseJson5 } from '../json5.js';
 import { UsageError } from '../errors.js';
-import { readTextIfExists } from '../fs/atomic.js';
+import { readTextOrNull } from '../fs/atomic.js';
 import { makeDataDir } from '../fs/data-dir.js';
 import { expandHome, userPaths, type Env } from '../paths.js';
 import { checkCloneGlob, rulesState, writeRules, type CloneRules } from './clone-rules.js';
@@ -148,7 +148,7 @@ export function loadUserConfig(env: Env, home: string): LoadedConfig {
   const file = configFile(env, home);
   let text: string | null;
   try {
-    text = readTextIfExists(file);
+    text = readTextOrNull(file);
   } catch (e) {
     throw new UserConfigError(file, null, `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }

@@ -6,7 +6,7 @@
 // so the user level wins and each event reaches the observer once.
 import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextIfExists, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
+import { readTextOrNull, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
 import { makeDataDir } from '../fs/data-dir.js';
 import { isUnder } from '../paths.js';
 import { copilotConfigFile, FolderIndex, trustedFolders } from '../copilot/trust.js';
@@ -17,11 +17,11 @@ import type { RepoState } from './state.js';
 
 export { userHookFile, userHooksDir } from '../copilot/hook-mark.js';
 
-/** Records the topmost folder fleet-git made for $COPILOT_HOME/hooks, so that disable --user may remove them when empty. */
-const CREATED_MARK = 'created-copilot-hooks-dir';
+/** The file in the data folder that records the topmost folder fleet-git made for $COPILOT_HOME/hooks, so that disable --user may remove them when empty. */
+const HOOKS_DIR_MADE_FILE = 'created-copilot-hooks-dir';
 
 export function userHookState(ctx: RunContext): HookFileInfo {
-  return classifyHookFile(readTextIfExists(userHookFile(ctx.user)), ctx.hookFile);
+  return classifyHookFile(readTextOrNull(userHookFile(ctx.user)), ctx.hookFile);
 }
 
 /** Installs (or updates) the user-level hook file. Throws when someone else's file is there. */
@@ -36,7 +36,7 @@ export function installUserHooks(ctx: RunContext): string | null {
   if (!existsSync(dir)) {
     const made = mkdirSync(dir, { recursive: true }) ?? dir; // the topmost folder made: $COPILOT_HOME itself, maybe
     makeDataDir(ctx.user.dataDir);
-    writeAtomic(join(ctx.user.dataDir, CREATED_MARK), `${made}\n`);
+    writeAtomic(join(ctx.user.dataDir, HOOKS_DIR_MADE_FILE), `${made}\n`);
   }
   writeAtomic(file, ctx.hookFile, 0o644);
   return `${state.kind === 'ours' ? 'updated' : 'installed'} the user-level hook file ${file}: Copilot sessions in every folder now report to the fleet observer`;
@@ -44,7 +44,7 @@ export function installUserHooks(ctx: RunContext): string | null {
 
 /** The topmost folder fleet-git made for the user-level hook file ($COPILOT_HOME/hooks, or $COPILOT_HOME itself), if it made one. */
 export function userHooksMade(ctx: RunContext): string | null {
-  return readTextIfExists(join(ctx.user.dataDir, CREATED_MARK))?.trim() || null;
+  return readTextOrNull(join(ctx.user.dataDir, HOOKS_DIR_MADE_FILE))?.trim() || null;
 }
 
 /** Removes the user-level hook file if it is fleet-git's. Returns what changed, or null. */
@@ -58,7 +58,7 @@ export function removeUserHooks(ctx: RunContext): { change: string | null; note:
   const made = userHooksMade(ctx);
   if (made && isUnder(dir, made)) {
     removeEmptyUpTo(dir, made); // the folders fleet-git made for it, when nothing else is in them
-    unlinkSync(join(ctx.user.dataDir, CREATED_MARK));
+    unlinkSync(join(ctx.user.dataDir, HOOKS_DIR_MADE_FILE));
   }
   return { change: `removed the user-level hook file ${file}`, note: null };
 }

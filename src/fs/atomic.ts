@@ -73,13 +73,18 @@ export function firstLink(base: string, rels: readonly string[]): string | null 
   return null;
 }
 
-/** Like readTextIfExists, cheaper in the common case of no file. */
-export function readTextIfPresent(path: string): string | null {
-  return isPresent(path) ? readTextIfExists(path) : null;
-}
+// The readers. All four read the whole file, with no size limit, return null
+// when the path does not exist or a name on it is not a folder (ENOENT,
+// ENOTDIR), and throw any other error (EACCES, EISDIR, EIO, ...); the text ones
+// decode UTF-8. They differ only in how they read, which matters when a scan
+// reads the same few files in thousands of repositories:
+//   readBytesOrNull          the bytes (a Buffer)
+//   readTextOrNull           the text: readFileSync, the plain way
+//   readTextOrNullStatFirst  the text of a file that is often missing: a stat first, so no ENOENT error is made
+//   readTextOrNullOneRead    the text of a file that is usually small (info/exclude): one read into a reused buffer
 
-/** Reads a file, or null when it does not exist. Other errors throw. */
-export function readIfExists(path: string): Buffer | null {
+/** The file's bytes, or null when it does not exist (ENOENT, ENOTDIR). Other errors throw. */
+export function readBytesOrNull(path: string): Buffer | null {
   try {
     return readFileSync(path);
   } catch (e) {
@@ -88,14 +93,26 @@ export function readIfExists(path: string): Buffer | null {
   }
 }
 
+/** The file's UTF-8 text, or null when it does not exist (ENOENT, ENOTDIR). Other errors throw. */
+export function readTextOrNull(path: string): string | null {
+  const b = readBytesOrNull(path);
+  return b === null ? null : b.toString('utf8');
+}
+
+/** readTextOrNull, cheaper when the file is missing: a stat that makes no error, then the read. */
+export function readTextOrNullStatFirst(path: string): string | null {
+  return isPresent(path) ? readTextOrNull(path) : null;
+}
+
 /** A read buffer for small files, made on first use and reused: reading thousands of them allocates nothing per file (and a process that reads none, the hook client, makes none). */
 let small: Buffer | undefined;
 
 /**
- * readTextIfExists for files that are usually small (info/exclude): one open,
- * one read and one close, into a reused buffer; a larger file is read whole.
+ * readTextOrNull for files that are usually small (info/exclude): one open,
+ * one read into a reused 64 KiB buffer and one close; a larger file is then
+ * read again whole, so there is no size limit.
  */
-export function readSmallTextIfExists(path: string): string | null {
+export function readTextOrNullOneRead(path: string): string | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -110,12 +127,7 @@ export function readSmallTextIfExists(path: string): string | null {
   } finally {
     closeSync(fd);
   }
-  return readTextIfExists(path);
-}
-
-export function readTextIfExists(path: string): string | null {
-  const b = readIfExists(path);
-  return b === null ? null : b.toString('utf8');
+  return readTextOrNull(path);
 }
 
 /**
@@ -172,7 +184,7 @@ export const VERIFY = true;
 export function writeAtomic(path: string, data: string | Buffer, mode?: number, current?: string | null, verify = false): boolean {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   // `current`: the file's text as the caller has just read it (null: no file), so as not to read it again.
-  const old = current === undefined ? readIfExists(path) : current === null ? null : Buffer.from(current, 'utf8');
+  const old = current === undefined ? readBytesOrNull(path) : current === null ? null : Buffer.from(current, 'utf8');
   if (old !== null && old.equals(bytes) && (mode === undefined || (statSync(path).mode & 0o7777) === mode)) return false;
   let keepMode: number | undefined = mode;
   if (old !== null && mode === undefined) keepMode = statSync(path).mode & 0o7777;

@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { readTextIfExists } from '../fs/atomic.js';
+import { readTextOrNull } from '../fs/atomic.js';
 import { loadPicomatch } from '../glob.js';
 import { expandHome, type Env } from '../paths.js';
 
@@ -112,7 +112,7 @@ export class ConfigReader {
   /** A file's entries (null: no such file); kept for the run when `cache`. */
   private entries(file: string, cache: boolean): ConfigEntry[] | null {
     if (cache && this.parsed.has(file)) return this.parsed.get(file) ?? null;
-    const text = readTextIfExists(file);
+    const text = readTextOrNull(file);
     const entries = text === null ? null : configEntries(text);
     if (cache) this.parsed.set(file, entries);
     return entries;
@@ -180,7 +180,7 @@ export class ConfigReader {
     if (!m || gitDir === null) return false;
     let pattern = m[2];
     if (m[1] === 'onbranch') {
-      const head = readTextIfExists(join(gitDir, 'HEAD'));
+      const head = readTextOrNull(join(gitDir, 'HEAD'));
       const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(head ?? '')?.[1];
       if (!branch) return false;
       if (pattern.endsWith('/')) pattern += '**';
