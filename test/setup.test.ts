@@ -2,7 +2,18 @@
 // from a local repository under a temporary HOME and GIT_CONFIG_GLOBAL.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sandbox, snapshot, type Sandbox } from './helpers.js';
@@ -247,8 +258,7 @@ describe('setup', () => {
     const r = execFileSync('git', ['clone', '-q', src, dest], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     assert.equal(r, '');
     assert.ok(!existsSync(join(dest, '.github')));
-    // With Node back, the next fleet-git command compiles the rules and clones are provisioned.
-    s.cli(s.dir, 'config');
+    // With Node back, the next clone compiles the rules itself and is provisioned.
     assertProvisioned(s, clone(s, src, 'back').path);
   });
 
@@ -295,5 +305,62 @@ describe('setup', () => {
     assert.equal(u.status, 0, u.stderr);
     assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'clone-hook')));
     assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), before);
+  });
+});
+
+/** A snapshot that also tells a file rewritten with the same bytes (its change time, which no command can set back). */
+function snapshotTimes(root: string, skip?: (rel: string) => boolean): Record<string, string> {
+  const snap = snapshot(root, skip);
+  for (const rel of Object.keys(snap)) {
+    const st = lstatSync(join(root, rel), { bigint: true });
+    snap[rel] += ` ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
+  }
+  return snap;
+}
+
+describe('a reading command writes nothing (issue 13)', () => {
+  it('status, scan, doctor and config on a config changed since setup compiled its rules leave the data and config folders as they were; the next clone follows the new rules', () => {
+    const s = sandbox();
+    const src = s.repo('src');
+    const repo = s.repo('work/enabled');
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    setup(s);
+    const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
+    const config = join(s.env.XDG_CONFIG_HOME, 'fleet-git');
+    const rules = join(data, 'clone-rules.sh');
+    const compiled = readFileSync(rules, 'utf8');
+    writeConfig(s, `{ exclude: ["${join(s.dir, 'skipped')}"] }`);
+    // The config written after the rules, as a user's later edit is.
+    const later = new Date(Date.now() + 5000);
+    utimesSync(join(config, 'config.json5'), later, later);
+    assert.match(s.cli(repo, 'status').stdout, /the config file changed since its rules were compiled/);
+    // doctor runs the hook client as Copilot does: its test event goes through the events' spool
+    // (the data folder's here, with no XDG_RUNTIME_DIR), which the forwarder empties; that is its check, not a leftover.
+    const spool = (rel: string) => rel === 'spool' || rel.startsWith('spool/');
+    const now = () => ({ data: snapshotTimes(data, spool), config: snapshotTimes(config) });
+    const before = now();
+    for (const args of [
+      ['status'],
+      ['status', '--json'],
+      ['scan', s.dir],
+      ['scan', s.dir, '--json'],
+      ['doctor'],
+      ['doctor', '--json'],
+      ['config'],
+      ['config', '--json'],
+      ['config', '--test', join(s.dir, 'skipped')],
+      ['help'],
+    ]) {
+      const r = s.cli(repo, ...args);
+      assert.ok(r.status === 0 || (args[0] === 'doctor' && r.status === 1), `${args.join(' ')}: ${r.stderr}`);
+      assert.deepEqual(now(), before, `${args.join(' ')} wrote nothing`);
+    }
+    assert.equal(readFileSync(rules, 'utf8'), compiled, 'the rules are still the ones setup compiled');
+    // The clone hook sees the rules are stale, compiles them once, and follows the new config.
+    const skipped = clone(s, src, 'skipped');
+    assert.equal(skipped.stderr, '');
+    assert.ok(!existsSync(join(skipped.path, '.github')), 'the excluded clone is left as git made it');
+    assert.notEqual(readFileSync(rules, 'utf8'), compiled, 'the hook compiled the new rules');
+    assertProvisioned(s, clone(s, src, 'kept').path);
   });
 });

@@ -118,7 +118,7 @@ export function isCloneIncluded(c: CloneRules, path: string, home: string): bool
 export function renderRules(c: CloneRules | null, configFile: string, home: string): string {
   const lines = [
     `# fleet-git clone rules, compiled from ${configFile.replace(/\n/g, ' ')}.`,
-    '# Do not edit: any fleet-git command rewrites it when the config file changes.',
+    '# Do not edit: the clone hook (or fleet-git setup) compiles it again when the config file changes.',
     `fleet_git_rules_cfg=${c === null ? 'absent' : 'present'}`,
     'fleet_git_included() {',
   ];

@@ -8,7 +8,6 @@ import { PACKAGE_ROOT } from '../package-root.js';
 import { CLIENT_FILE, userPaths, type Env, type UserPaths } from '../paths.js';
 import { NODE_FILE, renderHookFile } from './hook-file.js';
 import { renderGitHook } from './git-hook.js';
-import { refreshRulesIfStale } from './user-config.js';
 
 /** The built hook client that enable copies to the per-user data folder. */
 export const BUILT_CLIENT = join(PACKAGE_ROOT, 'dist', CLIENT_FILE);
@@ -25,7 +24,6 @@ export interface RunContext {
 
 export function runContext(env: Env, home: string, dataDir?: string): RunContext {
   const user = userPaths(env, home, dataDir);
-  refreshRulesIfStale(env, home); // setup's clone rules follow the config file (a stat when nothing changed)
   return {
     env,
     user,

@@ -120,7 +120,6 @@ function globalHooksPath(config: ConfigReader): ConfigValue | null {
 /** The data-folder files the template hook relies on. */
 function writeDataFiles(env: Env, home: string, out: SetupOutcome): void {
   const u = userPaths(env, home);
-  // The rules first: runContext would otherwise refresh stale ones itself, and this line would not be said.
   const compiled = compileRules(env, home);
   const ctx = runContext(env, home);
   for (const c of ensureUserFiles(ctx)) out.changes.push(c);
@@ -463,7 +462,7 @@ export function setupState(env: Env, home: string): SetupState {
     return {
       state: 'on',
       templateDir: dir,
-      message: `in effect (template ${dir}); the config file changed since its rules were compiled (any fleet-git command compiles them)`,
+      message: `in effect (template ${dir}); the config file changed since its rules were compiled (the next clone compiles them again, or run fleet-git setup)`,
     };
   return { state: 'on', templateDir: dir, message: `in effect: new clones that the config includes get fleet-git (template ${dir})` };
 }

@@ -12,7 +12,7 @@ import { UsageError } from '../errors.js';
 import { readTextOrNull } from '../fs/atomic.js';
 import { makeDataDir } from '../fs/data-dir.js';
 import { expandHome, userPaths, type Env } from '../paths.js';
-import { checkCloneGlob, rulesState, writeRules, type CloneRules } from './clone-rules.js';
+import { checkCloneGlob, writeRules, type CloneRules } from './clone-rules.js';
 
 const CONFIG_FILE_NAME = 'config.json5';
 
@@ -185,14 +185,4 @@ export function compileRules(env: Env, home: string): boolean {
   const loaded = loadUserConfig(env, home);
   makeDataDir(u.dataDir);
   return writeRules(u.dataDir, loaded.exists ? loaded.config : null, loaded.file, home);
-}
-
-/** Keeps the rules file in step with the config file when setup is in effect; never throws. */
-export function refreshRulesIfStale(env: Env, home: string): void {
-  const u = userPaths(env, home);
-  try {
-    if (rulesState(u.dataDir, configFile(env, home)) === 'stale') compileRules(env, home); // absent: setup is not in effect
-  } catch {
-    /* an invalid config: the hook says so at clone time, `fleet-git config` explains */
-  }
 }
