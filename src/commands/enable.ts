@@ -6,7 +6,18 @@ import { planJson } from '../core/plan.js';
 import type { RepoState } from '../core/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { BulkReport, loadBulk, printOutcome, printPlan, resolveRepos, rootsOf, saveTrust, withProgress } from './report.js';
+import {
+  BulkReport,
+  countsLine,
+  LineBuffer,
+  loadBulk,
+  printOutcome,
+  printPlan,
+  resolveRepos,
+  rootsOf,
+  saveTrust,
+  withProgress,
+} from './report.js';
 import { TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
 import { loadUserConfig } from '../core/user-config.js';
 import { installUserHooks } from '../core/user-hooks.js';
@@ -157,12 +168,12 @@ export class EnableCommand extends FleetCommand {
     // Copilot's config.json is read before anything changes (one it cannot rewrite stops the run here) and written once, at the end.
     const edit = trust ? new TrustEdit(ctx.user) : null;
     edit?.load();
-    const out = new bulk.LineBuffer(this.context.stdout);
-    const err = new bulk.LineBuffer(this.context.stderr);
+    const out = new LineBuffer(this.context.stdout);
+    const err = new LineBuffer(this.context.stderr);
     for (const line of this.user ? [] : ensureUserFiles(ctx)) if (!this.quiet) out.push(line);
     const report = new BulkReport(out, err, 'enabled', this.quiet);
     let trusted = 0;
-    const { applyAll, countsLine } = await import('../core/bulk-apply.js');
+    const { applyAll } = await import('../core/bulk-apply.js');
     const { counts } = await applyAll(
       wanted,
       ctx,

@@ -1,6 +1,6 @@
 import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { ask, BulkReport, isTty, loadBulk, rootsOf, withProgress } from './report.js';
+import { ask, BulkReport, countsLine, isTty, LineBuffer, loadBulk, rootsOf, withProgress } from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import type { Row } from '../core/bulk.js';
 import { planDisable, type Plan } from '../core/actions.js';
@@ -56,8 +56,8 @@ export class RemoveCommand extends FleetCommand {
       if (ours(r) || r.unreadable) targets.push(r);
       else if (r.state) untouched++;
     }
-    const out = new bulk.LineBuffer(this.context.stdout);
-    const err = new bulk.LineBuffer(this.context.stderr);
+    const out = new LineBuffer(this.context.stdout);
+    const err = new LineBuffer(this.context.stderr);
     const found = `${targets.length} of ${targets.length + untouched} repositor${targets.length + untouched === 1 ? 'y' : 'ies'} under ${s.roots.join(', ')} ha${targets.length === 1 ? 's' : 've'} fleet-git or upstream fleet files`;
 
     if (this.dryRun && this.json) {
@@ -108,7 +108,7 @@ export class RemoveCommand extends FleetCommand {
     }
     let trustError: string | null = null;
     let untrusted = 0;
-    const { applyAll, countsLine } = await import('../core/bulk-apply.js');
+    const { applyAll } = await import('../core/bulk-apply.js');
     const report = new BulkReport(out, err, 'removed', this.quiet);
     const { counts } = await applyAll(
       targets,

@@ -1,12 +1,15 @@
-// What the commands share: printing outcomes, repository and root arguments,
-// the terminal checks and the progress line of a walk.
+// What the commands share: printing outcomes (a bulk run's lines buffered in
+// large chunks, and its summary), repository and root arguments, the terminal
+// checks and the progress line of a walk.
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Outcome, Plan } from '../core/actions.js';
-import type { LineBuffer } from '../core/bulk.js';
-import type { BulkResult } from '../core/bulk-apply.js';
+import type { BulkCounts, BulkResult } from '../core/bulk-apply.js';
 import type { Context, FleetCommand } from './base.js';
 import type { TrustEdit } from '../copilot/trust.js';
+import { describeError } from '../fs/atomic.js';
+import { UsageError } from '../errors.js';
 
 /** The repositories named on the command line, or the current folder's. */
 export function resolveRepos(args: string[], cwd: string): string[] {
@@ -98,12 +101,48 @@ export class BulkReport {
   }
 }
 
+/** A bulk run's summary counts, as its last line prints them. */
+export function countsLine(c: BulkCounts): string {
+  return `${c.changed} changed, ${c.unchanged} unchanged${c.leftAlone ? `, ${c.leftAlone} left partly alone` : ''}, ${c.failed} failed`;
+}
+
 // The bulk and discovery modules are loaded when a bulk command runs, not at start-up.
 export const loadBulk = () => import('../core/bulk.js');
 
 /** The roots as absolute paths (the current folder when none); a missing one is a usage error (exit 2). */
 export async function rootsOf(args: string[], cwd: string): Promise<string[]> {
-  return (await loadBulk()).checkRoots(args, cwd); // a RootError is a UsageError: one line, exit 2
+  return checkRoots(args, cwd); // a RootError is a UsageError: one line, exit 2
+}
+
+/** The roots as absolute paths; throws with one line for one that is missing or not a folder. */
+export function checkRoots(args: string[], cwd: string): string[] {
+  const roots = (args.length ? args : ['.']).map((a) => resolve(cwd, a));
+  for (const r of roots) {
+    let st;
+    try {
+      st = statSync(r);
+    } catch (err) {
+      throw new RootError(`${r}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : describeError(err)}`);
+    }
+    if (!st.isDirectory()) throw new RootError(`${r}: not a folder`);
+  }
+  return roots;
+}
+
+export class RootError extends UsageError {}
+
+/** Lines written in large chunks: thousands of repositories make thousands of lines. */
+export class LineBuffer {
+  private lines: string[] = [];
+  constructor(private readonly stream: { write(s: string): unknown }) {}
+  push(line: string): void {
+    this.lines.push(line);
+    if (this.lines.length >= 512) this.flush();
+  }
+  flush(): void {
+    if (this.lines.length) this.stream.write(`${this.lines.join('\n')}\n`);
+    this.lines = [];
+  }
 }
 
 export function isTty(stream: unknown): boolean {

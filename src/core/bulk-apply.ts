@@ -195,7 +195,3 @@ function runHelper(
     worker.on('exit', () => finish(left > 0));
   });
 }
-
-export function countsLine(c: BulkCounts): string {
-  return `${c.changed} changed, ${c.unchanged} unchanged${c.leftAlone ? `, ${c.leftAlone} left partly alone` : ''}, ${c.failed} failed`;
-}

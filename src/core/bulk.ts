@@ -1,12 +1,14 @@
 // Many repositories at once: discover them under some folders, read each one's
 // fleet state with assessRepo (the same state `status` shows), and apply an
 // action to each with per-repository failure isolation. Shared by `scan`,
-// `remove` and `enable --under`.
+// `remove` and `enable --under`. It decides and returns data (rows, and rows
+// as scan --json's document); how a row is printed, and the lines buffered on
+// their way out, are the commands' (commands/report.ts).
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Repo } from '../git/repo.js';
 import { isUnder } from '../paths.js';
-import { permissionLine, UsageError } from '../errors.js';
+import { permissionLine } from '../errors.js';
 import type { RunContext } from './context.js';
 import { planDisable, type Plan } from './actions.js';
 import { LOCK_FILE } from './repo-lock.js';
@@ -263,35 +265,4 @@ export function gitLock(s: RepoState): string | null {
     if (statSync(l, NO_ENTRY_OK)) return `a git process holds ${l} (if none is running, remove that file and try again)`;
   }
   return null;
-}
-
-/** The roots as absolute paths; throws with one line for one that is missing or not a folder. */
-export function checkRoots(args: string[], cwd: string): string[] {
-  const roots = (args.length ? args : ['.']).map((a) => resolve(cwd, a));
-  for (const r of roots) {
-    let st;
-    try {
-      st = statSync(r);
-    } catch (err) {
-      throw new RootError(`${r}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : describeError(err)}`);
-    }
-    if (!st.isDirectory()) throw new RootError(`${r}: not a folder`);
-  }
-  return roots;
-}
-
-export class RootError extends UsageError {}
-
-/** Lines written in large chunks: thousands of repositories make thousands of lines. */
-export class LineBuffer {
-  private lines: string[] = [];
-  constructor(private readonly stream: { write(s: string): unknown }) {}
-  push(line: string): void {
-    this.lines.push(line);
-    if (this.lines.length >= 512) this.flush();
-  }
-  flush(): void {
-    if (this.lines.length) this.stream.write(`${this.lines.join('\n')}\n`);
-    this.lines = [];
-  }
 }
