@@ -1,11 +1,15 @@
 // Shared test helpers: an isolated user environment (nothing touches the real
 // HOME or global git config), real git repositories in temporary folders, and
-// the built CLI run as a real process.
+// fleet-git's command line run in-process (the commands' own code, with the
+// sandbox's environment and streams of its own) or as the built process.
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync, readdirSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { after } from 'node:test';
+import { Cli } from 'clipanion';
+import { main } from '../src/commands/command-line.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 /** Real payloads and transcript lines captured from Copilot CLI 1.0.102 (home folder rewritten to /home/dev). */
@@ -18,8 +22,10 @@ export interface Sandbox {
   env: Record<string, string>;
   /** Runs git with the sandbox environment. Returns stdout (trimmed). */
   git(cwd: string, ...args: string[]): string;
-  /** Runs the built fleet-git CLI as a process. */
+  /** Runs the built fleet-git CLI as a process (for what only a process shows: exit, signals, start-up, the bundle). */
   cli(cwd: string, ...args: string[]): SpawnSyncReturns<string>;
+  /** Runs a fleet-git command line in-process, as the built CLI would run it, with the sandbox's environment. */
+  fleet(cwd: string, ...args: string[]): Promise<Ran>;
   /** A new repository with one commit on branch main. */
   repo(name: string): string;
   /** Runs git without throwing, for exit codes and stderr. */
@@ -57,6 +63,7 @@ export function sandbox(prefix = 'fleet-git-test-'): Sandbox {
     git,
     run: (cwd, args) => spawnSync('git', args, { cwd, env, encoding: 'utf8' }),
     cli: (cwd, ...args) => spawnSync(process.execPath, [CLI, ...args], { cwd, env, encoding: 'utf8' }),
+    fleet: (cwd, ...args) => fleetInProcess(args, { cwd, env }),
     repo(name) {
       const path = join(dir, name);
       mkdirSync(path, { recursive: true });
@@ -67,6 +74,60 @@ export function sandbox(prefix = 'fleet-git-test-'): Sandbox {
       return path;
     },
   };
+}
+
+/** What a command line gave: its exit code and everything it wrote on stdout and stderr. */
+export interface Ran {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Under a file, so not even root can make it a folder. */
+const TRAP_HOME = '/dev/null/not-the-home-of-an-in-process-command';
+let inProcess = 0;
+let realHome: string | undefined;
+
+/**
+ * Runs one fleet-git command line in this process: main() of
+ * src/commands/command-line.ts, what the built CLI runs, in a context of its
+ * own (cwd, env, home from env.HOME, `input` on stdin, stdout and stderr
+ * PassThrough streams, not a terminal), as clipanion's own tests run commands.
+ * The commands read only that context, never the process's env or cwd.
+ */
+export async function fleetInProcess(args: string[], opts: { cwd: string; env: Record<string, string>; input?: string }): Promise<Ran> {
+  const stdin = new PassThrough();
+  stdin.end(opts.input ?? '');
+  const collect = (s: PassThrough) => {
+    const chunks: Buffer[] = [];
+    s.on('data', (c: Buffer) => chunks.push(c));
+    return new Promise<string>((resolve) => s.on('end', () => resolve(Buffer.concat(chunks).toString('utf8'))));
+  };
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out = collect(stdout);
+  const err = collect(stderr);
+  const env = { ...opts.env };
+  // Without HOME the process would take the user's from the password file; here it would be the real one.
+  if (!env.HOME) throw new Error('fleetInProcess: the environment has no HOME (a test without one runs the built CLI)');
+  // While it runs, the process's own HOME names no folder: a command that read it (or os.homedir())
+  // instead of its context would fail, not write into the real home.
+  if (inProcess++ === 0) {
+    realHome = process.env.HOME;
+    process.env.HOME = TRAP_HOME;
+  }
+  let status: number;
+  try {
+    status = await main(args, { ...Cli.defaultContext, stdin, stdout, stderr, cwd: opts.cwd, env, home: env.HOME });
+  } finally {
+    if (--inProcess === 0) {
+      if (realHome === undefined) delete process.env.HOME;
+      else process.env.HOME = realHome;
+    }
+  }
+  stdout.end();
+  stderr.end();
+  return { status, stdout: await out, stderr: await err };
 }
 
 /** Every file, folder and link under `root` with its mode and content: two snapshots are equal only when nothing changed. */

@@ -1,0 +1,161 @@
+// The command line: the Cli, its command list and main(), which runs one
+// command line in a context (its cwd, env, home and streams) and touches no
+// process: src/main.ts starts it for the process, tests run it in-process.
+import { Builtins, Cli, type CommandClass } from 'clipanion';
+import pkg from '../../package.json' with { type: 'json' }; // bundled: --version is package.json's
+import { EXIT, type Context } from './base.js';
+import { colourInArgv, colourMode, useColour, type ColourMode } from '../colour.js';
+
+type Load = () => Promise<CommandClass<Context>>;
+
+/**
+ * The commands by the first word of their path, in the order help lists them.
+ * Each module is loaded only when its command runs (or for help), so a run
+ * reads and compiles one command, not all of them.
+ */
+const COMMANDS: Record<string, Load> = {
+  enable: async () => (await import('./enable.js')).EnableCommand,
+  disable: async () => (await import('./disable.js')).DisableCommand,
+  status: async () => (await import('./status.js')).StatusCommand,
+  setup: async () => (await import('./setup.js')).SetupCommand,
+  config: async () => (await import('./config.js')).ConfigCommand,
+  scan: async () => (await import('./scan.js')).ScanCommand,
+  remove: async () => (await import('./remove.js')).RemoveCommand,
+  run: async () => (await import('./run.js')).RunCommand,
+  model: async () => (await import('./model-list.js')).ModelListCommand,
+  doctor: async () => (await import('./doctor.js')).DoctorCommand,
+  uninstall: async () => (await import('./uninstall.js')).UninstallCommand,
+  completion: async () => (await import('./completion.js')).CompletionCommand,
+};
+
+/** What each option's value is, as usage lines name it (clipanion 3 prints `--under #0`). */
+const VALUE_NAMES: Record<string, string> = {
+  '--under': 'ROOT',
+  '--include': 'GLOB',
+  '--exclude': 'GLOB',
+  '--ignore': 'GLOB',
+  '--depth': 'N',
+  '--test': 'PATH',
+  '--model': 'NAME',
+  '--cwd': 'DIR',
+  '--proxy': 'URL',
+  '--copilot': 'PATH',
+  '--timeout': 'S',
+  '--color': 'WHEN',
+};
+
+/** A usage text with each option's value named (`--under ROOT`), not numbered, the option lists aligned again. */
+export function nameValues(text: string): string {
+  const named = text.replace(
+    /(--?[A-Za-z][\w-]*)((?: #\d+)+)/g,
+    (_m, name: string, args: string) => `${name}${args.replace(/ #\d+/g, ` ${VALUE_NAMES[name] ?? 'VALUE'}`)}`,
+  );
+  // Help's option list: "  --name VALUE   description" lines, padded by clipanion to the old widths.
+  const lines = named.split('\n');
+  const row = /^ {2}(-\S*(?: [A-Z]+)*) {2,}(\S.*)$/;
+  for (let i = 0; i < lines.length; i++) {
+    let j = i;
+    while (j < lines.length && row.test(lines[j])) j++;
+    if (j === i) continue;
+    const rows = lines.slice(i, j).map((l) => row.exec(l)!);
+    const width = Math.max(...rows.map((m) => m[1].length));
+    rows.forEach((m, k) => {
+      lines[i + k] = `  ${m[1].padEnd(width)}    ${m[2]}`;
+    });
+    i = j;
+  }
+  return lines.join('\n');
+}
+
+class FleetCli extends Cli<Context> {
+  usage(...args: Parameters<Cli<Context>['usage']>): string {
+    return nameValues(super.usage(...args));
+  }
+}
+
+/** The nearest of `names` to `typed` (edit distance at most a third of its length, and 2), or null. */
+export function nearest(typed: string, names: string[]): string | null {
+  const dist = (a: string, b: string) => {
+    let prev = Array.from({ length: b.length + 1 }, (_v, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = row;
+    }
+    return prev[b.length];
+  };
+  let best: string | null = null;
+  let bestD = Math.min(2, Math.ceil(typed.replace(/^-+/, '').length / 3));
+  for (const n of names) {
+    const d = n.startsWith(typed) ? 0 : dist(typed, n);
+    if (d <= bestD && (best === null || d < bestD)) {
+      best = n;
+      bestD = d;
+    }
+  }
+  return best;
+}
+
+/** The Cli for one command line: only the command its first word names, or every command when it names none. */
+async function makeCli(argv: string[], colours: boolean): Promise<Cli<Context>> {
+  const cli = new FleetCli({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: pkg.version, enableColors: colours });
+  // completion describes every command, so it loads them all.
+  const named = Object.hasOwn(COMMANDS, argv[0] ?? '') && argv[0] !== 'completion' ? [COMMANDS[argv[0]]] : Object.values(COMMANDS);
+  for (const c of await Promise.all(named.map((load) => load()))) cli.register(c);
+  cli.register(Builtins.HelpCommand);
+  cli.register(Builtins.VersionCommand);
+  return cli;
+}
+
+/** The command line without its --color option. */
+function withoutColour(argv: string[]): string[] {
+  return argv.filter((a, i) => !a.startsWith('--color=') && a !== '--color' && argv[i - 1] !== '--color');
+}
+
+/** Runs one command line; a malformed one gets one line on stderr and exit code 2. */
+export async function main(argv: string[], context: Context): Promise<number> {
+  // `fleet-git help [COMMAND...]` is `fleet-git [COMMAND...] --help`, as with gh and git.
+  const typed = argv;
+  if (argv[0] === 'help') argv = [...argv.slice(1), '--help'];
+  // clipanion's help and errors are coloured as the commands' output is (src/colour.ts); a bad --color is reported by the command.
+  let mode: ColourMode = 'auto';
+  try {
+    mode = colourMode(colourInArgv(argv));
+  } catch {
+    /* the command says so */
+  }
+  const cli = await makeCli(argv, useColour(mode, context.stdout, context.env));
+  // The list of commands takes --color too (clipanion's own help command has no options).
+  if (argv.some((a) => a === '--help' || a === '-h') && withoutColour(argv).length === 1) argv = withoutColour(argv);
+  let command;
+  try {
+    command = cli.process(argv, context);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    const first = message.split('\n').find((l) => l.trim()) ?? 'invalid command line';
+    const what = first
+      .trim()
+      .replace(/[;:]? *did you mean.*$/i, '')
+      .replace(/\.$/, '');
+    // clipanion names one command it thinks was meant on a line of its own: "$ fleet-git model list".
+    let meant = /did you mean:\s*\n\s*\$ (.+?)\s*$/m.exec(message)?.[1]?.replace(/ \[[^\]]*\]| \.\.\./g, '');
+    // An unknown option: the nearest option of the command named (clipanion names none).
+    const unknown = /(?:Unsupported|Invalid) option name \("([^"]+)"\)/.exec(message)?.[1];
+    if (unknown && !meant && Object.hasOwn(COMMANDS, argv[0] ?? '')) {
+      const options = cli
+        .definitions()
+        .filter((d) => d.path.split(' ')[1] === argv[0])
+        .flatMap((d) => d.options.flatMap((o) => o.definition.split(' ')[0].split(',')));
+      const near = nearest(unknown.split('=')[0], options);
+      if (near) meant = near;
+    }
+    const hint = meant
+      ? `did you mean ${meant}?`
+      : Object.hasOwn(COMMANDS, argv[0] ?? '')
+        ? `fleet-git help ${argv[0]} lists its options`
+        : 'fleet-git help lists the commands';
+    context.stderr.write(`fleet-git: ${what}: ${typed.join(' ')} (${hint})\n`);
+    return EXIT.usage;
+  }
+  return cli.run(command, context).then((code) => (command.help ? EXIT.ok : code));
+}
