@@ -1,4 +1,4 @@
-// enable / disable / status on real repositories, through the built CLI.
+// enable / disable / status on real repositories, run in-process (the built CLI where the process itself is checked).
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -7,8 +7,8 @@ import { describe, it } from 'node:test';
 import { CLI, sandbox, snapshot } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
-const status = (s: ReturnType<typeof sandbox>, cwd: string, ...args: string[]) => {
-  const r = s.cli(cwd, 'status', '--json', ...args);
+const status = async (s: ReturnType<typeof sandbox>, cwd: string, ...args: string[]) => {
+  const r = await s.fleet(cwd, 'status', '--json', ...args);
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 };
@@ -17,7 +17,7 @@ const ignoreGitChurn = (rel: string) =>
   /(^|\/)\.git\/(index|logs|COMMIT_EDITMSG|ORIG_HEAD|packed-refs)$/.test(rel) || /\.git\/worktrees\/[^/]+\/(index|logs)$/.test(rel);
 
 describe('enable', () => {
-  it('appends the exclude block to a file that ends with a newline, in place; puts it first otherwise; disable gives back every byte (in place, too, for the appended one)', () => {
+  it('appends the exclude block to a file that ends with a newline, in place; puts it first otherwise; disable gives back every byte (in place, too, for the appended one)', async () => {
     const s = sandbox();
     for (const [name, text] of [
       ['ends-with-newline', '# mine\n*.log\n'],
@@ -27,7 +27,7 @@ describe('enable', () => {
       const file = join(repo, '.git/info/exclude');
       writeFileSync(file, text);
       const ino = statSync(file).ino;
-      assert.equal(s.cli(repo, 'enable').status, 0);
+      assert.equal((await s.fleet(repo, 'enable')).status, 0);
       const after = readFileSync(file, 'utf8');
       if (text.endsWith('\n')) {
         assert.ok(after.startsWith(text) && after.length > text.length, 'the block follows the user text');
@@ -37,16 +37,16 @@ describe('enable', () => {
       }
       assert.equal(s.git(repo, 'check-ignore', HOOK), HOOK);
       assert.equal(s.git(repo, 'status', '--porcelain'), '');
-      assert.equal(s.cli(repo, 'disable').status, 0);
+      assert.equal((await s.fleet(repo, 'disable')).status, 0);
       assert.equal(readFileSync(file, 'utf8'), text);
       if (text.endsWith('\n')) assert.equal(statSync(file).ino, ino, 'and cut back off in place');
     }
   });
 
-  it('writes the hook file, the exclude block and the git hook, and reports healthy', () => {
+  it('writes the hook file, the exclude block and the git hook, and reports healthy', async () => {
     const s = sandbox();
     const repo = s.repo('plain');
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assert.equal(r.status, 0, r.stderr);
     const doc = JSON.parse(readFileSync(join(repo, HOOK), 'utf8'));
     assert.equal(doc.version, 1);
@@ -71,7 +71,7 @@ describe('enable', () => {
     assert.equal(s.git(repo, 'check-ignore', HOOK), HOOK);
     const hook = join(repo, '.git/hooks/post-checkout');
     assert.ok(statSync(hook).mode & 0o100, 'the git hook is executable');
-    const st = status(s, repo);
+    const st = await status(s, repo);
     assert.deepEqual(st, {
       path: repo,
       kind: 'repo',
@@ -97,13 +97,13 @@ describe('enable', () => {
     }
   });
 
-  it('is idempotent: a second run changes no byte and no modification time', () => {
+  it('is idempotent: a second run changes no byte and no modification time', async () => {
     const s = sandbox();
     const repo = s.repo('twice');
-    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
     const files = [HOOK, '.git/info/exclude', '.git/hooks/post-checkout'].map((f) => join(repo, f));
     const before = files.map((f) => [readFileSync(f, 'utf8'), statSync(f).mtimeMs]);
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assert.equal(r.status, 0);
     assert.match(r.stdout, /already enabled, nothing changed/);
     assert.deepEqual(
@@ -112,46 +112,44 @@ describe('enable', () => {
     );
   });
 
-  it('repairs what is missing or stale', () => {
+  it('repairs what is missing or stale', async () => {
     const s = sandbox();
     const repo = s.repo('repair');
-    s.cli(repo, 'enable');
+    await s.fleet(repo, 'enable');
     rmSync(join(repo, HOOK));
     writeFileSync(join(repo, '.git/info/exclude'), '# emptied by hand\n');
-    const codes = status(s, repo)
-      .problems.map((p: any) => p.code)
-      .sort();
+    const codes = (await status(s, repo)).problems.map((p: any) => p.code).sort();
     assert.deepEqual(codes, ['exclude-missing', 'hook-file-missing']);
-    assert.equal(s.cli(repo, 'enable').status, 0);
-    assert.deepEqual(status(s, repo).problems, []);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
+    assert.deepEqual((await status(s, repo)).problems, []);
     assert.match(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), /^# emptied by hand\n# >>> fleet-git/);
     rmSync(join(repo, '.git/hooks/post-checkout'));
     assert.deepEqual(
-      status(s, repo).problems.map((p: any) => p.code),
+      (await status(s, repo)).problems.map((p: any) => p.code),
       ['git-hook-missing'],
     );
-    assert.equal(s.cli(repo, 'enable').status, 0);
-    assert.deepEqual(status(s, repo).problems, []);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
+    assert.deepEqual((await status(s, repo)).problems, []);
   });
 
-  it('reports a hook file whose hook client is gone as stale', () => {
+  it('reports a hook file whose hook client is gone as stale', async () => {
     const s = sandbox();
     const repo = s.repo('stale');
-    s.cli(repo, 'enable');
+    await s.fleet(repo, 'enable');
     rmSync(join(s.env.XDG_DATA_HOME, 'fleet-git'), { recursive: true });
     assert.deepEqual(
-      status(s, repo).problems.map((p: any) => p.code),
+      (await status(s, repo)).problems.map((p: any) => p.code),
       ['hook-file-stale'],
     );
-    s.cli(repo, 'enable');
-    assert.deepEqual(status(s, repo).problems, []);
+    await s.fleet(repo, 'enable');
+    assert.deepEqual((await status(s, repo)).problems, []);
   });
 
-  it('provisions worktrees added later, also from a subfolder, and checkouts that lost the file', () => {
+  it('provisions worktrees added later, also from a subfolder, and checkouts that lost the file', async () => {
     const s = sandbox();
     const repo = s.repo('wt');
     mkdirSync(join(repo, 'sub'));
-    s.cli(repo, 'enable');
+    await s.fleet(repo, 'enable');
     s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'wt-a'), '-b', 'a');
     s.git(join(repo, 'sub'), 'worktree', 'add', '-q', join(s.dir, 'wt-b'), '-b', 'b');
     for (const wt of ['wt-a', 'wt-b']) {
@@ -159,7 +157,7 @@ describe('enable', () => {
       assert.equal(readFileSync(join(p, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
       assert.equal(s.git(p, 'status', '--porcelain'), '');
     }
-    const st = status(s, repo);
+    const st = await status(s, repo);
     assert.deepEqual(
       st.worktrees.map((w: any) => [w.path, w.enabled, w.problems]),
       [
@@ -172,7 +170,7 @@ describe('enable', () => {
     assert.ok(existsSync(join(repo, HOOK)), 'a branch checkout puts the file back');
   });
 
-  it('keeps a foreign post-checkout hook running first, with its arguments and exit status, and restores it byte for byte', () => {
+  it('keeps a foreign post-checkout hook running first, with its arguments and exit status, and restores it byte for byte', async () => {
     const s = sandbox();
     const repo = s.repo('chain');
     const hook = join(repo, '.git/hooks/post-checkout');
@@ -180,24 +178,24 @@ describe('enable', () => {
     writeFileSync(hook, mine);
     chmodSync(hook, 0o750);
     const before = snapshot(repo, ignoreGitChurn);
-    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
     const r = s.run(repo, ['worktree', 'add', '-q', join(s.dir, 'wt'), '-b', 'x']);
     assert.equal(r.status, 3, "the user's hook's exit status stays the command's");
     assert.match(readFileSync(join(s.dir, 'mine.log'), 'utf8'), /^mine 0{40} [0-9a-f]{40} 1$/m);
     assert.ok(existsSync(join(s.dir, 'wt', HOOK)), 'fleet-git provisioned the worktree too');
     s.git(repo, 'worktree', 'remove', '--force', join(s.dir, 'wt'));
     s.git(repo, 'branch', '-q', '-D', 'x');
-    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
     assert.deepEqual(snapshot(repo, ignoreGitChurn), before);
   });
 
-  it('a foreign hook and a different one already kept aside: stops, overwriting neither; the same one kept aside: goes ahead', () => {
+  it('a foreign hook and a different one already kept aside: stops, overwriting neither; the same one kept aside: goes ahead', async () => {
     const s = sandbox();
     const repo = s.repo('two-prev');
     const hook = join(repo, '.git/hooks/post-checkout');
     writeFileSync(hook, '#!/bin/sh\necho now\n');
     writeFileSync(`${hook}.fleet-git-prev`, '#!/bin/sh\necho before\n');
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assert.equal(r.status, 1);
     assert.match(
       r.stderr + r.stdout,
@@ -206,27 +204,27 @@ describe('enable', () => {
     assert.equal(readFileSync(hook, 'utf8'), '#!/bin/sh\necho now\n');
     assert.equal(readFileSync(`${hook}.fleet-git-prev`, 'utf8'), '#!/bin/sh\necho before\n');
     writeFileSync(`${hook}.fleet-git-prev`, '#!/bin/sh\necho now\n');
-    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
     assert.equal(readFileSync(`${hook}.fleet-git-prev`, 'utf8'), '#!/bin/sh\necho now\n');
     assert.match(readFileSync(hook, 'utf8'), /fleet-git post-checkout hook/);
   });
 
-  it('leaves a tracked hook file alone and says so', () => {
+  it('leaves a tracked hook file alone and says so', async () => {
     const s = sandbox();
     const repo = s.repo('tracked');
     mkdirSync(join(repo, '.github/hooks'), { recursive: true });
     writeFileSync(join(repo, HOOK), '{"version":1,"hooks":{}}\n');
     s.git(repo, 'add', HOOK);
     s.git(repo, 'commit', '-q', '-m', 'track it');
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assert.equal(r.status, 1);
     assert.match(r.stderr, /tracked by git/);
     assert.equal(readFileSync(join(repo, HOOK), 'utf8'), '{"version":1,"hooks":{}}\n');
-    assert.ok(status(s, repo).problems.some((p: any) => p.code === 'hook-file-tracked'));
+    assert.ok((await status(s, repo)).problems.some((p: any) => p.code === 'hook-file-tracked'));
     assert.equal(s.git(repo, 'status', '--porcelain'), '');
   });
 
-  it('leaves a tracked hook file alone in a SHA-256 repository, even with --force', () => {
+  it('leaves a tracked hook file alone in a SHA-256 repository, even with --force', async () => {
     const s = sandbox();
     const repo = join(s.dir, 'sha256');
     s.git(s.dir, 'init', '-q', '-b', 'main', '--object-format=sha256', repo);
@@ -234,87 +232,87 @@ describe('enable', () => {
     writeFileSync(join(repo, '.github/hooks/fleet.json'), '{"hooks":{}}\n');
     s.git(repo, 'add', '-A');
     s.git(repo, 'commit', '-qm', 'tracked hook file');
-    const r = s.cli(repo, 'enable', '--force');
+    const r = await s.fleet(repo, 'enable', '--force');
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.match(r.stderr, /tracked by git/);
     assert.equal(readFileSync(join(repo, '.github/hooks/fleet.json'), 'utf8'), '{"hooks":{}}\n');
     assert.equal(s.git(repo, 'status', '--porcelain'), '');
-    assert.ok(s.cli(repo, 'status', '--json').stdout.includes('hook-file-tracked'));
+    assert.ok((await s.fleet(repo, 'status', '--json')).stdout.includes('hook-file-tracked'));
   });
-  it('leaves a foreign hook file alone unless --force, and disable puts it back', () => {
+  it('leaves a foreign hook file alone unless --force, and disable puts it back', async () => {
     const s = sandbox();
     const repo = s.repo('foreign');
     mkdirSync(join(repo, '.github/hooks'), { recursive: true });
     writeFileSync(join(repo, HOOK), '{"version":1,"hooks":{"sessionStart":[]}}\n');
     chmodSync(join(repo, HOOK), 0o600);
     const before = snapshot(repo, ignoreGitChurn);
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assert.equal(r.status, 1);
     assert.match(r.stderr, /not fleet-git.*--force/);
     assert.equal(readFileSync(join(repo, HOOK), 'utf8'), '{"version":1,"hooks":{"sessionStart":[]}}\n');
-    assert.equal(s.cli(repo, 'enable', '--force').status, 0);
+    assert.equal((await s.fleet(repo, 'enable', '--force')).status, 0);
     assert.match(readFileSync(join(repo, HOOK), 'utf8'), /claude-code-fleet/);
-    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
     assert.deepEqual(snapshot(repo, ignoreGitChurn), before);
   });
 });
 
 describe('disable', () => {
-  it('returns the repository and its worktrees to exactly what they were', () => {
+  it('returns the repository and its worktrees to exactly what they were', async () => {
     const s = sandbox();
     const repo = s.repo('exact');
     s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'exact-wt'), '-b', 'w');
     writeFileSync(join(repo, '.git/info/exclude'), 'no-final-newline');
     const snap = () => ({ main: snapshot(repo, ignoreGitChurn), wt: snapshot(join(s.dir, 'exact-wt'), ignoreGitChurn) });
     const before = snap();
-    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
     assert.ok(existsSync(join(s.dir, 'exact-wt', HOOK)), 'existing worktrees are enabled too');
     assert.notDeepEqual(snap(), before);
-    const r = s.cli(join(s.dir, 'exact-wt'), 'disable');
+    const r = await s.fleet(join(s.dir, 'exact-wt'), 'disable');
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(snap(), before);
   });
 
-  it('keeps a folder and a file the user had', () => {
+  it('keeps a folder and a file the user had', async () => {
     const s = sandbox();
     const repo = s.repo('keep');
     mkdirSync(join(repo, '.github/hooks'), { recursive: true });
     writeFileSync(join(repo, '.github/hooks/other.json'), '{}\n');
-    s.cli(repo, 'enable');
-    s.cli(repo, 'disable');
+    await s.fleet(repo, 'enable');
+    await s.fleet(repo, 'disable');
     assert.ok(existsSync(join(repo, '.github/hooks/other.json')));
     assert.ok(!existsSync(join(repo, HOOK)));
   });
 
-  it('records the folders it makes in the exclude block, and keeps the record of one the user filled until it is empty', () => {
+  it('records the folders it makes in the exclude block, and keeps the record of one the user filled until it is empty', async () => {
     const s = sandbox();
     const repo = s.repo('record');
     const snap = () => snapshot(repo, ignoreGitChurn);
     const before = snap();
-    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
     assert.ok(!existsSync(join(repo, '.git/fleet-git-created')), 'no record file: the block holds the record');
     assert.match(
       readFileSync(join(repo, '.git/info/exclude'), 'utf8'),
       /^# fleet-git made this folder: \.github\n# fleet-git made this folder: \.github\/hooks\n# <<< fleet-git\n$/m,
     );
     writeFileSync(join(repo, '.github/mine.yml'), 'x: 1\n');
-    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
     assert.ok(!existsSync(join(repo, '.github/hooks')), 'the empty folder it made is gone');
     assert.equal(readFileSync(join(repo, '.github/mine.yml'), 'utf8'), 'x: 1\n', 'the folder the user filled stays');
     assert.equal(readFileSync(join(repo, '.git/fleet-git-created'), 'utf8'), '.github\n', 'and stays recorded, now in the record file');
     rmSync(join(repo, '.github/mine.yml'));
-    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
     assert.deepEqual(snap(), before, 'once empty, a second disable leaves the repository as it was');
   });
 });
 
 describe('bad input', () => {
-  it('outside a repository: one line, exit 2, nothing written', () => {
+  it('outside a repository: one line, exit 2, nothing written', async () => {
     const s = sandbox();
     const dir = join(s.dir, 'nothing');
     mkdirSync(dir);
     for (const cmd of ['enable', 'disable', 'status']) {
-      const r = s.cli(dir, cmd);
+      const r = await s.fleet(dir, cmd);
       assert.equal(r.status, 2);
       assert.equal(r.stderr.trim().split('\n').length, 1);
       assert.match(r.stderr, /not inside a git repository/);
@@ -323,17 +321,17 @@ describe('bad input', () => {
     assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git')));
   });
 
-  it('a bare repository and a .git file pointing nowhere: exit 2 with the reason', () => {
+  it('a bare repository and a .git file pointing nowhere: exit 2 with the reason', async () => {
     const s = sandbox();
     const bare = join(s.dir, 'bare.git');
     s.git(s.dir, 'init', '-q', '--bare', bare);
-    let r = s.cli(bare, 'enable');
+    let r = await s.fleet(bare, 'enable');
     assert.equal(r.status, 2);
     assert.match(r.stderr, /bare repository/);
     const stale = join(s.dir, 'stale');
     mkdirSync(stale);
     writeFileSync(join(stale, '.git'), 'gitdir: /nonexistent/wt\n');
-    r = s.cli(stale, 'enable');
+    r = await s.fleet(stale, 'enable');
     assert.equal(r.status, 2);
     assert.match(r.stderr, /does not exist/);
     assert.deepEqual(snapshot(stale), { '.git': snapshot(stale)['.git'] });
