@@ -1,8 +1,8 @@
 // Copilot trust (trustedFolders in $COPILOT_HOME/config.json) and the
-// user-level hook file ($COPILOT_HOME/hooks/fleet.json), through the CLI.
+// user-level hook file ($COPILOT_HOME/hooks/fleet.json), the commands run in-process.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { FolderIndex, readTrustRecord, trustedFolders } from '../src/copilot/trust.js';
 import { userPaths } from '../src/paths.js';
@@ -14,22 +14,22 @@ import type { UserPaths } from '../src/paths.js';
 const trustedBy = (paths: UserPaths, path: string) => new FolderIndex(trustedFolders(paths)).by(path);
 
 describe('enable --trust and disable', () => {
-  test('adds the root keeping every other key, and disable removes only what fleet-git added', () => {
+  test('adds the root keeping every other key, and disable removes only what fleet-git added', async () => {
     const sb = sandbox();
     const repo = sb.repo('proj');
     const config = join(sb.env.COPILOT_HOME, 'config.json');
     mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
     const before = { version: 1, banner: 'never', model: 'gpt-4.1', trustedFolders: ['/somewhere/else'], nested: { a: [1, { b: null }] } };
     writeFileSync(config, JSON.stringify(before));
-    let r = sb.cli(repo, 'enable', '--trust');
+    let r = await sb.fleet(repo, 'enable', '--trust');
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /Copilot now trusts/);
     const after = JSON.parse(readFileSync(config, 'utf8'));
     assert.deepEqual(after, { ...before, trustedFolders: ['/somewhere/else', repo] });
     assert.deepEqual(Object.keys(after), Object.keys(before));
-    r = sb.cli(repo, 'status');
+    r = await sb.fleet(repo, 'status');
     assert.match(r.stdout, /Copilot trusts this folder \(listed in/);
-    const st = JSON.parse(sb.cli(repo, 'status', '--json').stdout);
+    const st = JSON.parse((await sb.fleet(repo, 'status', '--json')).stdout);
     assert.deepEqual(
       Object.keys(st),
       ['path', 'kind', 'enabled', 'problems', 'worktrees', 'copilot'],
@@ -37,18 +37,18 @@ describe('enable --trust and disable', () => {
     );
     assert.deepEqual(st.copilot, { trusted: true, hooks: 'repo' });
     // Enabling again changes nothing.
-    r = sb.cli(repo, 'enable', '--trust');
+    r = await sb.fleet(repo, 'enable', '--trust');
     assert.match(r.stdout, /already enabled, nothing changed/);
     // The user adds an entry of their own meanwhile; disable keeps it.
     writeFileSync(config, JSON.stringify({ ...after, trustedFolders: [...after.trustedFolders, '/mine'], added: true }));
-    r = sb.cli(repo, 'disable');
+    r = await sb.fleet(repo, 'disable');
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /removed .* from trustedFolders/);
     assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')), { ...before, trustedFolders: ['/somewhere/else', '/mine'], added: true });
-    assert.match(sb.cli(repo, 'status').stdout, /Copilot does not trust this folder: .*copilot -p sessions silently skip/);
+    assert.match((await sb.fleet(repo, 'status')).stdout, /Copilot does not trust this folder: .*copilot -p sessions silently skip/);
   });
 
-  test('a linked worktree outside the repository folder is trusted too, and taken out again', () => {
+  test('a linked worktree outside the repository folder is trusted too, and taken out again', async () => {
     const sb = sandbox();
     const repo = sb.repo('proj');
     sb.git(repo, 'commit', '-q', '--allow-empty', '-m', 'one');
@@ -57,14 +57,14 @@ describe('enable --trust and disable', () => {
     sb.git(repo, 'worktree', 'add', '-q', '-b', 'feature', outside);
     sb.git(repo, 'worktree', 'add', '-q', '-b', 'inner', inside);
     const config = join(sb.env.COPILOT_HOME, 'config.json');
-    const r = sb.cli(repo, 'enable', '--trust');
+    const r = await sb.fleet(repo, 'enable', '--trust');
     assert.equal(r.status, 0, r.stderr);
     // The worktree inside the repository is covered by the repository's entry.
     assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')).trustedFolders, [repo, outside]);
     const paths = userPaths(sb.env, sb.home);
     assert.equal(trustedBy(paths, outside), outside);
     assert.equal(trustedBy(paths, inside), repo);
-    const d = sb.cli(repo, 'disable');
+    const d = await sb.fleet(repo, 'disable');
     assert.equal(d.status, 0, d.stderr);
     assert.ok(!existsSync(config), 'fleet-git made the file, and takes it away with its last entry');
   });
@@ -75,49 +75,49 @@ describe('enable --trust and disable', () => {
     const home = sb.env.COPILOT_HOME;
     mkdirSync(home, { recursive: true });
     writeFileSync(join(home, 'config.json'), '{}\n');
-    const en = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'enable', '--trust', ...repos));
+    const en = await renamesOnto(home, 'config.json', async () => await sb.fleet(sb.dir, 'enable', '--trust', ...repos));
     assert.equal(en.result.status, 0, en.result.stderr);
     assert.equal(en.count, 1);
     assert.deepEqual(JSON.parse(readFileSync(join(home, 'config.json'), 'utf8')).trustedFolders, repos);
-    const dis = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'disable', ...repos));
+    const dis = await renamesOnto(home, 'config.json', async () => await sb.fleet(sb.dir, 'disable', ...repos));
     assert.equal(dis.result.status, 0, dis.result.stderr);
     assert.equal(dis.count, 1);
     assert.equal((dis.result.stdout.match(/from trustedFolders/g) ?? []).length, 3);
   });
 
-  test('a folder the user trusted (itself or a parent) is not added, and disable leaves it', () => {
+  test('a folder the user trusted (itself or a parent) is not added, and disable leaves it', async () => {
     const sb = sandbox();
     const repo = sb.repo('proj');
     const config = join(sb.env.COPILOT_HOME, 'config.json');
     mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
     const text = JSON.stringify({ trustedFolders: [sb.dir] }, null, 4);
     writeFileSync(config, text);
-    sb.cli(repo, 'enable', '--trust');
+    await sb.fleet(repo, 'enable', '--trust');
     assert.equal(readFileSync(config, 'utf8'), text);
-    assert.match(sb.cli(repo, 'status').stdout, /Copilot trusts this folder \(through /);
-    sb.cli(repo, 'disable');
+    assert.match((await sb.fleet(repo, 'status')).stdout, /Copilot trusts this folder \(through /);
+    await sb.fleet(repo, 'disable');
     assert.equal(readFileSync(config, 'utf8'), text);
     assert.equal(trustedBy(userPaths(sb.env, sb.home), `${sb.dir}x/y`), null, 'a prefix is not a parent');
   });
 
-  test("Copilot's own file, comment lines above the JSON: kept, keys kept", () => {
+  test("Copilot's own file, comment lines above the JSON: kept, keys kept", async () => {
     const sb = sandbox();
     const repo = sb.repo('proj');
     const config = join(sb.env.COPILOT_HOME, 'config.json');
     mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
     const head = '// User settings belong in settings.json.\n// This file is managed automatically.\n';
     writeFileSync(config, `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z"\n}\n`);
-    assert.equal(sb.cli(repo, 'enable', '--trust').status, 0);
+    assert.equal((await sb.fleet(repo, 'enable', '--trust')).status, 0);
     assert.equal(
       readFileSync(config, 'utf8'),
       `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z",\n  "trustedFolders": [\n    ${JSON.stringify(repo)}\n  ]\n}\n`,
     );
-    assert.equal(sb.cli(repo, 'disable').status, 0);
+    assert.equal((await sb.fleet(repo, 'disable')).status, 0);
     // fleet-git created the key: with its last entry gone, the key goes too.
     assert.equal(readFileSync(config, 'utf8'), `${head}{\n  "firstLaunchAt": "2026-11-29T18:18:29.902Z"\n}\n`);
   });
 
-  test('comments inside the JSON and trailing commas (JSONC, as Copilot reads it) survive enable --trust and disable byte for byte', () => {
+  test('comments inside the JSON and trailing commas (JSONC, as Copilot reads it) survive enable --trust and disable byte for byte', async () => {
     const sb = sandbox();
     const [a, b] = [sb.repo('a'), sb.repo('b')];
     const config = join(sb.env.COPILOT_HOME, 'config.json');
@@ -127,45 +127,45 @@ describe('enable --trust and disable', () => {
     for (const list of [`[\n    ${JSON.stringify(own)}, // mine\n  ]`, `[${JSON.stringify(own)},]`]) {
       const text = `// User settings belong in settings.json.\n{\n  /* the model */ "model": "m", // inline\n  "trustedFolders": ${list},\n  "x": {"y": 1,},\n}\n`;
       writeFileSync(config, text);
-      assert.equal(sb.cli(a, 'enable', '--trust').status, 0);
-      assert.equal(sb.cli(b, 'enable', '--trust').status, 0);
+      assert.equal((await sb.fleet(a, 'enable', '--trust')).status, 0);
+      assert.equal((await sb.fleet(b, 'enable', '--trust')).status, 0);
       const edited = readFileSync(config, 'utf8');
       for (const kept of ['/* the model */ "model": "m", // inline', '"x": {"y": 1,},', '// User settings'])
         assert.ok(edited.includes(kept), edited);
       if (list.includes('// mine')) assert.ok(edited.includes('// mine'), edited);
       assert.deepEqual(new Set(trustedFolders(userPaths(sb.env, sb.home))), new Set([own, a, b]));
-      assert.equal(sb.cli(a, 'disable').status, 0);
-      assert.equal(sb.cli(b, 'disable').status, 0);
+      assert.equal((await sb.fleet(a, 'disable')).status, 0);
+      assert.equal((await sb.fleet(b, 'disable')).status, 0);
       if (list.includes('// mine')) assert.equal(readFileSync(config, 'utf8'), text, 'entry by entry: back to the same bytes');
       else assert.deepEqual(trustedFolders(userPaths(sb.env, sb.home)), [own]);
       assert.ok(readFileSync(config, 'utf8').includes('/* the model */ "model": "m", // inline'));
     }
   });
 
-  test('a trustedFolders key the user had stays, empty, after disable', () => {
+  test('a trustedFolders key the user had stays, empty, after disable', async () => {
     const sb = sandbox();
     const repo = sb.repo('proj');
     const config = join(sb.env.COPILOT_HOME, 'config.json');
     mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
     writeFileSync(config, JSON.stringify({ trustedFolders: [], model: 'm' }));
-    assert.equal(sb.cli(repo, 'enable', '--trust').status, 0);
+    assert.equal((await sb.fleet(repo, 'enable', '--trust')).status, 0);
     assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')).trustedFolders, [repo]);
-    assert.equal(sb.cli(repo, 'disable').status, 0);
+    assert.equal((await sb.fleet(repo, 'disable')).status, 0);
     assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')), { trustedFolders: [], model: 'm' });
   });
 
-  test('no config.json yet: created; an invalid one is left alone with one line', () => {
+  test('no config.json yet: created; an invalid one is left alone with one line', async () => {
     const sb = sandbox();
     const repo = sb.repo('proj');
     const config = join(sb.env.COPILOT_HOME, 'config.json');
-    assert.equal(sb.cli(repo, 'enable', '--trust').status, 0);
+    assert.equal((await sb.fleet(repo, 'enable', '--trust')).status, 0);
     assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')), { trustedFolders: [repo] });
-    sb.cli(repo, 'disable');
+    await sb.fleet(repo, 'disable');
     assert.ok(!existsSync(config), 'the file fleet-git created, with nothing else in it, is gone');
     assert.ok(!existsSync(sb.env.COPILOT_HOME), 'and the folder it made for it');
     mkdirSync(sb.env.COPILOT_HOME);
     writeFileSync(config, '{ "trustedFolders": [ }');
-    const r = sb.cli(repo, 'enable', '--trust');
+    const r = await sb.fleet(repo, 'enable', '--trust');
     assert.equal(r.status, 1);
     assert.match(r.stderr, /config\.json is not valid JSON: fleet-git leaves it alone/);
     assert.equal(readFileSync(config, 'utf8'), '{ "trustedFolders": [ }');
@@ -174,14 +174,32 @@ describe('enable --trust and disable', () => {
 });
 
 /** How many times `name` in `dir` was replaced (an atomic write is one rename onto it) while `fn` ran. */
-async function renamesOnto<T>(dir: string, name: string, fn: () => T): Promise<{ result: T; count: number }> {
+async function renamesOnto<T>(dir: string, name: string, fn: () => Promise<T>): Promise<{ result: T; count: number }> {
   let count = 0;
+  // The watcher's events come in order: once a mark made after `fn` is seen, every rename before it was counted.
+  const mark = join(dir, '.renames-counted');
+  let seen = () => {};
   const w = watch(dir, (_event, file) => {
     if (file === name) count++;
+    else if (file === basename(mark)) seen();
   });
+  const markSeen = () =>
+    new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`the watcher of ${dir} saw no event of ${mark} within 10 s`)), 10_000);
+      seen = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
   try {
-    const result = fn();
-    await new Promise((r) => setTimeout(r, 200)); // the events of a finished child are queued: let them in
+    const result = await fn();
+    let s = markSeen();
+    writeFileSync(mark, '');
+    await s;
+    // Taken out while the watcher still runs, so that no event of it is left for the next watcher of the folder.
+    s = markSeen();
+    rmSync(mark);
+    await s;
     return { result, count };
   } finally {
     w.close();
@@ -204,9 +222,9 @@ describe('enable --under ROOT --trust, and remove', () => {
     const head = '// User settings belong in settings.json.\n// This file is managed automatically.\n';
     const doc = { firstLaunchAt: 'x', trustedFolders: ['/elsewhere'], nested: { a: [1, { b: null }] }, zlast: true };
     writeFileSync(config, `${head}${JSON.stringify(doc, null, 2)}\n`);
-    assert.equal(sb.cli(outside, 'enable', '--trust').status, 0);
+    assert.equal((await sb.fleet(outside, 'enable', '--trust')).status, 0);
 
-    const en = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'enable', '--under', root, '--trust'));
+    const en = await renamesOnto(home, 'config.json', async () => await sb.fleet(sb.dir, 'enable', '--under', root, '--trust'));
     assert.equal(en.result.status, 0, en.result.stderr);
     assert.equal(en.count, 1, 'one write of config.json for the whole run');
     assert.match(
@@ -218,23 +236,23 @@ describe('enable --under ROOT --trust, and remove', () => {
     const after = JSON.parse(text.slice(head.length));
     assert.deepEqual(Object.keys(after), Object.keys(doc));
     assert.deepEqual(after, { ...doc, trustedFolders: ['/elsewhere', outside, repos[0], wt, repos[1], repos[2]] });
-    const scan = JSON.parse(sb.cli(sb.dir, 'scan', root, '--json').stdout);
+    const scan = JSON.parse((await sb.fleet(sb.dir, 'scan', root, '--json')).stdout);
     assert.deepEqual(
       scan.repos.map((r: any) => r.copilot),
       repos.map(() => ({ trusted: true, hooks: 'repo' })),
     );
 
     // Again: nothing to add, no write.
-    const again = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'enable', '--under', root, '--trust'));
+    const again = await renamesOnto(home, 'config.json', async () => await sb.fleet(sb.dir, 'enable', '--under', root, '--trust'));
     assert.equal(again.count, 0);
     assert.doesNotMatch(again.result.stdout, /Copilot now trusts/);
     assert.match(again.result.stdout, /0 changed, 3 unchanged/);
 
     // The user lists a folder of their own; remove keeps it, and the entry of the repository outside ROOT.
     writeFileSync(config, `${head}${JSON.stringify({ ...after, trustedFolders: [...after.trustedFolders, '/mine'] }, null, 2)}\n`);
-    const dry = sb.cli(sb.dir, 'remove', root, '--dry-run');
+    const dry = await sb.fleet(sb.dir, 'remove', root, '--dry-run');
     assert.match(dry.stdout, /take it out of Copilot's trustedFolders/);
-    const rm = await renamesOnto(home, 'config.json', () => sb.cli(sb.dir, 'remove', root, '--yes'));
+    const rm = await renamesOnto(home, 'config.json', async () => await sb.fleet(sb.dir, 'remove', root, '--yes'));
     assert.equal(rm.result.status, 0, rm.result.stderr);
     assert.equal(rm.count, 1, 'one write of config.json for the whole run');
     assert.match(rm.result.stdout, /took 4 entries fleet-git had added out of trustedFolders/);
@@ -250,13 +268,13 @@ describe('enable --under ROOT --trust, and remove', () => {
     assert.deepEqual(readTrustRecord(userPaths(sb.env, sb.home)), [outside]);
   });
 
-  test('a config.json fleet-git cannot rewrite stops enable --under --trust before anything changes: one line, exit 1', () => {
+  test('a config.json fleet-git cannot rewrite stops enable --under --trust before anything changes: one line, exit 1', async () => {
     const sb = sandbox();
     const root = join(sb.dir, 'code');
     const repo = sb.repo('code/a');
     mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
     writeFileSync(join(sb.env.COPILOT_HOME, 'config.json'), '{ "trustedFolders": "all" }');
-    const r = sb.cli(sb.dir, 'enable', '--under', root, '--trust');
+    const r = await sb.fleet(sb.dir, 'enable', '--under', root, '--trust');
     assert.equal(r.status, 1);
     assert.match(r.stderr, /^fleet-git: .*config\.json: trustedFolders is not a list: fleet-git leaves it alone\n$/);
     assert.ok(!existsSync(join(repo, '.github')), 'no repository was enabled');
@@ -269,36 +287,36 @@ function runFrom(env: Record<string, string>, hookDir: string | null, input: str
 }
 
 describe('enable --user and disable --user', () => {
-  test('status with a user-level hook file it cannot read: says so, exit 0', () => {
+  test('status with a user-level hook file it cannot read: says so, exit 0', async () => {
     const sb = sandbox();
     const repo = sb.repo('proj');
     mkdirSync(join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json'), { recursive: true }); // a folder where the file goes
-    const r = sb.cli(repo, 'status');
+    const r = await sb.fleet(repo, 'status');
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /user-level hooks: .*fleet\.json cannot be read/);
   });
 
-  test('installs the same bytes at $COPILOT_HOME/hooks/fleet.json and removes only its own', () => {
+  test('installs the same bytes at $COPILOT_HOME/hooks/fleet.json and removes only its own', async () => {
     const sb = sandbox();
     const repo = sb.repo('proj');
     const file = join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json');
-    let r = sb.cli(repo, 'enable', '--user');
+    let r = await sb.fleet(repo, 'enable', '--user');
     assert.equal(r.status, 0, r.stderr);
     assert.ok(!existsSync(join(repo, '.github')), 'enable --user alone leaves the repository alone');
-    sb.cli(repo, 'enable');
+    await sb.fleet(repo, 'enable');
     assert.equal(readFileSync(file, 'utf8'), readFileSync(join(repo, '.github/hooks/fleet.json'), 'utf8'));
-    assert.match(sb.cli(repo, 'status').stdout, /user-level hooks: installed/);
-    r = sb.cli(repo, 'disable', '--user');
+    assert.match((await sb.fleet(repo, 'status')).stdout, /user-level hooks: installed/);
+    r = await sb.fleet(repo, 'disable', '--user');
     assert.equal(r.status, 0);
     assert.ok(!existsSync(file));
     assert.ok(!existsSync(join(sb.env.COPILOT_HOME, 'hooks')), 'the folder it created is gone');
-    assert.match(sb.cli(repo, 'status').stdout, /user-level hooks: not installed/);
+    assert.match((await sb.fleet(repo, 'status')).stdout, /user-level hooks: not installed/);
     mkdirSync(join(sb.env.COPILOT_HOME, 'hooks'), { recursive: true });
     writeFileSync(file, '{"hooks":{}}');
-    r = sb.cli(repo, 'enable', '--user');
+    r = await sb.fleet(repo, 'enable', '--user');
     assert.equal(r.status, 1);
     assert.match(r.stderr, /was not written by fleet-git/);
-    r = sb.cli(repo, 'disable', '--user');
+    r = await sb.fleet(repo, 'disable', '--user');
     assert.equal(r.status, 1);
     assert.equal(readFileSync(file, 'utf8'), '{"hooks":{}}');
   });
@@ -323,7 +341,7 @@ describe('enable --user and disable --user', () => {
       const userDir = join(sb.env.COPILOT_HOME, 'hooks');
       // No user-level file: the repository level reports.
       await runFrom(sb.env, repoDir, payload('s1'));
-      sb.cli(repo, 'enable', '--user');
+      await sb.fleet(repo, 'enable', '--user');
       await runFrom(sb.env, repoDir, payload('s2'));
       await runFrom(sb.env, userDir, payload('s3'));
       await runFrom(sb.env, null, payload('s4'));
