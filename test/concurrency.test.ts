@@ -204,4 +204,48 @@ describe('a lock left by a killed fleet-git', () => {
     assert.match(r.stdout, /1 of 1 repositor/);
     assert.ok(!existsSync(join(repo, '.git', LOCK)));
   });
+
+  // fleet-git makes temporary files only under the lock, so a killed one that
+  // left some left its lock too: taking that over is what makes the next run
+  // look for them (a run that finds no lock lists no folder for them).
+  it('says that temporary files may be left: enable, disable, enable --under and remove that take it over sweep them', () => {
+    const s = sandbox();
+    const root = join(s.dir, 'temps');
+    const repo = s.repo('temps/r');
+    const wt = join(root, 'r-wt');
+    s.git(repo, 'worktree', 'add', '-q', wt);
+    const wtGit = join(repo, '.git/worktrees/r-wt');
+    const dead = deadPid();
+    const leave = () => {
+      const temps = [
+        join(repo, `.git/.fleet-git-created.fleet-git-${dead}-k1.tmp`),
+        join(repo, `.git/info/.exclude.fleet-git-${dead}-k2.tmp`),
+        join(repo, `.git/hooks/.post-checkout.fleet-git-${dead}-k3.tmp`),
+        join(wtGit, `.fleet-git-created.fleet-git-${dead}-k4.tmp`),
+      ];
+      if (existsSync(join(repo, '.github/hooks'))) temps.push(join(repo, `.github/hooks/.fleet.json.fleet-git-${dead}-k5.tmp`));
+      for (const t of temps) writeFileSync(t, 'half');
+      writeFileSync(join(repo, '.git', LOCK), `${dead}\n`);
+      return temps;
+    };
+    for (const [cwd, args] of [
+      [repo, ['enable']],
+      [repo, ['disable']],
+      [root, ['enable', '--under', root]],
+      [root, ['remove', root, '--yes']],
+    ] as const) {
+      const temps = leave();
+      const r = s.cli(cwd, ...args);
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      if (cwd === repo)
+        // the bulk commands print one line per repository
+        assert.match(r.stdout, new RegExp(`removed ${temps.length} temporary files an interrupted fleet-git had left`), args.join(' '));
+      assert.deepEqual(
+        temps.filter((t) => existsSync(t)),
+        [],
+        `${args.join(' ')}: every temporary file gone`,
+      );
+      assert.ok(!existsSync(join(repo, '.git', LOCK)), `${args.join(' ')}: no lock left`);
+    }
+  });
 });

@@ -16,10 +16,17 @@ export type { Outcome, Plan } from './plan.js';
 
 export interface EnableOptions {
   force?: boolean;
+  /** A fleet-git was killed here (its lock was taken over): see sweepTemps. Default: whether a lock file is there (a plan made without the lock). */
+  killed?: boolean | undefined;
 }
 export interface DisableOptions {
   upstream?: boolean;
+  /** As EnableOptions.killed. */
+  killed?: boolean | undefined;
 }
+
+/** The lock fleet-git holds in a repository's common git dir while it changes it (repo-lock.ts takes it). */
+export const LOCK_FILE = 'fleet-git.lock';
 
 /** What enable writes: the hook file and the git hook, as this fleet-git renders them. */
 export type Rendered = Pick<RunContext, 'hookFile' | 'gitHook'>;
@@ -41,18 +48,29 @@ function makeRecordedDirs(p: Planner, gitDir: string, base: string, rels: readon
 
 /**
  * Removes the temporary files a killed fleet-git left where it writes in the
- * repository (writeAtomic's and the git hook's, see staleTemps): one readdir
- * per folder, and none for a worktree without `.github/hooks`.
+ * repository (writeAtomic's and the git hook's, see staleTemps). fleet-git
+ * makes them only while it holds the repository's lock, so one killed with a
+ * temporary file left also left its lock: the folders are listed when the lock
+ * was taken over from a killed fleet-git (`killed`), and otherwise only those
+ * the plan lists anyway (`alsoListed`: the folders disable may take away,
+ * which the git hook writes in too), the listing shared with the plan's view.
+ * A run over thousands of repositories lists no folder for nothing.
  */
-function sweepTemps(p: Planner, s: RepoState): void {
-  const dirs = [s.repo.commonDir, within(s.repo.commonDir, 'info'), within(s.repo.commonDir, 'hooks')];
-  for (const w of allWorktrees(s)) {
-    if (w.link) continue;
-    if (w.worktree.gitDir !== s.repo.commonDir) dirs.push(w.worktree.gitDir);
-    const hooks = within(w.path, '.github/hooks');
-    if (w.hookFile.kind !== 'absent' || isPresent(hooks)) dirs.push(hooks);
-  }
-  const stale = dirs.flatMap(staleTemps);
+function sweepTemps(p: Planner, s: RepoState, killed: boolean | undefined, alsoListed: readonly string[] = []): void {
+  const dirs: string[] = [];
+  if (killed ?? isPresent(within(s.repo.commonDir, LOCK_FILE))) {
+    dirs.push(s.repo.commonDir, within(s.repo.commonDir, 'info'), within(s.repo.commonDir, 'hooks'));
+    for (const w of allWorktrees(s)) {
+      if (w.link) continue;
+      if (w.worktree.gitDir !== s.repo.commonDir) dirs.push(w.worktree.gitDir);
+      const hooks = within(w.path, '.github/hooks');
+      if (w.hookFile.kind !== 'absent' || isPresent(hooks)) dirs.push(hooks);
+    }
+  } else dirs.push(...alsoListed);
+  const stale = dirs.flatMap((d) => {
+    const names = p.view.list(d);
+    return names ? staleTemps(d, names) : [];
+  });
   if (!stale.length) return;
   for (const t of stale) p.removeFile(t, 'a temporary file of a fleet-git that was killed');
   const what = `${stale.length === 1 ? 'a temporary file' : `${stale.length} temporary files`} an interrupted fleet-git had left: ${stale.join(', ')}`;
@@ -117,18 +135,24 @@ function planEnableExclude(p: Planner, s: RepoState, created: readonly string[])
   p.change(`excluded /${HOOK_FILE_PATH} in ${file}`, `exclude /${HOOK_FILE_PATH} in ${file}`);
 }
 
-/** A symbolic link where fleet-git would write in the git dirs: the whole repository is left alone (a note: exit code 1). */
-function leftAloneForLink(s: RepoState, p: Planner): boolean {
+/**
+ * A plan's start: its planner, seeing what the state read (the look for
+ * symbolic links first: what it finds missing is read no more), or null when a
+ * symbolic link where fleet-git would write in the git dirs leaves the whole
+ * repository alone (a note: exit code 1).
+ */
+function planner(s: RepoState): { p: Planner; link: boolean } {
   const link = s.gitLink;
+  const p = new Planner(s.path, s.texts);
   if (link) p.plan.notes.push(symlinkMessage(link, s.path));
-  return link !== null;
+  return { p, link: link !== null };
 }
 
 /** What enable does to the repository and all its worktrees: repairs what is missing or stale. Reads, never writes. */
 export function planEnable(s: RepoState, r: Rendered, opts: EnableOptions = {}): Plan {
-  const p = new Planner(s.path);
-  if (leftAloneForLink(s, p)) return p.plan;
-  sweepTemps(p, s);
+  const { p, link } = planner(s);
+  if (link) return p.plan;
+  sweepTemps(p, s, opts.killed);
   // The exclude block first (the hook file is never there unexcluded). When the
   // main worktree's git dir holds it, it records the folders that worktree's
   // hook file is about to need (see created.ts).
@@ -209,11 +233,24 @@ function planDisableExclude(p: Planner, s: RepoState): void {
     p.change(`removed the folder ${join(common, 'info')} it had created`, `remove the folder ${join(common, 'info')} it had created`);
 }
 
+/** The folders fleet-git writes in that disable lists to learn whether they are empty: those it recorded as made. */
+function disableListed(p: Planner, s: RepoState): string[] {
+  const common = s.repo.commonDir;
+  const made = readCreated(p.view, common);
+  const dirs = (['info', 'hooks'] as const).filter((d) => made.includes(d)).map((d) => within(common, d));
+  for (const w of allWorktrees(s)) {
+    if (w.link) continue;
+    const mine = w.worktree.gitDir === common ? made : readCreated(p.view, w.worktree.gitDir);
+    if (mine.includes('.github/hooks')) dirs.push(within(w.path, '.github/hooks'));
+  }
+  return dirs;
+}
+
 /** What disable does: undoes exactly what enable did, in every worktree. Reads, never writes. */
 export function planDisable(s: RepoState, opts: DisableOptions = {}): Plan {
-  const p = new Planner(s.path);
-  if (leftAloneForLink(s, p)) return p.plan;
-  sweepTemps(p, s);
+  const { p, link } = planner(s);
+  if (link) return p.plan;
+  sweepTemps(p, s, opts.killed, disableListed(p, s));
   for (const w of allWorktrees(s)) planDisableWorktree(p, w, opts);
   planDisableExclude(p, s);
   planGitHookRemoval(p, s.repo);

@@ -66,7 +66,7 @@ export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, lin
     return withRepoLock(
       repo,
       ctx.env,
-      (): Applied => {
+      (killed): Applied => {
         let s: RepoState;
         try {
           s = assessRepo(repo, ctx);
@@ -75,7 +75,7 @@ export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, lin
         }
         const lock = gitLock(s);
         if (lock) return { error: lock };
-        return { outcome: applyAction(s, ctx, action) };
+        return { outcome: applyAction(s, ctx, action, killed) };
       },
       linkFrom,
     );

@@ -138,19 +138,25 @@ export function isOurGitHook(text: string | null): boolean {
 
 /**
  * What stands in a hooks folder: one stat for each of the hook and its `.old`
- * when neither is there (the common case of a scan over thousands).
+ * when neither is there (the common case of a scan over thousands). `seen`
+ * gets the texts read, by path (null: no file), for a plan to use.
  */
-export function readGitHook(dir: string, expected: string): GitHookInfo {
+export function readGitHook(dir: string, expected: string, seen?: Map<string, string | null>): GitHookInfo {
+  const read = (p: string) => {
+    const t = readTextOrNullStatFirst(p);
+    seen?.set(p, t);
+    return t;
+  };
   const path = within(dir, HOOK_NAME);
-  const inPlace = readTextOrNullStatFirst(path);
+  const inPlace = read(path);
   const spot = hookSpot(dir, inPlace);
-  const text = spot === path ? inPlace : readTextOrNullStatFirst(spot);
+  const text = spot === path ? inPlace : read(spot);
   const old = `${path}.old`;
   return {
     kind: text === null ? 'absent' : isOurGitHook(text) ? 'ours' : 'foreign',
     spot,
     current: text !== null && (text === expected || withoutDecide(text) === expected) && isExecutable(spot),
-    displacedCopy: spot === path && isOurGitHook(readTextOrNullStatFirst(old)) ? old : null,
+    displacedCopy: spot === path && isOurGitHook(read(old)) ? old : null,
     template: text !== null && text.includes(TEMPLATE_HOOK_MARK),
   };
 }

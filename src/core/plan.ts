@@ -8,7 +8,7 @@
 // anything of fleet-git here" all come from the same plans.
 import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { appendWhole, isCode, readTextOrNull, writeAtomic, writeInPlace } from '../fs/atomic.js';
+import { appendWhole, readTextOrNull, writeAtomic, writeInPlace } from '../fs/atomic.js';
 
 /** What a step changes: a file of the user's repository or worktree, a folder, or one of fleet-git's own record files. */
 export type StepKind = 'file' | 'folder' | 'record';
@@ -78,11 +78,18 @@ type Seen = string | typeof FOLDER | null;
 
 /**
  * The repository as planning sees it: the files on disk, with the steps planned
- * so far applied over them. Reads are made once per path.
+ * so far applied over them. Reads are made once per path, and a folder is
+ * listed once; `seen`: files already read (by assessRepo, in the same hold of
+ * the lock), which are not read again.
  */
 export class View {
   private readonly planned = new Map<string, Seen>();
-  private readonly read_ = new Map<string, string | null>();
+  private readonly read_: Map<string, string | null>;
+  private readonly lists = new Map<string, string[] | null>();
+
+  constructor(seen?: ReadonlyMap<string, string | null>) {
+    this.read_ = new Map(seen);
+  }
 
   /** A file's text (null: none, or a folder). */
   read(path: string): string | null {
@@ -96,7 +103,23 @@ export class View {
   exists(path: string): boolean {
     const p = this.planned.get(path);
     if (p !== undefined) return p !== null;
+    const t = this.read_.get(path);
+    if (t !== undefined) return t !== null;
     return existsSync(path);
+  }
+
+  /** The names in a folder on disk (null: it cannot be listed, or is not there), listed once. */
+  list(path: string): string[] | null {
+    let names = this.lists.get(path);
+    if (names === undefined) {
+      try {
+        names = readdirSync(path);
+      } catch {
+        names = null;
+      }
+      this.lists.set(path, names);
+    }
+    return names;
   }
 
   /** Whether a folder is empty, once the planned steps are done: 'empty', 'gone' (not there), or 'kept' (it holds something, or cannot be read). */
@@ -105,12 +128,8 @@ export class View {
     if (p === null) return 'gone';
     for (const [q, v] of this.planned) if (v !== null && dirname(q) === path) return 'kept';
     if (p === FOLDER && !existsSync(path)) return 'empty';
-    let names: string[];
-    try {
-      names = readdirSync(path);
-    } catch (e) {
-      return isCode(e, 'ENOENT') ? 'gone' : 'kept';
-    }
+    const names = this.list(path);
+    if (names === null) return existsSync(path) ? 'kept' : 'gone';
     return names.every((n) => this.planned.get(`${path}/${n}`) === null) ? 'empty' : 'kept';
   }
 
@@ -128,11 +147,13 @@ export class View {
 
 /** Builds a plan: steps are collected, then grouped under the line that says what they do. */
 export class Planner {
-  readonly view = new View();
+  readonly view: View;
   readonly plan: Plan;
   private pending: Step[] = [];
 
-  constructor(path: string) {
+  /** `seen`: files already read, see View. */
+  constructor(path: string, seen?: ReadonlyMap<string, string | null>) {
+    this.view = new View(seen);
     this.plan = { path, changes: [], notes: [], info: [] };
   }
 

@@ -7,15 +7,15 @@
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive } from '../fs/atomic.js';
-import { acquireLock, LockBusyError, makeLinkSource } from '../fs/lock.js';
+import { acquireLock, LockBusyError, makeLinkSource, type Release } from '../fs/lock.js';
 import type { Repo } from '../git/repo.js';
 import type { Env } from '../paths.js';
-import { planDisable, planEnable, type Outcome, type Plan } from './actions.js';
+import { LOCK_FILE, planDisable, planEnable, type Outcome, type Plan } from './actions.js';
 import { applyPlan, outcomeOf } from './plan.js';
 import type { RunContext } from './context.js';
 import { assessRepo, type RepoState } from './state.js';
 
-export const LOCK_FILE = 'fleet-git.lock';
+export { LOCK_FILE } from './actions.js';
 
 /** How long a command waits for another fleet-git in the same repository: FLEET_GIT_LOCK_WAIT seconds, default 10. */
 export function lockWaitMs(env: Env): number {
@@ -23,10 +23,15 @@ export function lockWaitMs(env: Env): number {
   return env.FLEET_GIT_LOCK_WAIT !== undefined && env.FLEET_GIT_LOCK_WAIT !== '' && Number.isFinite(s) && s >= 0 ? s * 1000 : 10_000;
 }
 
-/** Runs `fn` holding the repository's lock; `fn` must read the repository's state itself (what it read before may be stale). */
-export function withRepoLock<T>(repo: Repo, env: Env, fn: () => T, linkFrom?: string | null): T {
+/**
+ * Runs `fn` holding the repository's lock; `fn` must read the repository's
+ * state itself (what it read before may be stale). `fn` is told whether the
+ * lock was taken over from a killed fleet-git (`killed`): then temporary files
+ * of that one may be left where it wrote (see planEnable's sweep).
+ */
+export function withRepoLock<T>(repo: Repo, env: Env, fn: (killed: boolean) => T, linkFrom?: string | null): T {
   const path = join(repo.commonDir, LOCK_FILE);
-  let release: () => void;
+  let release: Release;
   try {
     release = acquireLock(path, { waitMs: lockWaitMs(env), linkFrom });
   } catch (e) {
@@ -37,7 +42,7 @@ export function withRepoLock<T>(repo: Repo, env: Env, fn: () => T, linkFrom?: st
     );
   }
   try {
-    return fn();
+    return fn(release.tookOver);
   } finally {
     release();
   }
@@ -46,14 +51,20 @@ export function withRepoLock<T>(repo: Repo, env: Env, fn: () => T, linkFrom?: st
 /** What a command does to one repository. */
 export type RepoAction = { do: 'enable'; force: boolean } | { do: 'disable'; upstream: boolean };
 
-/** The action's plan for a state (planning reads, never writes). */
-export function planAction(s: RepoState, ctx: RunContext, action: RepoAction): Plan {
-  return action.do === 'enable' ? planEnable(s, ctx, { force: action.force }) : planDisable(s, { upstream: action.upstream });
+/**
+ * The action's plan for a state (planning reads, never writes). `killed`: the
+ * lock was taken over from a killed fleet-git (undefined: whether a lock file
+ * is there, for a plan made without the lock).
+ */
+export function planAction(s: RepoState, ctx: RunContext, action: RepoAction, killed?: boolean): Plan {
+  return action.do === 'enable'
+    ? planEnable(s, ctx, { force: action.force, killed })
+    : planDisable(s, { upstream: action.upstream, killed });
 }
 
-/** Plans and applies the action to a state read under the repository's lock. */
-export function applyAction(s: RepoState, ctx: RunContext, action: RepoAction): Outcome {
-  return applyPlan(planAction(s, ctx, action));
+/** Plans and applies the action to a state read under the repository's lock (`killed`: see withRepoLock). */
+export function applyAction(s: RepoState, ctx: RunContext, action: RepoAction, killed: boolean): Outcome {
+  return applyPlan(planAction(s, ctx, action, killed));
 }
 
 /**
@@ -72,9 +83,9 @@ export function actOnRepo(
     const plan = planAction(state, ctx, action);
     return { state, plan, outcome: outcomeOf(plan) };
   }
-  return withRepoLock(repo, ctx.env, () => {
+  return withRepoLock(repo, ctx.env, (killed) => {
     const state = assessRepo(repo, ctx);
-    const plan = planAction(state, ctx, action);
+    const plan = planAction(state, ctx, action, killed);
     return { state, plan, outcome: applyPlan(plan) };
   });
 }

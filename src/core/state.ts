@@ -56,6 +56,8 @@ export interface RepoState {
   gitHook: GitHookInfo | null;
   /** The first symbolic link among the paths fleet-git writes in the git dirs, or null: fleet-git leaves such a repository alone. */
   gitLink: string | null;
+  /** Not in the JSON: the files read to judge it (info/exclude, the hook files, the git hook), by path (null: none), which a plan made from this state reads no more. */
+  texts: ReadonlyMap<string, string | null>;
 }
 
 /** What fleet-git writes in the common git dir, and in each worktree's own. */
@@ -120,11 +122,19 @@ class WorktreeRead implements WorktreeState {
   }
 }
 
-function worktreeState(wt: Worktree, commonDir: string, ctx: RunContext, listed?: Listed): WorktreeState {
-  const hookFile = classifyHookFile(
-    listed?.dotGithub === false ? null : readTextOrNullStatFirst(within(wt.root, HOOK_FILE_PATH)),
-    ctx.hookFile,
-  );
+function worktreeState(
+  wt: Worktree,
+  commonDir: string,
+  ctx: RunContext,
+  texts: Map<string, string | null>,
+  listed?: Listed,
+): WorktreeState {
+  let text: string | null = null;
+  if (listed?.dotGithub !== false) {
+    const path = within(wt.root, HOOK_FILE_PATH);
+    texts.set(path, (text = readTextOrNullStatFirst(path)));
+  }
+  const hookFile = classifyHookFile(text, ctx.hookFile);
   const w = new WorktreeRead(wt, hookFile, commonDir, ctx);
   const where = wt.root;
   if (hookFile.kind === 'absent') return w;
@@ -182,6 +192,7 @@ class RepoRead implements RepoState {
     readonly exclude: boolean,
     private readonly own: GitHookInfo,
     private readonly config: RunContext['config'],
+    readonly texts: Map<string, string | null>,
   ) {
     this.path = main?.path ?? repo.root;
   }
@@ -196,9 +207,9 @@ class RepoRead implements RepoState {
 
   get gitLink(): string | null {
     if (this.gitLinkKnown === undefined) {
-      let link = firstLink(this.repo.commonDir, COMMON_PATHS);
+      let link = firstLink(this.repo.commonDir, COMMON_PATHS, this.texts);
       for (const w of allWorktrees(this))
-        link ??= w.worktree.gitDir === this.repo.commonDir ? null : firstLink(w.worktree.gitDir, GIT_DIR_PATHS);
+        link ??= w.worktree.gitDir === this.repo.commonDir ? null : firstLink(w.worktree.gitDir, GIT_DIR_PATHS, this.texts);
       this.gitLinkKnown = link;
     }
     return this.gitLinkKnown;
@@ -212,14 +223,18 @@ export function allWorktrees(s: RepoState): WorktreeState[] {
 
 /** Reads and judges one repository and all its worktrees. */
 export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
+  const texts = new Map<string, string | null>();
   const all = listWorktrees(repo).map((wt) =>
-    worktreeState(wt, repo.commonDir, ctx, wt.main && wt.root === repo.root ? repo.listed : undefined),
+    worktreeState(wt, repo.commonDir, ctx, texts, wt.main && wt.root === repo.root ? repo.listed : undefined),
   );
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
-  const exclude = hasExcludeBlock(readTextOrNullOneRead(within(repo.commonDir, 'info/exclude')));
-  const own = readGitHook(within(repo.commonDir, 'hooks'), ctx.gitHook);
-  const s = new RepoRead(repo, main, linked, exclude, own, ctx.config);
+  const excludePath = within(repo.commonDir, 'info/exclude');
+  const excludeText = readTextOrNullOneRead(excludePath);
+  texts.set(excludePath, excludeText);
+  const exclude = hasExcludeBlock(excludeText);
+  const own = readGitHook(within(repo.commonDir, 'hooks'), ctx.gitHook, texts);
+  const s = new RepoRead(repo, main, linked, exclude, own, ctx.config, texts);
   s.enabled = exclude || (own.kind === 'ours' && !own.template) || own.displacedCopy !== null || all.some((w) => w.enabled);
   const problems = s.problems;
   // Symbolic links are looked for only where fleet-git has something: a scan of thousands without it makes no extra call.

@@ -46,8 +46,9 @@ export function isPresent(path: string): boolean {
  * one name at a time, that is a symbolic link; null when none is. A name that
  * does not exist ends that walk (nothing below it exists either). fleet-git
  * checks this before it writes, creates or removes anything under `base`.
+ * `absentTo` gets each path found not to exist, as null (no file: see View).
  */
-export function firstLink(base: string, rels: readonly string[]): string | null {
+export function firstLink(base: string, rels: readonly string[], absentTo?: Map<string, string | null>): string | null {
   const absent = new Set<string>();
   const seen = new Set<string>();
   for (const rel of rels) {
@@ -65,6 +66,7 @@ export function firstLink(base: string, rels: readonly string[]): string | null 
       }
       if (st === undefined) {
         absent.add(p);
+        absentTo?.set(p, null);
         break;
       }
       if (st.isSymbolicLink()) return p;
@@ -255,13 +257,14 @@ export function removeStaleTemps(dir: string): string[] {
   });
 }
 
-/** The temporary files of fleet-git in `dir` that removeStaleTemps removes (it only reads). */
-export function staleTemps(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
+/** The temporary files of fleet-git in `dir` that removeStaleTemps removes (it only reads); `names`: the folder's listing, when made already. */
+export function staleTemps(dir: string, names?: readonly string[]): string[] {
+  if (names === undefined) {
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return [];
+    }
   }
   const stale: string[] = [];
   for (const name of names) {

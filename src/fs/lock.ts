@@ -99,9 +99,9 @@ function staleness(path: string): { stale: boolean; pid: number | null } | null 
 /**
  * Removes a stale lock. Only one process does so at a time, under `path.stale`
  * (made as a lock is), and only after reading it again under that: another one
- * may have removed it and taken the lock meanwhile.
+ * may have removed it and taken the lock meanwhile. Returns whether it removed it.
  */
-function takeOverStale(path: string): void {
+function takeOverStale(path: string): boolean {
   const guard = `${path}.stale`;
   if (!tryTake(guard, null)) {
     const g = staleness(guard);
@@ -112,35 +112,47 @@ function takeOverStale(path: string): void {
         /* another one did */
       }
     } else sleep(1); // another one is taking it over
-    return;
+    return false;
   }
   try {
-    if (staleness(path)?.stale) unlinkSync(path);
+    if (!staleness(path)?.stale) return false;
+    unlinkSync(path);
+    return true;
   } finally {
     unlinkSync(guard);
   }
 }
 
 /**
+ * What acquireLock returns: the function that releases the lock, and whether
+ * this process took it over from a killed one (which may have left other
+ * things half done where it held the lock: temporary files).
+ */
+export type Release = (() => void) & { tookOver: boolean };
+
+/**
  * Takes the lock at `path`, waiting while another live process holds it, and
  * returns the function that releases it. Throws LockBusyError after the wait.
  */
-export function acquireLock(path: string, opts: LockOptions): () => void {
+export function acquireLock(path: string, opts: LockOptions): Release {
   const deadline = Date.now() + opts.waitMs;
   let nap = 1;
+  let tookOver = false;
   for (;;) {
-    if (tryTake(path, opts.linkFrom))
-      return () => {
+    if (tryTake(path, opts.linkFrom)) {
+      const release = () => {
         try {
           unlinkSync(path);
         } catch (e) {
           if (!isCode(e, 'ENOENT')) throw e;
         }
       };
+      return Object.assign(release, { tookOver });
+    }
     const s = staleness(path);
     if (s === null) continue; // released meanwhile
     if (s.stale) {
-      takeOverStale(path);
+      tookOver = takeOverStale(path) || tookOver;
       continue;
     }
     if (Date.now() >= deadline) {
