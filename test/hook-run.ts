@@ -38,6 +38,8 @@ export interface HookRan {
   stdout: string;
   stderr: string;
   returned: boolean;
+  /** From the start to the exit and the end of its output. */
+  ms: number;
 }
 
 /**
@@ -55,6 +57,7 @@ export function runHook(
 ): Promise<HookRan & { pid: number }> {
   const file = join(tmpdir(), `fleet-git-hook-input-${process.pid}-${++inputs}`);
   if (opts.pipe) writeFileSync(file, input);
+  const started = performance.now();
   const child = opts.pipe
     ? spawn('/bin/sh', ['-c', 'cat "$0" | /bin/bash --norc --noprofile -c "$1"', file, cmd], { env, cwd: opts.cwd })
     : spawn('/bin/bash', ['--norc', '--noprofile', '-c', cmd], { env, cwd: opts.cwd });
@@ -68,12 +71,12 @@ export function runHook(
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      resolve({ code: null, stdout, stderr, returned: false, pid: child.pid ?? 0 });
+      resolve({ code: null, stdout, stderr, returned: false, pid: child.pid ?? 0, ms: performance.now() - started });
     }, opts.limitMs ?? 10_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       if (opts.pipe) rmSync(file, { force: true });
-      resolve({ code, stdout, stderr, returned: true, pid: child.pid ?? 0 });
+      resolve({ code, stdout, stderr, returned: true, pid: child.pid ?? 0, ms: performance.now() - started });
     });
   });
 }

@@ -84,32 +84,39 @@ function sendViaNet(socketPath: string, line: string, timeoutMs: number): Promis
   });
 }
 
-// The parts of Node's internal pipe binding used here (lib/net.js uses the same).
-interface PipeHandle {
+// The parts of Node's internal pipe binding used here and by the forwarder's
+// lock (lib/net.js uses the same).
+export interface PipeHandle {
   connect(req: object, path: string): number;
   writeUtf8String(req: object, data: string): number;
   writeQueueSize: number;
   close(): void;
+  bind(path: string): number;
+  listen(backlog: number): number;
+  onconnection: ((status: number, client?: { close(): void }) => void) | null;
 }
-interface PipeBinding {
+export interface PipeBinding {
   Pipe: new (type: number) => PipeHandle;
   PipeConnectWrap: new () => { oncomplete?: (status: number) => void };
   WriteWrap: new () => { handle?: PipeHandle; oncomplete?: (status: number) => void };
   socketType: number;
+  serverType: number;
 }
 
-function pipeBinding(): PipeBinding | null {
+/** Node's pipe binding, or null when it is not there in the shape expected (another Node version, --throw-deprecation). */
+export function pipeBinding(): PipeBinding | null {
   try {
     const binding = (process as unknown as { binding?: (name: string) => Record<string, unknown> }).binding;
     if (typeof binding !== 'function') return null;
     const pipe = binding('pipe_wrap');
     const stream = binding('stream_wrap');
-    const constants = pipe.constants as { SOCKET?: unknown } | undefined;
+    const constants = pipe.constants as { SOCKET?: unknown; SERVER?: unknown } | undefined;
     if (
       typeof pipe.Pipe !== 'function' ||
       typeof pipe.PipeConnectWrap !== 'function' ||
       typeof stream.WriteWrap !== 'function' ||
-      typeof constants?.SOCKET !== 'number'
+      typeof constants?.SOCKET !== 'number' ||
+      typeof constants.SERVER !== 'number'
     )
       return null;
     return {
@@ -117,6 +124,7 @@ function pipeBinding(): PipeBinding | null {
       PipeConnectWrap: pipe.PipeConnectWrap,
       WriteWrap: stream.WriteWrap,
       socketType: constants.SOCKET,
+      serverType: constants.SERVER,
     } as PipeBinding;
   } catch {
     return null;
