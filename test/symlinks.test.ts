@@ -3,9 +3,15 @@
 // hook (new worktrees), not setup's template hook (new clones). A repository or
 // worktree with one where fleet-git would write is left alone and reported.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { planEnable } from '../src/core/actions.js';
+import { runContext } from '../src/core/context.js';
+import { applyPlan, planSteps } from '../src/core/plan.js';
+import { assessRepo } from '../src/core/state.js';
+import { appendWhole, writeAtomic, writeInPlace } from '../src/fs/atomic.js';
+import { locateRepo } from '../src/git/repo.js';
 import { sandbox, snapshot, type Sandbox } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
@@ -171,5 +177,113 @@ describe('symbolic links', () => {
       assert.equal(s.git(dest, 'status', '--porcelain'), '', t.name);
       assert.deepEqual(problems(s, dest)[0].codes, ['symlink'], t.name);
     }
+  });
+});
+
+// Check, then write: the lstat walk runs before the writes, so a link put at
+// the final name between the two must be refused by the write itself
+// (O_NOFOLLOW on every open, O_EXCL for the temporary file and for a file
+// planned as new, which is put in place by link(2), never a rename over a name).
+describe('check, then write: a link at the final name is refused by the write itself', () => {
+  /** A folder with a dangling link and a link to a file, both pointing outside it; `out` must stay as it is. */
+  function links(s: Sandbox): { dir: string; out: string; dangling: string; toFile: string } {
+    const dir = join(s.dir, `w${Math.random().toString(36).slice(2)}`);
+    const out = join(dir, 'outside');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'theirs'), 'theirs\n');
+    const dangling = join(dir, 'dangling.json');
+    const toFile = join(dir, 'to-file.json');
+    symlinkSync(join(out, 'pwn.json'), dangling);
+    symlinkSync(join(out, 'theirs'), toFile);
+    return { dir, out, dangling, toFile };
+  }
+
+  it('writeAtomic, writeInPlace and appendWhole, with the pre-check bypassed: ELOOP or EEXIST, the link and what it points to untouched, no temporary file', () => {
+    const s = sandbox();
+    const { dir, out, dangling, toFile } = links(s);
+    const outBefore = snapshot(out);
+    const writes: [string, (p: string) => unknown][] = [
+      ['writeAtomic, reading the file itself', (p) => writeAtomic(p, 'x\n')],
+      ['writeAtomic, the caller having read no file', (p) => writeAtomic(p, 'x\n', undefined, null)],
+      ['writeAtomic, the caller having read a file', (p) => writeAtomic(p, 'x\n', 0o644, 'theirs\n')],
+      ['writeAtomic as a creation', (p) => writeAtomic(p, 'x\n', undefined, null, false, true)],
+      ['writeInPlace, growing', (p) => writeInPlace(p, 'theirs\nmore\n', 'theirs\n')],
+      ['writeInPlace, cutting', (p) => writeInPlace(p, 'the', 'theirs\n')],
+      ['appendWhole', (p) => appendWhole(p, 'x\n')],
+      ['appendWhole as a creation', (p) => appendWhole(p, 'x\n', true)],
+    ];
+    for (const [name, write] of writes)
+      for (const link of [dangling, toFile]) {
+        assert.throws(
+          () => write(link),
+          (e: NodeJS.ErrnoException) => e.code === 'ELOOP' && /is a symbolic link/.test(e.message),
+          `${name} on ${link}`,
+        );
+        assert.ok(lstatSync(link).isSymbolicLink(), `${name}: the link is still there`);
+        assert.deepEqual(snapshot(out), outBefore, `${name}: nothing outside changed`);
+        assert.deepEqual(readdirSync(dir).sort(), ['dangling.json', 'outside', 'to-file.json'], `${name}: no temporary file left`);
+      }
+  });
+
+  it('a temporary file name taken by a link is refused too (O_EXCL, O_NOFOLLOW), and a creation never replaces a file that appeared', () => {
+    const s = sandbox();
+    const { dir, out } = links(s);
+    const outBefore = snapshot(out);
+    const target = join(dir, 'new.json');
+    writeFileSync(target, 'someone else\n');
+    assert.throws(() => writeAtomic(target, 'x\n', undefined, null, false, true), /EEXIST/);
+    assert.equal(readFileSync(target, 'utf8'), 'someone else\n');
+    assert.deepEqual(
+      readdirSync(dir).filter((n) => n.endsWith('.tmp')),
+      [],
+    );
+    // Every temporary name this process can pick in the next 3 s (.NAME.fleet-git-PID-TIME.tmp) is a link outside.
+    const fresh = join(dir, 'fresh.json');
+    const now = Date.now();
+    for (let t = now; t < now + 3000; t++)
+      symlinkSync(join(out, 'theirs'), join(dir, `.fresh.json.fleet-git-${process.pid}-${t.toString(36)}.tmp`));
+    assert.throws(() => writeAtomic(fresh, 'x\n'), /EEXIST/);
+    assert.ok(!existsSync(fresh));
+    assert.deepEqual(snapshot(out), outBefore);
+  });
+
+  it('a plan made before a link appears at the hook file (the race): applying it fails, is undone, and leaves the link and the folder outside alone', () => {
+    const s = sandbox();
+    const repo = s.repo('race');
+    mkdirSync(join(repo, '.github/hooks'), { recursive: true }); // a real folder: the check passes, as it would just before a swap
+    writeFileSync(join(repo, '.github/hooks/other.json'), '{}\n');
+    const out = join(s.dir, 'race-outside');
+    mkdirSync(out);
+    const ctx = runContext(s.env, s.home);
+    const plan = planEnable(assessRepo(locateRepo(repo), ctx), ctx);
+    assert.ok(
+      planSteps(plan).some((st) => st.path === join(repo, HOOK)),
+      'the plan writes the hook file',
+    );
+    const exclude = join(repo, '.git/info/exclude');
+    const excludeBefore = readFileSync(exclude, 'utf8');
+    symlinkSync(join(out, 'pwn.json'), join(repo, HOOK)); // swapped in between check and write
+    assert.throws(
+      () => applyPlan(plan),
+      (e: NodeJS.ErrnoException) => e.code === 'ELOOP' || e.code === 'EEXIST',
+    );
+    assert.ok(lstatSync(join(repo, HOOK)).isSymbolicLink(), 'the link is still there, not replaced');
+    assert.deepEqual(snapshot(out), {}, 'nothing was created outside');
+    assert.equal(readFileSync(exclude, 'utf8'), excludeBefore, 'the steps done before were undone');
+    assert.deepEqual(readdirSync(join(repo, '.github/hooks')).sort(), ['fleet.json', 'other.json'], 'no temporary file left');
+
+    // The same for info/exclude swapped for a link to a file outside, after planning.
+    rmSync(join(repo, HOOK));
+    const plan2 = planEnable(assessRepo(locateRepo(repo), ctx), ctx);
+    writeFileSync(join(out, 'exclude'), excludeBefore);
+    rmSync(exclude);
+    symlinkSync(join(out, 'exclude'), exclude);
+    assert.throws(
+      () => applyPlan(plan2),
+      (e: NodeJS.ErrnoException) => e.code === 'ELOOP',
+    );
+    assert.equal(readFileSync(join(out, 'exclude'), 'utf8'), excludeBefore, 'the file outside is unchanged');
+    assert.ok(lstatSync(exclude).isSymbolicLink());
+    assert.ok(!existsSync(join(repo, HOOK)), 'the hook file written before was taken back');
   });
 });

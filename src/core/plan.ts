@@ -269,9 +269,10 @@ export function doStep(s: Step): void {
       else unlinkSync(s.path);
       return;
     case 'write':
-      if (s.how === 'append') appendWhole(s.path, s.after.slice(s.before?.length ?? 0));
-      else if (s.how === 'in-place') writeInPlace(s.path, s.after, s.before);
-      else writeAtomic(s.path, s.after, s.mode, s.before);
+      // A step planned as a creation (before null) creates: a name that appeared since (a link, say) fails it, and it is undone.
+      if (s.how === 'append') appendWhole(s.path, s.after.slice(s.before?.length ?? 0), s.before === null);
+      else if (s.how === 'in-place' && s.before !== null) writeInPlace(s.path, s.after, s.before);
+      else writeAtomic(s.path, s.after, s.mode, s.before, false, s.before === null);
       return;
     case 'rename':
       renameSync(s.path, s.to);

@@ -1,11 +1,12 @@
 // Writing files so that a failure halfway leaves the old file, or none, in place:
 // a temporary file in the same folder, then a rename over the target.
 import {
-  chmodSync,
   closeSync,
   constants,
+  fchmodSync,
   fstatSync,
   ftruncateSync,
+  linkSync,
   lstatSync,
   openSync,
   readdirSync,
@@ -144,17 +145,23 @@ export function writeAll(fd: number, bytes: Buffer): void {
   }
 }
 
+/** open() flags that never follow a symbolic link at the final component: such a name fails with ELOOP. */
+const NOFOLLOW = constants.O_NOFOLLOW;
+/** The temporary file's flags: made here and now (O_EXCL: never an existing file, nor a link of that name), never through a link. */
+const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+
 /**
  * Appends `text` to a file (made when missing), whole or not at all: an append
  * that fails is cut back to the file's length before it, and a file it made is
- * removed. Never through a symbolic link (O_NOFOLLOW).
+ * removed. Never through a symbolic link (O_NOFOLLOW: refused, ELOOP). With
+ * `create`, the file must not exist yet (O_EXCL: neither a file nor a link of that name).
  */
-export function appendWhole(path: string, text: string): void {
+export function appendWhole(path: string, text: string, create = false): void {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW | (create ? constants.O_EXCL : 0), 0o644);
   } catch (e) {
-    throw writeFailure(e, path);
+    throw isCode(e, 'ELOOP') || (isCode(e, 'EEXIST') && isLink(path)) ? linkRefused(path) : writeFailure(e, path);
   }
   let size = -1;
   try {
@@ -177,23 +184,83 @@ export function appendWhole(path: string, text: string): void {
 /** writeAtomic's `verify`: read the temporary file back and compare before renaming it into place (for the few files every hook runs). */
 export const VERIFY = true;
 
+/** The error for a symbolic link where fleet-git was about to write: code ELOOP, as open(O_NOFOLLOW) gives it. */
+function linkRefused(path: string): Error {
+  const e = Object.assign(new Error(`could not write ${path}: it is a symbolic link, and fleet-git never writes through one`), {
+    code: 'ELOOP',
+  });
+  REFUSED.add(e);
+  return e;
+}
+/** linkRefused's errors, which writeFailure passes on as they are. */
+const REFUSED = new WeakSet<Error>();
+
+/**
+ * A file's bytes and mode, opened without following a symbolic link at `path`
+ * (ELOOP for one, refused); null when there is no file.
+ */
+function readNoFollow(path: string): { bytes: Buffer; mode: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | NOFOLLOW);
+  } catch (e) {
+    if (isCode(e, 'ENOENT') || isCode(e, 'ENOTDIR')) return null;
+    throw isCode(e, 'ELOOP') ? linkRefused(path) : writeFailure(e, path);
+  }
+  try {
+    return { bytes: readFileSync(fd), mode: fstatSync(fd).mode & 0o7777 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The mode of the file at `path`, by lstat: a symbolic link there is refused
+ * (fleet-git replaces the file, never a link of the user's).
+ */
+function modeNoFollow(path: string): number | undefined {
+  const st = lstatSync(path, NO_ENTRY_OK); // gone since the caller read it: made anew
+  if (st?.isSymbolicLink()) throw linkRefused(path);
+  return st && st.mode & 0o7777;
+}
+
 /**
  * Writes `data` to `path` atomically. The file keeps the mode of the file it
  * replaces; a new file gets `mode` (default 0644, less the umask). With
  * `verify`, the temporary file is read back and compared before the rename.
  * Returns false, without touching the file, when it already holds exactly `data`.
+ * A symbolic link at `path` is never written through nor replaced: it is
+ * refused (ELOOP), by an open with O_NOFOLLOW or an lstat just before the
+ * rename (which itself never follows one). The temporary file is made with
+ * O_EXCL and O_NOFOLLOW.
+ * With `create`, the file must not exist: it is put in place by link(2),
+ * which fails (EEXIST) on anything there, a link included, so that a name
+ * that appeared after the caller looked is never replaced.
  */
-export function writeAtomic(path: string, data: string | Buffer, mode?: number, current?: string | null, verify = false): boolean {
+export function writeAtomic(
+  path: string,
+  data: string | Buffer,
+  mode?: number,
+  current?: string | null,
+  verify = false,
+  create = false,
+): boolean {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   // `current`: the file's text as the caller has just read it (null: no file), so as not to read it again.
-  const old = current === undefined ? readBytesOrNull(path) : current === null ? null : Buffer.from(current, 'utf8');
-  if (old !== null && old.equals(bytes) && (mode === undefined || (statSync(path).mode & 0o7777) === mode)) return false;
-  let keepMode: number | undefined = mode;
-  if (old !== null && mode === undefined) keepMode = statSync(path).mode & 0o7777;
+  let old: Buffer | null;
+  let oldMode: number | undefined;
+  if (current === undefined) {
+    const now = readNoFollow(path);
+    old = now && now.bytes;
+    oldMode = now?.mode;
+  } else old = current === null ? null : Buffer.from(current, 'utf8');
+  if (old !== null && oldMode === undefined) oldMode = modeNoFollow(path);
+  if (old !== null && old.equals(bytes) && (mode === undefined || oldMode === mode)) return false;
+  const keepMode: number | undefined = mode ?? (old !== null ? oldMode : undefined);
   const tmp = join(dirname(path), `.${basename(path)}.fleet-git-${process.pid}-${Date.now().toString(36)}.tmp`); // TEMP_NAME
   let fd: number;
   try {
-    fd = openSync(tmp, 'wx', keepMode ?? 0o644);
+    fd = openSync(tmp, TEMP_FLAGS, keepMode ?? 0o644);
   } catch (e) {
     throw writeFailure(e, path);
   }
@@ -203,13 +270,17 @@ export function writeAtomic(path: string, data: string | Buffer, mode?: number, 
       // failure of fleet-git itself from leaving half a file, and a bulk run
       // over thousands of repositories stays fast.
       writeAll(fd, bytes);
+      // open() gave the file keepMode less the umask: set it only when that differs (on the descriptor: never through a name).
+      if (keepMode !== undefined && (keepMode & ~umask() & 0o777) !== keepMode) fchmodSync(fd, keepMode);
     } finally {
       closeSync(fd);
     }
     if (verify && !readFileSync(tmp).equals(bytes)) throw Object.assign(new Error(`${tmp} did not read back as written`), { code: 'EIO' });
-    // open() gave the file keepMode less the umask: set it only when that differs.
-    if (keepMode !== undefined && (keepMode & ~umask() & 0o777) !== keepMode) chmodSync(tmp, keepMode);
-    renameSync(tmp, path);
+    if (create) createFrom(tmp, path);
+    else {
+      if (isLink(path)) throw linkRefused(path); // a last look: rename would replace a link put there meanwhile
+      renameSync(tmp, path);
+    }
   } catch (e) {
     try {
       unlinkSync(tmp);
@@ -219,6 +290,31 @@ export function writeAtomic(path: string, data: string | Buffer, mode?: number, 
     throw writeFailure(e, path);
   }
   return true;
+}
+
+/**
+ * Puts the finished file `tmp` in place at `path`, which must not exist:
+ * link(2) fails on any name there (a symbolic link included), where rename
+ * would replace it. A file system without hard links gets a rename after a
+ * last look.
+ */
+function createFrom(tmp: string, path: string): void {
+  try {
+    linkSync(tmp, path);
+  } catch (e) {
+    if (isCode(e, 'EEXIST') || lstatSync(path, NO_ENTRY_OK) !== undefined) throw isLink(path) ? linkRefused(path) : e;
+    renameSync(tmp, path);
+    return;
+  }
+  unlinkSync(tmp);
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -298,10 +394,11 @@ export function writeInPlace(path: string, data: string, current: string | null)
   if (!grows && !shrinks) return writeAtomic(path, data, undefined, current);
   let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | NOFOLLOW);
   } catch (e) {
-    if (!isCode(e, 'ENOENT')) throw e;
-    return writeAtomic(path, data, undefined, null); // gone since it was read: written whole
+    if (isCode(e, 'ELOOP')) throw linkRefused(path);
+    if (!isCode(e, 'ENOENT')) throw writeFailure(e, path);
+    return writeAtomic(path, data, undefined, null, false, true); // gone since it was read: made anew, never over a name that appeared
   }
   try {
     const size = fstatSync(fd).size;
@@ -366,6 +463,7 @@ export function describeError(err: unknown): string {
 
 /** An error of writing `path`, in one line that says where: `could not write PATH: no space left on the disk (ENOSPC)`; the code is kept. */
 export function writeFailure(e: unknown, path: string): Error {
+  if (REFUSED.has(e as Error)) return e as Error; // says it already
   const code = (e as NodeJS.ErrnoException)?.code;
   return Object.assign(new Error(`could not write ${path}: ${describeError(e)}`), { code });
 }
