@@ -42,9 +42,9 @@ execFileSync(process.execPath, [join(root, 'dist/cli.cjs'), 'setup'], { cwd: dir
 mkdirSync(join(setupEnv.XDG_CONFIG_HOME, 'fleet-git'), { recursive: true });
 writeFileSync(
   join(setupEnv.XDG_CONFIG_HOME, 'fleet-git', 'config.json5'),
-  `{ include: ['${dir}/in-*', '~/code'], exclude: ['*/forks'] }\n`,
+  `{ include: ['${dir}/in-*', '~/code/**', '**/work/{api,web}*'], exclude: ['**/forks', '~/code/*/tmp-*'] }\n`,
 );
-execFileSync(process.execPath, [join(root, 'dist/cli.cjs'), 'config'], { cwd: dir, env: setupEnv, stdio: 'pipe' }); // compiles the rules
+execFileSync(process.execPath, [join(root, 'dist/cli.cjs'), 'setup'], { cwd: dir, env: setupEnv, stdio: 'pipe' }); // compiles the rules
 
 function time(env, dest) {
   const t = process.hrtime.bigint();

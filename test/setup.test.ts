@@ -233,6 +233,23 @@ describe('setup', () => {
     assert.ok(!existsSync(join(bare.path, 'fleet-git-created')));
   });
 
+  it("clones follow the config's globs as picomatch reads them: * stays within a folder name, ** spans folders", () => {
+    const s = sandbox();
+    const src = s.repo('src');
+    setup(s);
+    writeConfig(s, `{ include: ['~/code/**'], exclude: ['~/code/*/forks', '**/tmp-*'] }`);
+    const at = (rel: string) => existsSync(join(clone(s, src, `home/${rel}`).path, HOOK));
+    assert.equal(at('code/a/forks/lib'), false, '~/code/*/forks covers what is below it');
+    assert.equal(at('code/a/b/forks/lib'), true, '* does not cross a /');
+    assert.equal(at('code/x/tmp-1'), false, '**/tmp-* at any depth');
+    assert.equal(at('code/deep/er/repo'), true, '~/code/** at any depth');
+    assert.equal(at('elsewhere/repo'), false, 'not included');
+    for (const p of ['code/a/b/forks/lib', 'code/x/tmp-1', 'elsewhere/repo']) {
+      const r = s.cli(s.dir, 'config', '--json', '--test', join(s.home, p));
+      assert.equal(JSON.parse(r.stdout).included, p.startsWith('code/a/b'), `config --test says what the hook did: ${p}`);
+    }
+  });
+
   it('a broken config, a changed config with no Node: the clone succeeds untouched with one line on stderr', () => {
     const s = sandbox();
     const src = s.repo('src');

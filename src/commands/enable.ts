@@ -46,9 +46,10 @@ export class EnableCommand extends FleetCommand {
   });
   under = Option.String('--under', { description: 'enable every repository found under this folder (as fleet-git scan finds them)' });
   include = Option.Array('--include', [], {
-    description: 'with --under: only repositories whose path below it (or folder name) matches this glob',
+    description:
+      "with --under: only repositories whose path below it (or folder name) matches this glob (picomatch's: the README's section Patterns)",
   });
-  exclude = Option.Array('--exclude', [], { description: 'with --under: skip folders matching this glob' });
+  exclude = Option.Array('--exclude', [], { description: 'with --under: skip folders matching this glob (the README, Patterns)' });
   trust = Option.Boolean('--trust', false, {
     description:
       "also list the repository in Copilot's trustedFolders, so that copilot -p sessions run its hooks (disable takes it out again; the config file's trust: true does the same)",
