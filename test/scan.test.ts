@@ -177,6 +177,27 @@ describe('scan', () => {
     assert.ok(ignored.repos.some((r) => r.path === ws.p.solo));
   });
 
+  it('an --ignore that matches nothing is said once on stderr; the output and exit code are as without it', () => {
+    const plain = sb.cli(sb.dir, 'scan', ws.root, '--json');
+    const r = sb.cli(sb.dir, 'scan', ws.root, '--json', '--ignore', 'odd', '--ignore', 'nothing-like-this', '--ignore', 'stat/*');
+    assert.equal(r.status, 0);
+    assert.equal(
+      r.stderr,
+      `fleet-git: --ignore "nothing-like-this" matched nothing under ${ws.root}\nfleet-git: --ignore "stat/*" matched nothing under ${ws.root}\n`,
+    );
+    assert.deepEqual(
+      JSON.parse(r.stdout).repos.map((x: any) => x.path),
+      JSON.parse(plain.stdout)
+        .repos.map((x: any) => x.path)
+        .filter((p: string) => !p.startsWith(`${ws.root}/odd/`)),
+    );
+    // Off a terminal, in plain lines, the same.
+    const lines = sb.cli(sb.dir, 'scan', ws.root, '--ignore', 'nothing-like-this');
+    assert.equal(lines.status, 0);
+    assert.equal(lines.stderr, `fleet-git: --ignore "nothing-like-this" matched nothing under ${ws.root}\n`);
+    assert.equal(lines.stdout, sb.cli(sb.dir, 'scan', ws.root).stdout);
+  });
+
   it('uses the current folder when no root is given', () => {
     const r = sb.cli(join(ws.root, 'states'), 'scan', '--json');
     assert.equal(r.status, 0, r.stderr);

@@ -50,7 +50,9 @@ export class ScanCommand extends FleetCommand {
   json = Option.Boolean('--json', false, { description: 'print one JSON document' });
   nested = Option.Boolean('--nested', false, { description: 'also look inside repositories for nested repositories and submodules' });
   depth = Option.String('--depth', { description: 'read at most N folder levels below each root' });
-  ignore = Option.Array('--ignore', [], { description: 'skip folders matching this glob (repeatable)' });
+  ignore = Option.Array('--ignore', [], {
+    description: "skip folders matching this glob (repeatable; picomatch's: the README's section Patterns)",
+  });
   followSymlinks = Option.Boolean('--follow-symlinks', false, { description: 'follow symbolic links to folders (loops are detected)' });
   roots = Option.Rest({ name: 'root' });
 
@@ -61,8 +63,18 @@ export class ScanCommand extends FleetCommand {
     const roots = await rootsOf(this.roots.length ? this.roots : scanRoots(config, this.context.home), this.context.cwd);
     const [{ surveyAsJson }, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
-    const opts = { nested: this.nested, depth, ignore: [...config.scan.ignore, ...this.ignore], followSymlinks: this.followSymlinks };
+    const hits = new Set<string>();
+    const opts = {
+      nested: this.nested,
+      depth,
+      ignore: [...config.scan.ignore, ...this.ignore],
+      ignoreHits: this.ignore.length ? hits : undefined,
+      followSymlinks: this.followSymlinks,
+    };
     const s = await withProgress(this.context, (onProgress) => surveyAsJson(roots, ctx, { ...opts, onProgress }));
+    // An --ignore that matched nothing is most likely a mistake: said once, the scan's output and exit code are as before.
+    for (const g of new Set(this.ignore))
+      if (!hits.has(g)) this.err(`fleet-git: --ignore ${JSON.stringify(g)} matched nothing under ${roots.join(', ')}`);
     if (this.json) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
     else if (!isTty(this.context.stdout)) await this.printLines(s);
     else await this.printTable(s);
