@@ -5,12 +5,12 @@
 // Needs `npm run build` (dist/cli.cjs and dist/cli-main.cjs, dist/hook-client.cjs).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
-import { CLI, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
+import { CLI, fleetGitProcesses, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
 import { observerSummary, TestObserver, type Received } from './observer-server.js';
 
 const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
@@ -53,7 +53,7 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
   let copilotPid = 0;
   let copilotRunning = false;
   // What the observer saw about each SessionStart's ppid while Copilot ran.
-  const ppidChecks: Array<{ ppid: number; alive: boolean; during: boolean; isCopilot: boolean | null }> = [];
+  const ppidChecks: Array<{ ppid: number; alive: boolean; during: boolean; isCopilot: boolean | null; parent: number | null }> = [];
   let obs: TestObserver;
 
   before(async () => {
@@ -69,16 +69,17 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
         const ppid = e.ppid;
         // The agent is the copilot process we started, or the native binary its loader started.
         const isCopilot = process.platform === 'linux' ? ppid === copilotPid || parentOf(ppid) === copilotPid : null;
-        ppidChecks.push({ ppid, alive: isAlive(ppid), during: copilotRunning, isCopilot });
+        ppidChecks.push({ ppid, alive: isAlive(ppid), during: copilotRunning, isCopilot, parent: parentOf(ppid) });
       },
     });
   });
   after(() => obs?.close());
 
-  function runCopilot(model: ModelServer, prompt: string): Promise<Run> {
-    const env = offlineCopilotEnv(sb.env, model.baseUrl, 'e2e-profile');
+  function runCopilot(model: ModelServer, prompt: string, more: Record<string, string> = {}): Promise<Run> {
+    const env = { ...offlineCopilotEnv(sb.env, model.baseUrl, 'e2e-profile'), ...more };
     const child = spawn(COPILOT, ['-p', prompt, '--allow-all', '--no-auto-update'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    copilotPid = child.pid ?? 0;
+    const pid = child.pid ?? 0;
+    copilotPid = pid;
     copilotRunning = true;
     let output = '';
     child.stdout.on('data', (d) => (output += d));
@@ -86,11 +87,11 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
     return new Promise((resolve) => {
       child.on('error', (err) => {
         copilotRunning = false;
-        resolve({ code: -1, output: String(err), pid: copilotPid });
+        resolve({ code: -1, output: String(err), pid });
       });
       child.on('close', (code) => {
         copilotRunning = false;
-        resolve({ code, output, pid: copilotPid });
+        resolve({ code, output, pid });
       });
     });
   }
@@ -178,7 +179,13 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
       const model = await startModelServer({ toolCalls: 50 });
       const before = new Set(obs.events.map((e) => e.session_id));
       try {
-        const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => runCopilot(model, `steps, session ${i}`)));
+        // Each session its own terminal; the forwarder lingers 1 s instead of 10 once idle.
+        const terminal = (i: number) => ({
+          TERM_PROGRAM: 'iTerm.app',
+          ITERM_SESSION_ID: `w0t${i}p0:E2E-${i}`,
+          FLEET_GIT_FORWARDER_IDLE_MS: '1000',
+        });
+        const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => runCopilot(model, `steps, session ${i}`, terminal(i))));
         for (const run of runs) assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
         const sessions = () => [...new Set(obs.events.map((e) => e.session_id))].filter((s) => !before.has(s));
         await obs.waitFor(
@@ -201,6 +208,39 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
           );
         }
         assert.deepEqual(obs.badLines, []);
+        // Each SessionStart: the Copilot process of its own session as ppid (alive then), the hook's pid, its terminal, its model.
+        const starts = sessions().map((sid) => obs.events.find((e) => e.session_id === sid && e.event === 'SessionStart')!);
+        const runPids = runs.map((r) => r.pid);
+        for (const start of starts) {
+          const check = ppidChecks.find((c) => c.ppid === start.ppid);
+          assert.ok(check, `${start.session_id}: no ppid`);
+          assert.deepEqual(
+            [check.during, check.alive],
+            [true, true],
+            `${start.session_id}: ppid ${start.ppid} not alive while Copilot ran`,
+          );
+          if (process.platform === 'linux')
+            assert.ok(
+              runPids.includes(start.ppid as number) || runPids.includes(check.parent as number),
+              `${start.session_id}: ppid ${start.ppid} (parent ${check.parent}) is none of the Copilot processes ${runPids.join(', ')}`,
+            );
+          assert.equal(typeof start.pid, 'number');
+          assert.notEqual(start.pid, start.ppid);
+          assert.deepEqual([start.model, start.fleet_model_name, start.term_program], ['gpt-4.1', 'e2e-profile', 'iTerm.app']);
+        }
+        assert.equal(new Set(starts.map((e) => e.ppid)).size, 8, 'one Copilot process per session');
+        assert.deepEqual(
+          starts.map((e) => e.iterm_session_id).sort(),
+          Array.from({ length: 8 }, (_, i) => `w0t${i}p0:E2E-${i}`),
+          "each session's own terminal",
+        );
+        // Once no session sends anything, nothing of fleet-git runs, and the spool is an empty folder only its owner reads.
+        const deadline = Date.now() + 15_000;
+        while (fleetGitProcesses(sb.home).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        assert.deepEqual(fleetGitProcesses(sb.home), [], 'processes left running with the sandbox HOME');
+        const spool = join(paths.dataDir, 'spool');
+        assert.deepEqual(readdirSync(spool), []);
+        assert.equal(statSync(spool).mode & 0o777, 0o700);
       } finally {
         await model.close();
       }

@@ -169,3 +169,23 @@ export function offlineCopilotEnv(base: Record<string, string>, baseUrl: string,
     FLEET_MODEL_NAME: fleetModelName,
   };
 }
+
+/**
+ * fleet-git's processes (Linux: /proc) run with this HOME: hook commands, the
+ * shells that start a forwarder, forwarders, hook clients. What a sandbox's
+ * hooks left running.
+ */
+export function fleetGitProcesses(home: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`HOME=${home}`)) continue;
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (/hook-client\.cjs|fleet-git-forwarder|claude-code-fleet fleet-git/.test(cmd)) found.push(Number(name));
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+  return found;
+}

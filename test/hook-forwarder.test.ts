@@ -18,7 +18,7 @@ import {
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
-import { FIXTURES, sandbox } from './helpers.js';
+import { FIXTURES, fleetGitProcesses, sandbox } from './helpers.js';
 import { TestObserver, type Received } from './observer-server.js';
 import { CLIENT, runHook } from './hook-run.js';
 
@@ -34,6 +34,7 @@ const tool = (sid: string, step: number) =>
   });
 const stepOf = (e: Received) => Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string } | null)?.command))?.[1]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 function alive(pid: number): boolean {
   try {
@@ -53,20 +54,6 @@ async function until(what: string, cond: () => boolean, ms = 15_000): Promise<vo
 }
 
 before(() => assert.ok(existsSync(CLIENT), `${CLIENT} is missing: run npm run build first`));
-
-/** The processes (Linux: /proc) whose environment has this HOME: what a sandbox's hooks left running. */
-function runningWith(home: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`HOME=${home}`)) found.push(Number(name));
-    } catch {
-      /* gone, or not ours to read */
-    }
-  }
-  return found;
-}
 
 /**
  * A PATH whose `node` notes each start (one line in the returned file) and
@@ -167,7 +154,7 @@ describe('hook command and forwarder', () => {
     assert.deepEqual(readdirSync(t.spool), []);
     assert.equal(statSync(t.spool).mode & 0o777, 0o700);
     // Once idle, nothing of it runs: no forwarder, no shell that started one.
-    await until('nothing to run with the sandbox HOME', () => runningWith(t.sb.home).length === 0, 5000);
+    await until('nothing to run with the sandbox HOME', () => fleetGitProcesses(t.sb.home).length === 0, 5000);
   });
 
   test('hooks of sessions that fire at once start one forwarder, not one each', async () => {
@@ -281,26 +268,29 @@ describe('hook command and forwarder', () => {
       };
       const hook: number[] = [];
       const floor: number[] = [];
-      for (const i of [1, 2]) {
+      for (const i of [1, 2, 3]) {
         floor.push(timed('cat >/dev/null', i).ms);
         const r = timed(t.cmd('postToolUse'), i);
         assert.deepEqual([r.status, r.stdout, r.stderr, r.error], [0, '', '', undefined]);
         hook.push(r.ms);
       }
       // Returns at once (as returnsQuietly below counts it), the forwarder stuck.
-      assert.ok(Math.min(...hook) - Math.min(...floor) <= 50, `the hook took ${Math.min(...hook)} ms, cat ${Math.min(...floor)} ms`);
+      assert.ok(
+        Math.min(...hook) - median(floor) <= 50,
+        `the hook took at least ${Math.min(...hook)} ms, cat ${median(floor)} ms (median)`,
+      );
       const spooled = t.events();
-      assert.equal(spooled.length, 2);
+      assert.equal(spooled.length, 3);
       assert.equal(statSync(t.spool).mode & 0o777, 0o700);
       for (const f of spooled) assert.equal(statSync(join(t.spool, f)).mode & 0o777, 0o600, f);
     } finally {
       process.kill(first, 'SIGKILL');
     }
     await until('the killed forwarder to be gone', () => !alive(first));
-    const r = await runHook(t.cmd('postToolUse'), tool('kill-1', 3), t.env);
+    const r = await runHook(t.cmd('postToolUse'), tool('kill-1', 4), t.env);
     assert.deepEqual([r.code, r.returned], [0, true]);
-    await obs.waitFor((e) => e.session_id === 'kill-1' && stepOf(e) === 3);
-    assert.deepEqual(obs.events.filter((e) => e.session_id === 'kill-1').map(stepOf), [0, 1, 2, 3]);
+    await obs.waitFor((e) => e.session_id === 'kill-1' && stepOf(e) === 4);
+    assert.deepEqual(obs.events.filter((e) => e.session_id === 'kill-1').map(stepOf), [0, 1, 2, 3, 4]);
     assert.notEqual(t.forwarderPid(), first);
     await t.settled();
   });
@@ -410,25 +400,25 @@ describe('the hook never fails or blocks Copilot', () => {
 
   /**
    * Each hook returns at once, exits 0 and prints nothing. "At once" is a
-   * bound, not a benchmark: the fastest of four runs at most 50 ms over the
-   * fastest of four runs, interleaved, of a hook that only reads its payload
-   * (`cat >/dev/null`; bash's start alone can take 50 ms on a loaded machine);
-   * a hook that waits for node, the disk, the observer or the forwarder takes
-   * hundreds of milliseconds or more on every run.
+   * bound, not a benchmark: the fastest of five runs at most 50 ms over the
+   * median of five runs, interleaved, of a hook that only reads its payload
+   * (`cat >/dev/null`; bash's start alone can take 50 ms on a loaded
+   * machine). A hook that waits for node, the disk, the observer or the
+   * forwarder is slow on every run, its fastest included.
    */
   async function returnsQuietly(what: string, env: Record<string, string>, pipe = false) {
     for (const event of ['sessionStart', 'postToolUse']) {
       const input = event === 'sessionStart' ? fixture('sessionStart.json') : tool(`never-${what}`, 0);
       const hook: number[] = [];
       const floor: number[] = [];
-      for (let i = 0; i < 4; i++) {
+      for (let i = 0; i < 5; i++) {
         floor.push((await runHook('cat >/dev/null', input, env, { pipe, cwd: t.repo })).ms);
         const r = await runHook(t.cmd(event), input, env, { pipe, cwd: t.repo, limitMs: 10_000 });
         assert.deepEqual([r.returned, r.code, r.stdout, r.stderr], [true, 0, '', ''], `${what} (${event})`);
         hook.push(r.ms);
       }
-      const [h, f] = [Math.min(...hook), Math.min(...floor)];
-      assert.ok(h - f <= 50, `${what} (${event}): the hook took ${h.toFixed(1)} ms, cat ${f.toFixed(1)} ms`);
+      const [h, f] = [Math.min(...hook), median(floor)];
+      assert.ok(h - f <= 50, `${what} (${event}): the hook took at least ${h.toFixed(1)} ms, cat ${f.toFixed(1)} ms (median)`);
     }
   }
 
