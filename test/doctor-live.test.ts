@@ -1,7 +1,8 @@
 // fleet-git doctor --live with the real Copilot CLI (node_modules/.bin/copilot,
 // pinned in package.json), each case in a sandbox of its own (HOME,
 // COPILOT_HOME, XDG folders, a temporary repository), asserting the report's
-// JSON. Copilot unpacks itself into XDG_CACHE_HOME on its first run: one cache
+// JSON or its lines and exit code: each cause made to happen, not described.
+// Copilot unpacks itself into XDG_CACHE_HOME on its first run: one cache
 // folder for the whole file, so that happens once. Needs `npm run build`.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -23,6 +24,7 @@ import { after, before, describe, test } from 'node:test';
 import type { LiveReport } from '../src/core/live-probe.js';
 import { userPaths } from '../src/paths.js';
 import { CLI, ROOT, sandbox, snapshot, type Sandbox } from './helpers.js';
+import { fakeCopilotSession } from './fake-copilot.js';
 import { TestObserver } from './observer-server.js';
 
 const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
@@ -203,6 +205,77 @@ describe('fleet-git doctor --live, the real Copilot CLI', { skip, concurrency: 3
   });
 
   test(
+    "fleet-git's own hook file not valid JSON: every event missing, cause invalid-json naming it; exit 1",
+    { timeout: 90_000 },
+    async () => {
+      const sb = sandbox('fleet-git-live-own-invalid-');
+      const repo = enabledRepo(sb, '--trust');
+      const file = join(repo, '.github', 'hooks', 'fleet.json');
+      // A trailing comma: Copilot rejects the whole file (in its log only).
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/\}\s*$/, ',}\n'));
+      const d = await doctor(sb, repo, ['--copilot', COPILOT]);
+      assert.equal(d.code, 1, d.stdout + d.stderr);
+      assert.match(d.stdout, /\nFAIL {2}sessionStart: missing \(invalid-json\)\n/);
+      assert.match(
+        d.stdout,
+        /\nFAIL {2}invalid-json: \.github\/hooks\/fleet\.json runs fleet-git's hook client but is not valid JSON \(.*\), so Copilot ignores all of it: fix \.github\/hooks\/fleet\.json, or move it away and run fleet-git enable\n/,
+      );
+      assert.match(d.stdout, /\n5 of 5 events missing, repeated or incomplete\n$/);
+      const j = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
+      assert.equal(j.code, 1);
+      const r = j.report!;
+      assert.deepEqual(statuses(r), ALL('missing'));
+      for (const e of r.events) assert.equal(e.cause?.code, 'invalid-json', e.id);
+      // Copilot's own reason, from its log.
+      assert.match(String(r.hookFiles.find((h) => h.path === file)?.invalid), /.+/);
+    },
+  );
+
+  test('the hook client deleted from the data folder: every event missing, cause client-missing; exit 1', { timeout: 90_000 }, async () => {
+    const sb = sandbox('fleet-git-live-no-client-');
+    const repo = enabledRepo(sb, '--trust');
+    const client = join(userPaths(sb.env, sb.home).dataDir, 'hook-client.cjs');
+    assert.ok(existsSync(client), client);
+    rmSync(client);
+    const d = await doctor(sb, repo, ['--copilot', COPILOT]);
+    assert.equal(d.code, 1, d.stdout + d.stderr);
+    assert.match(d.stdout, /\nFAIL {2}sessionStart: missing; Copilot waited \d+ ms on its hooks \(client-missing\)\n/);
+    assert.ok(d.stdout.includes(`\nFAIL  client-missing: the hook client ${client} is missing: fleet-git enable\n`), d.stdout);
+    assert.match(d.stdout, /\n5 of 5 events missing, repeated or incomplete\n$/);
+    // fleet-git enable puts it back, and the probe passes.
+    assert.equal(sb.cli(repo, 'enable').status, 0);
+    const again = await doctor(sb, repo, ['--json', '--copilot', COPILOT]);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+  });
+
+  test(
+    "fleet-git's postToolUse hook slower than its timeoutSec: those events missing, cause timeout; exit 1",
+    { timeout: 90_000 },
+    async () => {
+      const sb = sandbox('fleet-git-live-hook-timeout-');
+      const repo = enabledRepo(sb, '--trust');
+      const file = join(repo, '.github', 'hooks', 'fleet.json');
+      const hooks = JSON.parse(readFileSync(file, 'utf8'));
+      // The command as enable wrote it, after a wait longer than the entry's timeoutSec.
+      for (const entry of hooks.hooks.postToolUse) {
+        entry.bash = `sleep 20; ${entry.bash}`;
+        entry.timeoutSec = 1;
+      }
+      writeFileSync(file, JSON.stringify(hooks, null, 2));
+      const d = await doctor(sb, repo, ['--copilot', COPILOT]);
+      assert.equal(d.code, 1, d.stdout + d.stderr);
+      assert.match(d.stdout, /\nok {4}sessionStart: once, from the repository's hook file; Copilot waited \d+ ms on its hooks\n/);
+      assert.match(d.stdout, /\nFAIL {2}postToolUse \(bash\): missing; Copilot waited \d+ ms on its hooks \(timeout\)\n/);
+      assert.match(d.stdout, /\nFAIL {2}postToolUse \(view\): missing; Copilot waited \d+ ms on its hooks \(timeout\)\n/);
+      assert.match(
+        d.stdout,
+        /\nFAIL {2}timeout: Copilot stopped waiting for the hook \(.*timed out.*\): fleet-git doctor \(node and the hook client, run as Copilot runs them\)\n/,
+      );
+      assert.match(d.stdout, /\n2 of 5 events missing, repeated or incomplete\n$/);
+    },
+  );
+
+  test(
     "the user's COPILOT_HOME and observer untouched: byte-identical, no event at the observer, other user-level hooks not run",
     { timeout: 90_000 },
     async () => {
@@ -275,6 +348,57 @@ describe('fleet-git doctor --live, bad input and a session that cannot finish', 
     const bad = await doctor(sb, repo, ['--copilot', join(sb.dir, 'nope')]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /^fleet-git: --copilot .*nope: not an executable file/);
+  });
+
+  // A Copilot that trusts the folder and leaves the repository's hooks out (copilot-cli #1730, some versions and
+  // platforms), played by fake-copilot.ts's session, which runs the real hook files with the real hook client.
+  test('the fake session, every hook run: every event once from the repository, exit 0 (what the next two change)', async () => {
+    const sb = sandbox('fleet-git-live-fake-ok-');
+    const repo = enabledRepo(sb, '--trust');
+    const fake = fakeCopilotSession(sb);
+    const d = await doctor(sb, repo, ['--json', '--copilot', fake.path], fake.env);
+    assert.equal(d.code, 0, d.stdout + d.stderr);
+    assert.deepEqual(statuses(d.report!), ALL('once'));
+    assert.equal(d.report!.ppid.isCopilot, true);
+    assert.equal(d.report!.copilot.version, '1.0.102');
+  });
+
+  test("trusted, the repository's hook files loaded, the sessionStart hook never run: that event repo-not-loaded; exit 1", async () => {
+    const sb = sandbox('fleet-git-live-fake-nostart-');
+    const repo = enabledRepo(sb, '--trust');
+    const fake = fakeCopilotSession(sb, { skip: ['sessionStart'] });
+    const d = await doctor(sb, repo, ['--copilot', fake.path], fake.env);
+    assert.equal(d.code, 1, d.stdout + d.stderr);
+    assert.match(d.stdout, /\nFAIL {2}sessionStart: missing \(repo-not-loaded\)\n/);
+    assert.match(d.stdout, /\nok {4}postToolUse \(bash\): once, from the repository's hook file; Copilot waited \d+ ms on its hooks\n/);
+    assert.match(d.stdout, /\nok {4}sessionEnd: once, from the repository's hook file/);
+    assert.match(
+      d.stdout,
+      /\nFAIL {2}repo-not-loaded: Copilot trusts the folder but did not run the repository's hook for this event \(.*\): fleet-git enable --user\n/,
+    );
+    assert.match(d.stdout, /\n1 of 5 events missing, repeated or incomplete\n$/);
+  });
+
+  test("trusted, and Copilot's log says no repository hook file was loaded: every event repo-not-loaded; exit 1", async () => {
+    const sb = sandbox('fleet-git-live-fake-unloaded-');
+    const repo = enabledRepo(sb, '--trust');
+    const fake = fakeCopilotSession(sb, { repoHooks: 'unloaded' });
+    const d = await doctor(sb, repo, ['--json', '--copilot', fake.path], fake.env);
+    assert.equal(d.code, 1, d.stdout + d.stderr);
+    assert.deepEqual(statuses(d.report!), ALL('missing'));
+    for (const e of d.report!.events) assert.equal(e.cause?.code, 'repo-not-loaded', e.id);
+    assert.deepEqual(
+      d.report!.causes.map((c) => c.fix),
+      ['fleet-git enable --user'],
+    );
+    // The fix it names works: with the user-level hook file, the same Copilot reports every event once.
+    assert.equal(sb.cli(repo, 'enable', '--user').status, 0);
+    const fixed = await doctor(sb, repo, ['--json', '--copilot', fake.path], fake.env);
+    assert.equal(fixed.code, 0, fixed.stdout + fixed.stderr);
+    assert.deepEqual(
+      fixed.report!.events.map((e) => e.levels),
+      Array(5).fill(['user']),
+    );
   });
 
   test('a Copilot that hangs is stopped at --timeout with everything it started, and the report says so; exit 1', async () => {

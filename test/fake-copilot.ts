@@ -48,3 +48,70 @@ export function fakeCopilot(sb: Sandbox, models: unknown) {
   const recorded = () => JSON.parse(readFileSync(log, 'utf8')) as CopilotRecord;
   return { bin, log, env, paths, recorded };
 }
+
+// A fake `copilot -p` session for `doctor --live` tests, for what the real CLI
+// does only on some versions and platforms (copilot-cli #1730): a Copilot that
+// trusts the folder and still does not run the repository's hook for some
+// events. It plays the session the probe's model scripts (a bash call, a view,
+// the final answer) without asking the model, and runs the hook files as
+// Copilot 1.0.102 does: every *.json of .github/hooks and $COPILOT_HOME/hooks,
+// each entry's bash under `/bin/bash --norc --noprofile -c` in the repository
+// root, the payload on stdin, COPILOT_HOOK_DIR set; it writes a transcript
+// (session.start, hook.start/hook.end, the final assistant.message) and a log.
+const SESSION = `#!${process.execPath}
+const fs = require('fs'), path = require('path'), cp = require('child_process'), crypto = require('crypto');
+const skip = new Set(JSON.parse(process.env.FAKE_COPILOT_SKIP || '[]'));
+const home = process.env.COPILOT_HOME, root = process.cwd(), sid = crypto.randomUUID();
+const tr = path.join(home, 'session-state', sid, 'events.jsonl');
+fs.mkdirSync(path.dirname(tr), { recursive: true });
+fs.mkdirSync(path.join(home, 'logs'), { recursive: true });
+const logFile = path.join(home, 'logs', 'process-' + process.pid + '.log');
+const log = (l) => fs.appendFileSync(logFile, new Date().toISOString() + ' [DEBUG] ' + l + '\\n');
+const t = (type, data) => fs.appendFileSync(tr, JSON.stringify({ type, data, id: crypto.randomUUID(), timestamp: new Date().toISOString() }) + '\\n');
+log('Starting Copilot CLI: 1.0.102');
+const files = [];
+const walk = (d) => { let es = []; try { es = fs.readdirSync(d, { withFileTypes: true }); } catch {} for (const e of es) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else if (e.name.endsWith('.json')) files.push(p); } };
+walk(path.join(root, '.github', 'hooks'));
+if (process.env.FAKE_COPILOT_REPO_HOOKS !== 'unloaded') log('loaded repo hooks from ' + path.join(root, '.github', 'hooks'));
+else files.length = 0;
+walk(path.join(home, 'hooks'));
+const hooks = files.map((f) => { try { return { dir: path.dirname(f), hooks: JSON.parse(fs.readFileSync(f, 'utf8')).hooks || {} }; } catch { return null; } }).filter(Boolean);
+const base = () => ({ sessionId: sid, timestamp: Date.now(), cwd: root });
+function fire(type, payload) {
+  if (skip.has(type)) return;
+  const id = crypto.randomUUID();
+  t('hook.start', { hookInvocationId: id, hookType: type, input: payload });
+  for (const h of hooks)
+    for (const entry of h.hooks[type] || [])
+      cp.spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', entry.bash], {
+        cwd: root, input: JSON.stringify(payload), stdio: ['pipe', 'ignore', 'ignore'],
+        env: { ...process.env, COPILOT_HOOK_DIR: h.dir, COPILOT_PROJECT_DIR: root, COPILOT_CLI: '1' }, timeout: (entry.timeoutSec || 30) * 1000,
+      });
+  t('hook.end', { hookInvocationId: id, success: true });
+}
+t('session.start', { sessionId: sid, copilotVersion: '1.0.102', selectedModel: process.env.COPILOT_MODEL });
+fire('sessionStart', { ...base(), source: 'new', initialPrompt: process.argv[process.argv.indexOf('-p') + 1] });
+fire('postToolUse', { ...base(), toolName: 'bash', toolArgs: { command: 'echo fleet-git doctor --live' }, toolResult: { resultType: 'success', textResultForLlm: 'fleet-git doctor --live' } });
+fire('postToolUse', { ...base(), toolName: 'view', toolArgs: { path: root }, toolResult: { resultType: 'success', textResultForLlm: '' } });
+// The scripted model's final answer (core/live-probe.ts).
+t('assistant.message', { content: 'fleet-git doctor --live: done.', toolRequests: [] });
+t('assistant.turn_end', { turnId: '0' });
+fire('agentStop', { ...base(), transcriptPath: tr, stopReason: 'end_turn', stop_hook_active: false });
+fire('sessionEnd', { ...base(), reason: 'complete' });
+console.log('fleet-git doctor --live: done.');
+`;
+
+/**
+ * Writes that fake session as `<sandbox>/fake-session/copilot` and returns its
+ * path and the environment to run it with: `skip` lists the events whose hooks
+ * it never runs; `repoHooks: 'unloaded'` makes it load no repository hook file
+ * (its log then lacks the line saying it did).
+ */
+export function fakeCopilotSession(sb: Sandbox, o: { skip?: string[]; repoHooks?: 'loaded' | 'unloaded' } = {}) {
+  const bin = join(sb.dir, 'fake-session');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'copilot'), SESSION);
+  chmodSync(join(bin, 'copilot'), 0o755);
+  const env = { ...sb.env, FAKE_COPILOT_SKIP: JSON.stringify(o.skip ?? []), FAKE_COPILOT_REPO_HOOKS: o.repoHooks ?? 'loaded' };
+  return { path: join(bin, 'copilot'), env };
+}

@@ -1,9 +1,10 @@
 // The live probe's judgement (core/live-probe.ts judge), from what a session
-// could have shown: the causes the real Copilot 1.0.102 on Linux does not
-// produce on demand (a trusted repository's hooks not loaded, one event's hook
-// never run, a hook timing out, fleet-git's own file broken, a missing hook
-// client, an agentStop without its message). What the real CLI does produce
-// is tested end to end in doctor-live.test.ts.
+// could have shown: each cause and its order (a trusted repository's hooks not
+// loaded, one event's hook never run, a hook timing out, fleet-git's own file
+// broken, a missing hook client, an agentStop without its message). Each of
+// these but the last is also brought about for real in doctor-live.test.ts
+// (the real CLI, or fake-copilot.ts's session where the real CLI 1.0.102 on
+// Linux cannot be made to do it).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { judge, type Facts, type SeenFile } from '../src/core/live-probe.js';
