@@ -19,11 +19,16 @@ describe('help', () => {
     assert.equal(all.stdout, sb.cli(sb.dir, '--help').stdout);
     assert.doesNotMatch(all.stdout, / #\d/);
     assert.match(all.stdout, /\[--under ROOT\]/);
+    // Operands by their names, not clipanion's bare "...".
+    assert.doesNotMatch(all.stdout, / \.\.\.$/m);
+    assert.match(all.stdout, /^ {2}fleet-git remove .* <root> \[root\.\.\.\]$/m);
+    assert.match(sb.cli(sb.dir, 'help', 'enable').stdout, /^\$ fleet-git enable \[repo\.\.\.\]$/m);
     for (const c of [...COMMANDS.filter((c) => c !== 'model'), 'model list']) {
       const h = sb.cli(sb.dir, 'help', ...c.split(' '));
       assert.equal(h.status, 0, `${c}: ${h.stderr}`);
       assert.equal(h.stdout, sb.cli(sb.dir, ...c.split(' '), '--help').stdout, c);
       assert.doesNotMatch(h.stdout, / #\d/, c);
+      assert.doesNotMatch(h.stdout, / \.\.\.$/m, c);
     }
     const enable = sb.cli(sb.dir, 'help', 'enable').stdout;
     // The option list stays aligned with the longer names.
@@ -44,6 +49,11 @@ describe('help', () => {
       [['scan', '--jsn'], 'did you mean --json?'],
       [['remove', '--dryrun', 'x'], 'did you mean --dry-run?'],
       [['enable', '--undr=x'], 'did you mean --under?'],
+      // After a folder, where clipanion finds no command at all.
+      [['scan', '.', '--jsn'], 'did you mean --json?'],
+      [['enable', 'a', 'b', '--forse'], 'did you mean --force?'],
+      [['remove', 'x', '--dryrun'], 'did you mean --dry-run?'],
+      [['disable', 'a', '--zzzzzz'], 'fleet-git help disable lists its options'],
       [['status', '--zzzzzz'], 'fleet-git help status lists its options'],
     ] as const) {
       const r = sb.cli(sb.dir, ...args);

@@ -44,12 +44,26 @@ const VALUE_NAMES: Record<string, string> = {
   '--color': 'WHEN',
 };
 
+/** What each command's list of operands is (clipanion 3 prints a bare `...`): the names of their Option.Rest. */
+const REST_NAMES: Record<string, string> = {
+  enable: 'repo',
+  disable: 'repo',
+  scan: 'root',
+  remove: 'root',
+  uninstall: 'root',
+  run: 'copilot-args',
+};
+
 /** A usage text with each option's value named (`--under ROOT`), not numbered, the option lists aligned again. */
 export function nameValues(text: string): string {
-  const named = text.replace(
-    /(--?[A-Za-z][\w-]*)((?: #\d+)+)/g,
-    (_m, name: string, args: string) => `${name}${args.replace(/ #\d+/g, ` ${VALUE_NAMES[name] ?? 'VALUE'}`)}`,
-  );
+  const named = text
+    .replace(
+      /(--?[A-Za-z][\w-]*)((?: #\d+)+)/g,
+      (_m, name: string, args: string) => `${name}${args.replace(/ #\d+/g, ` ${VALUE_NAMES[name] ?? 'VALUE'}`)}`,
+    )
+    .replace(/^(\s*(?:\$ )?fleet-git ([a-z]+)\b.*) \.\.\.$/gm, (m, line: string, command: string) =>
+      REST_NAMES[command] ? `${line} [${REST_NAMES[command]}...]` : m,
+    );
   // Help's option list: "  --name VALUE   description" lines, padded by clipanion to the old widths.
   const lines = named.split('\n');
   const row = /^ {2}(-\S*(?: [A-Z]+)*) {2,}(\S.*)$/;
@@ -133,25 +147,36 @@ export async function main(argv: string[], context: Context): Promise<number> {
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     const first = message.split('\n').find((l) => l.trim()) ?? 'invalid command line';
-    const what = first
+    let what = first
       .trim()
       .replace(/[;:]? *did you mean.*$/i, '')
       .replace(/\.$/, '');
     // clipanion names one command it thinks was meant on a line of its own: "$ fleet-git model list".
     let meant = /did you mean:\s*\n\s*\$ (.+?)\s*$/m.exec(message)?.[1]?.replace(/ \[[^\]]*\]| \.\.\./g, '');
-    // An unknown option: the nearest option of the command named (clipanion names none).
-    const unknown = /(?:Unsupported|Invalid) option name \("([^"]+)"\)/.exec(message)?.[1];
-    if (unknown && !meant && Object.hasOwn(COMMANDS, argv[0] ?? '')) {
-      const options = cli
-        .definitions()
-        .filter((d) => d.path.split(' ')[1] === argv[0])
-        .flatMap((d) => d.options.flatMap((o) => o.definition.split(' ')[0].split(',')));
-      const near = nearest(unknown.split('=')[0], options);
+    const known = Object.hasOwn(COMMANDS, argv[0] ?? '');
+    const options = known
+      ? cli
+          .definitions()
+          .filter((d) => d.path.split(' ')[1] === argv[0])
+          .flatMap((d) => d.options.flatMap((o) => o.definition.split(' ')[0].split(',')))
+      : [];
+    // An unknown option: the nearest option of the command named (clipanion names none). After a
+    // folder (`scan ~/code --jsn`), clipanion says only "Command not found": the option is found here.
+    let unknown = /(?:Unsupported|Invalid) option name \("([^"]+)"\)/.exec(message)?.[1];
+    if (!unknown && known && /^Command not found/.test(what)) {
+      const end = argv.indexOf('--');
+      unknown = (end < 0 ? argv : argv.slice(0, end))
+        .slice(1)
+        .find((a) => /^--?[A-Za-z]/.test(a) && !options.includes(a.split('=')[0]!) && a !== '-h' && a !== '--help');
+      if (unknown) what = `Unsupported option name ("${unknown}")`;
+    }
+    if (unknown && !meant && known) {
+      const near = nearest(unknown.split('=')[0]!, options);
       if (near) meant = near;
     }
     const hint = meant
       ? `did you mean ${meant}?`
-      : Object.hasOwn(COMMANDS, argv[0] ?? '')
+      : known
         ? `fleet-git help ${argv[0]} lists its options`
         : 'fleet-git help lists the commands';
     context.stderr.write(`fleet-git: ${what}: ${typed.join(' ')} (${hint})\n`);
