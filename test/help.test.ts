@@ -67,6 +67,28 @@ describe('help', () => {
   });
 });
 
+describe('operands', () => {
+  const sb = sandbox();
+  test('more operands than a command takes: said as such, not "Command not found" (exit 2)', () => {
+    for (const args of [
+      ['status', 'a', 'b'],
+      ['doctor', 'a', 'b'],
+      ['setup', 'x'],
+    ]) {
+      const r = sb.cli(sb.dir, ...args);
+      assert.equal(r.status, 2, args.join(' '));
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `^fleet-git: Extraneous positional arguments?(?: \\("x"\\))?: ${args.join(' ')} \\(fleet-git help ${args[0]} lists its options\\)\n$`,
+        ),
+      );
+    }
+    // A command named in part is still offered whole.
+    assert.equal(sb.cli(sb.dir, 'model').stderr, 'fleet-git: Command not found: model (did you mean fleet-git model list?)\n');
+  });
+});
+
 describe('completion', () => {
   const sb = sandbox();
   const script = (shell: string) => {

@@ -168,7 +168,8 @@ export async function main(argv: string[], context: Context): Promise<number> {
       unknown = (end < 0 ? argv : argv.slice(0, end))
         .slice(1)
         .find((a) => /^--?[A-Za-z]/.test(a) && !options.includes(a.split('=')[0]!) && a !== '-h' && a !== '--help');
-      if (unknown) what = `Unsupported option name ("${unknown}")`;
+      // Else more operands than it takes (`status a b`), as clipanion says of a command without optional ones.
+      what = unknown ? `Unsupported option name ("${unknown}")` : meant ? what : 'Extraneous positional arguments';
     }
     if (unknown && !meant && known) {
       const near = nearest(unknown.split('=')[0]!, options);
