@@ -79,6 +79,23 @@ describe('uninstall', () => {
     assert.match(r.stdout, /nothing was changed/);
     assert.deepEqual(snap(), before);
 
+    // The same plan as one JSON document: remove's own (as remove --dry-run --json gives it), then the rest.
+    const j = ok(s, s.dir, 'uninstall', code, '--dry-run', '--json');
+    const doc = JSON.parse(j.stdout);
+    assert.deepEqual(Object.keys(doc), ['remove', 'userHook', 'setup', 'untrust', 'dataDir', 'configFile']);
+    assert.deepEqual(doc.remove, JSON.parse(ok(s, s.dir, 'remove', code, '--dry-run', '--json').stdout));
+    assert.ok(doc.remove.repos.some((x: { path: string }) => x.path === app));
+    assert.equal(doc.userHook, join(s.env.COPILOT_HOME, 'hooks', 'fleet.json'));
+    assert.equal(typeof doc.setup, 'string');
+    assert.deepEqual(doc.untrust, []);
+    assert.equal(doc.dataDir, join(s.env.XDG_DATA_HOME, 'fleet-git'));
+    assert.equal(doc.configFile, null);
+    assert.deepEqual(snap(), before);
+    const noDry = s.cli(s.dir, 'uninstall', code, '--json', '--yes');
+    assert.equal(noDry.status, 2);
+    assert.equal(noDry.stderr, 'fleet-git: --json goes with --dry-run (the plan as JSON)\n');
+    assert.deepEqual(snap(), before);
+
     const asked = s.cli(s.dir, 'uninstall', code);
     assert.equal(asked.status, 2);
     assert.equal(asked.stderr.trim().split('\n').length, 1);

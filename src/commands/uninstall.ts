@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { Cli, Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError, type Context } from './base.js';
 import { DisableCommand } from './disable.js';
@@ -28,20 +29,23 @@ export class UninstallCommand extends FleetCommand {
     details: `
       Runs, in turn, \`fleet-git remove ROOT... --yes\` (without a folder: scan.roots of the config file, else your home folder), \`fleet-git disable --user\` and \`fleet-git setup --undo\`, then takes out of Copilot's trustedFolders every entry fleet-git added that is still there, and last removes fleet-git's data folder (the hook client, the canonical hook file, its records, setup's template folder, the code cache). Your config file stays: it is yours.
 
-      The data folder goes only when every step before succeeded, since a repository still enabled runs the hook client kept there; otherwise it stays, and running uninstall again once the problem is fixed finishes the job. --dry-run prints the plan and changes nothing. Off a terminal it acts only with --yes; on a terminal it asks first. Then \`npm uninstall -g fleet-git\` removes the command itself.
+      The data folder goes only when every step before succeeded, since a repository still enabled runs the hook client kept there; otherwise it stays, and running uninstall again once the problem is fixed finishes the job. --dry-run prints the plan and changes nothing; with --json, as one JSON document: {"remove": what remove --dry-run --json prints, "userHook": the user-level hook file that would go or null, "setup": setup's state when it would be undone or null, "untrust": [the other trustedFolders entries fleet-git added], "dataDir": the data folder or null, "configFile": your config file, which stays, or null}. Off a terminal it acts only with --yes; on a terminal it asks first. Then \`npm uninstall -g fleet-git\` removes the command itself.
     `,
     examples: [
       ['See what would go', '$0 uninstall --dry-run'],
+      ['The plan as JSON', '$0 uninstall --dry-run --json'],
       ['Uninstall, repositories under ~/code, without a question', '$0 uninstall ~/code --yes'],
     ],
   });
 
   dryRun = Option.Boolean('--dry-run', false, { description: 'print the plan, change nothing' });
   yes = Option.Boolean('--yes', false, { description: 'go ahead without asking' });
+  json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plan as one JSON document' });
   roots = Option.Rest({ name: 'root' });
 
   async run(): Promise<number> {
     const { env, home } = this.context;
+    if (this.json && !this.dryRun) throw new InputError('--json goes with --dry-run (the plan as JSON)');
     const config = loadUserConfig(env, home); // an invalid file: one line, exit 2
     const roots = this.roots.length ? this.roots : config.from['scan.roots'] === 'file' ? scanRoots(config.config, home) : [home];
     const ctx = runContext(env, home);
@@ -51,16 +55,39 @@ export class UninstallCommand extends FleetCommand {
     const step = (argv: string[]) => parts.run(argv, this.context);
 
     if (this.dryRun) {
-      const code = await step(['remove', ...roots, '--dry-run']);
+      // remove's own plan, in words or (captured) as its JSON document.
+      let removePlan = '';
+      const capture = new Writable({
+        write(chunk, _enc, done) {
+          removePlan += chunk;
+          done();
+        },
+      });
+      const code = this.json
+        ? await parts.run(['remove', ...roots, '--dry-run', '--json'], { ...this.context, stdout: capture as typeof this.context.stdout })
+        : await step(['remove', ...roots, '--dry-run']);
       if (code !== EXIT.ok) return code;
-      if (userHookState(ctx).kind === 'ours') this.out(`would remove the user-level hook file ${userHookFile(ctx.user)}`);
+      const userHook = userHookState(ctx).kind === 'ours' ? userHookFile(ctx.user) : null;
       const setup = setupState(env, home);
-      if (setup.state !== 'off') this.out(`would undo fleet-git setup (setup is ${setup.message})`);
       const edit = new TrustEdit(ctx.user);
-      for (const entry of readTrustRecord(ctx.user).filter((e) => !roots.some((r) => isUnder(e, r)))) {
-        this.out(`would take ${entry} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
+      const untrust = readTrustRecord(ctx.user).filter((e) => !roots.some((r) => isUnder(e, r)));
+      const dataDir = existsSync(data) ? data : null;
+      if (this.json) {
+        const doc = {
+          remove: JSON.parse(removePlan) as unknown,
+          userHook,
+          setup: setup.state !== 'off' ? setup.message : null,
+          untrust,
+          dataDir,
+          configFile: config.exists ? config.file : null,
+        };
+        this.out(JSON.stringify(doc, null, 2));
+        return EXIT.ok;
       }
-      if (existsSync(data)) this.out(`would remove fleet-git's data folder ${data}`);
+      if (userHook) this.out(`would remove the user-level hook file ${userHook}`);
+      if (setup.state !== 'off') this.out(`would undo fleet-git setup (setup is ${setup.message})`);
+      for (const entry of untrust) this.out(`would take ${entry} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
+      if (dataDir) this.out(`would remove fleet-git's data folder ${dataDir}`);
       if (config.exists) this.out(`your config file ${config.file} would stay`);
       this.out('uninstall --dry-run: nothing was changed');
       return EXIT.ok;
