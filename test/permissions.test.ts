@@ -4,7 +4,7 @@
 // user, they run as that user, with the same folders closed by chmod.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -141,12 +141,45 @@ describe('permission errors', () => {
     const p = repo('closed-parent/inner');
     const parent = join(dir, 'closed-parent');
     chmodSync(parent, root ? 0o700 : 0o000);
-    for (const cmd of ['status', 'enable']) {
-      const r = cli(dir, home, cmd, p);
-      assert.equal(r.status, 2, r.stderr);
+    // The bulk commands' roots too (scan said only "permission denied (EACCES)").
+    for (const args of [
+      ['status', p],
+      ['enable', p],
+      ['scan', p],
+      ['remove', p, '--yes'],
+      ['enable', '--under', p],
+    ]) {
+      const r = cli(dir, home, ...args);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.equal(
         r.stderr,
         `fleet-git: ${p}: cannot enter ${parent}: permission denied (EACCES); fleet-git needs to enter every folder above it (ls -ld ${parent})\n`,
+      );
+    }
+  });
+
+  test('a config file or models.json you cannot read: one line naming it and what to check (exit 2)', () => {
+    const h = join(dir, 'closed-config-home');
+    // Readable folders; the files root's own (mode 600) when run as root, else mode 000.
+    const files = ['.config/fleet-git/config.json5', '.config/claude-code-fleet/models.json'];
+    for (const file of files) {
+      mkdirSync(join(h, file, '..'), { recursive: true });
+      writeFileSync(join(h, file), '{}\n');
+    }
+    spawnSync('chmod', ['-R', 'a+rX', h]);
+    for (const file of files) chmodSync(join(h, file), root ? 0o600 : 0o000);
+    for (const [args, file] of [
+      [['config'], join(h, '.config/fleet-git/config.json5')],
+      [['model', 'list'], join(h, '.config/claude-code-fleet/models.json')],
+    ] as const) {
+      const r = cli(dir, h, ...args);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      oneLine(r);
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `^fleet-git: ${file}:? cannot be read \\(EACCES\\): check that you can read it and enter every folder above it \\(ls -ld `,
+        ),
       );
     }
   });

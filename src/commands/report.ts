@@ -9,7 +9,7 @@ import type { BulkCounts, BulkResult } from '../core/bulk-apply.js';
 import type { Context, FleetCommand } from './base.js';
 import type { TrustEdit } from '../copilot/trust.js';
 import { describeError } from '../fs/atomic.js';
-import { UsageError } from '../errors.js';
+import { unreachableReason, UsageError } from '../errors.js';
 
 /** The repositories named on the command line, or the current folder's. */
 export function resolveRepos(args: string[], cwd: string): string[] {
@@ -122,7 +122,8 @@ export function checkRoots(args: string[], cwd: string): string[] {
     try {
       st = statSync(r);
     } catch (err) {
-      throw new RootError(`${r}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : describeError(err)}`);
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new RootError(`${r}: ${code === 'ENOENT' ? 'no such folder' : code === 'EACCES' ? unreachableReason(r) : describeError(err)}`);
     }
     if (!st.isDirectory()) throw new RootError(`${r}: not a folder`);
   }

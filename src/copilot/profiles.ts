@@ -3,7 +3,7 @@
 // environment fleet's Copilot adapter launches `copilot` with. An API key is a
 // secret: nothing here ever puts one in a message.
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../errors.js';
+import { unreadableReason, UsageError } from '../errors.js';
 
 /** One entry of models.json as the observer's adapters take it: only the name is sure. */
 export interface ProfileEntry {
@@ -92,7 +92,7 @@ export function readProfiles(file: string): ModelProfile[] {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];
-    throw new ProfilesError(`${file} cannot be read (${code ?? 'error'})`);
+    throw new ProfilesError(`${file} ${unreadableReason(file, e)}`);
   }
   return parseProfiles(text, file);
 }

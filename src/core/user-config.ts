@@ -8,7 +8,7 @@
 // file, the line and what is wrong (UserConfigError), never a stack.
 import { join } from 'node:path';
 import { parseJson5 } from '../json5.js';
-import { UsageError } from '../errors.js';
+import { unreadableReason, UsageError } from '../errors.js';
 import { readTextOrNull } from '../fs/atomic.js';
 import { makeDataDir } from '../fs/data-dir.js';
 import { expandHome, userPaths, type Env } from '../paths.js';
@@ -150,7 +150,7 @@ export function loadUserConfig(env: Env, home: string): LoadedConfig {
   try {
     text = readTextOrNull(file);
   } catch (e) {
-    throw new UserConfigError(file, null, `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    throw new UserConfigError(file, null, unreadableReason(file, e));
   }
   if (text === null) {
     return { file, exists: false, config: defaultConfig(), from: defaultFrom() };

@@ -1,22 +1,10 @@
 // Finding a repository and reading what fleet-git needs from it, from the files
 // git itself reads (.git, commondir, worktrees/*/gitdir, the index): no git
 // process, so that the same code serves one repository and thousands.
-import {
-  accessSync,
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isCode, isPresent, readTextOrNull, within } from '../fs/atomic.js';
-import { UsageError } from '../errors.js';
+import { unreachableReason, UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
 import { parseConfigValues, type ConfigReader } from './config.js';
 import { gitTracks } from './process.js';
@@ -112,34 +100,13 @@ function openRepo(root: string): Repo {
   return { root, gitDir, commonDir, linked: commonDir !== gitDir };
 }
 
-/** The first folder on the way to `path` that cannot be entered, or null. */
-function closedAbove(path: string): string | null {
-  const parts = resolve(path).split('/').filter(Boolean);
-  for (let i = 0, p = ''; i < parts.length; i++) {
-    p = `${p}/${parts[i]}`;
-    try {
-      accessSync(p, constants.X_OK);
-    } catch (e) {
-      return isCode(e, 'EACCES') ? p : null;
-    }
-  }
-  return null;
-}
-
 /** The repository containing `start`, searching upwards as git does. */
 export function locateRepo(start: string): Repo {
   let dir: string;
   try {
     dir = realpathSync(start);
   } catch (e) {
-    if (!isCode(e, 'EACCES')) throw new NotARepoError(start, 'no such folder');
-    const blocked = closedAbove(start);
-    throw new NotARepoError(
-      start,
-      blocked
-        ? `cannot enter ${blocked}: permission denied (EACCES); fleet-git needs to enter every folder above it (ls -ld ${blocked})`
-        : 'permission denied (EACCES): check the permissions of the folders above it',
-    );
+    throw new NotARepoError(start, isCode(e, 'EACCES') ? unreachableReason(start) : 'no such folder');
   }
   if (!statSync(dir).isDirectory()) dir = dirname(dir);
   for (let d = dir; ; d = dirname(d)) {
