@@ -45,7 +45,7 @@ function facts(over: Partial<Facts> = {}): Facts {
     root: ROOT,
     bin: '/usr/bin/copilot',
     version: '1.0.102',
-    run: { pid: 100, code: 0, signal: null, timedOut: false, interrupted: false, spawnError: null, output: '', ms: 1500 },
+    run: { pid: 100, code: 0, signal: null, timedOut: false, limitMs: 50_000, interrupted: false, spawnError: null, output: '', ms: 1500 },
     received: ALL_EVENTS,
     transcript: ALL_RUNS,
     log: { repoHooksLoaded: true, invalid: [], copilotVersion: '1.0.102' },
@@ -165,6 +165,22 @@ describe('live probe: judging what the session showed', () => {
     assert.ok(r.notes.some((n) => n.includes('/opt/node/bin/node')));
   });
 
+  test('a session stopped at its deadline names the time it was given, not how long stopping it took', () => {
+    const run = {
+      pid: 100,
+      code: null,
+      signal: 'SIGTERM',
+      timedOut: true,
+      limitMs: 2000,
+      interrupted: false,
+      spawnError: null,
+      output: '',
+      ms: 3400,
+    };
+    const r = judge(facts({ run, received: [], transcript: [] }));
+    assert.match(r.causes[0]!.message, /^Copilot did not finish within 2 s and was stopped before this event$/);
+  });
+
   test('a session that failed: the events it never reached say so', () => {
     const f = facts({
       run: {
@@ -172,6 +188,7 @@ describe('live probe: judging what the session showed', () => {
         code: 1,
         signal: null,
         timedOut: false,
+        limitMs: 50_000,
         interrupted: false,
         spawnError: null,
         output: '\nError: no model\n',

@@ -16,6 +16,8 @@ export interface SessionRun {
   signal: string | null;
   /** It was still running at the deadline and was killed. */
   timedOut: boolean;
+  /** The time it was given (the deadline, from its start). */
+  limitMs: number;
   /** fleet-git got SIGINT, SIGTERM or SIGHUP meanwhile, and stopped it. */
   interrupted: boolean;
   /** Could not be started at all (the error's code). */
@@ -74,14 +76,14 @@ export function runSession(
     };
     for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
     let settled = false;
-    const done = (r: Omit<SessionRun, 'pid' | 'output' | 'ms' | 'timedOut' | 'interrupted'>) => {
+    const done = (r: Omit<SessionRun, 'pid' | 'output' | 'ms' | 'timedOut' | 'limitMs' | 'interrupted'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       clearTimeout(hard);
       for (const sig of STOP_SIGNALS) process.off(sig, onSignal);
       if (child.pid) killGroup(child.pid, 'SIGKILL');
-      resolve({ pid: child.pid ?? 0, output, ms: Date.now() - started, timedOut, interrupted, ...r });
+      resolve({ pid: child.pid ?? 0, output, ms: Date.now() - started, timedOut, limitMs: opts.timeoutMs, interrupted, ...r });
     };
     child.on('error', (e: NodeJS.ErrnoException) => done({ code: null, signal: null, spawnError: e.code ?? e.message }));
     // Not 'close': a process that left the group may hold the output pipes open.

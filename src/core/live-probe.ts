@@ -394,7 +394,7 @@ export function judge(f: Facts): LiveReport {
         : f.run.interrupted
           ? 'was stopped by a signal to fleet-git'
           : f.run.timedOut
-            ? `did not finish within ${Math.round(f.run.ms / 1000)} s and was stopped`
+            ? `did not finish within ${Math.round(f.run.limitMs / 1000)} s and was stopped`
             : `exited with ${f.run.code ?? f.run.signal}`;
       const said =
         f.run.output
