@@ -33,6 +33,9 @@ export function within(dir: string, rel: string): string {
 /** statSync options: undefined for a path that does not exist, instead of an error. */
 export const NO_ENTRY_OK = { throwIfNoEntry: false } as const;
 
+/** readdirSync options: each entry with its file type (one object for every call). */
+export const DIRENTS = { withFileTypes: true } as const;
+
 /** Whether a path exists, without the cost of an ENOENT error; true for one that cannot be checked (the read that follows then tells). */
 export function isPresent(path: string): boolean {
   try {
