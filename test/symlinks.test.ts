@@ -105,11 +105,18 @@ describe('symbolic links', () => {
     assert.deepEqual(snapshot(out), before, 'the file outside is still there');
   });
 
+  // Every path fleet-git writes in a git dir (state.ts reads some of them on the way, and takes what those reads
+  // tell for its check: a link at any of them is still found, and named).
   for (const [what, rel] of [
     ['info', 'info'],
     ['hooks', 'hooks'],
     ['info/exclude', 'info/exclude'],
     ['fleet-git-created', 'fleet-git-created'],
+    ['hooks/post-checkout', 'hooks/post-checkout'],
+    ['hooks/post-checkout.fleet-git-prev', 'hooks/post-checkout.fleet-git-prev'],
+    ['hooks/post-checkout.legacy', 'hooks/post-checkout.legacy'],
+    ['hooks/post-checkout.old', 'hooks/post-checkout.old'],
+    ['fleet-git-replaced-fleet.json', 'fleet-git-replaced-fleet.json'],
   ] as const) {
     it(`a symlinked .git/${what}: enable and disable leave the repository alone, and status reports it`, () => {
       const s = sandbox();
@@ -120,8 +127,8 @@ describe('symbolic links', () => {
       const target = join(out, 'target');
       const place = join(git, rel);
       if (existsSync(place)) renameSync(place, target);
-      else if (rel === 'fleet-git-created') writeFileSync(target, '');
-      else mkdirSync(target);
+      else if (rel === 'info' || rel === 'hooks') mkdirSync(target);
+      else writeFileSync(target, '');
       symlinkSync(target, place);
       const before = snapshot(out);
       const r = s.cli(repo, 'enable');

@@ -22,6 +22,25 @@ describe('the exclude block', () => {
       assert.equal(removeExcludeBlock(added), base);
     });
   }
+  it('finds a complete block only, wherever it stands and whatever follows it (the quick look at the last block agrees with the line-by-line one)', () => {
+    const [begin, pattern, end] = EXCLUDE_BLOCK.trimEnd().split('\n');
+    const cases: [string, boolean][] = [
+      [EXCLUDE_BLOCK, true],
+      [EXCLUDE_BLOCK.trimEnd(), true], // no newline after the END line
+      [`# user\n${begin}\n${pattern}\n# fleet-git made this folder: .github\n${end}\n`, true],
+      [`${EXCLUDE_BLOCK}${begin}\n`, true], // a BEGIN line alone after a complete block
+      [`${EXCLUDE_BLOCK}# user\n`, true],
+      [`x${begin}\n${pattern}\n${end}\n`, false], // BEGIN not at the start of its line
+      [`${begin}\n${pattern}\n${end}x\n`, false], // no END line
+      [`${begin}\n${pattern}\n`, false],
+      [`${begin}\n/other\n${end}\n`, false],
+      [`${begin}\n${pattern}x\n${end}\n`, false],
+      [`${begin}\r\n${pattern}\r\n${end}\r\n`, false], // CRLF lines are not the block's lines
+      [`${begin}\n${begin}\n${pattern}\n${end}\n`, true], // the BEGIN nearest the END counts
+      [`${begin}\n${pattern}\n${end}\n${begin}\n/other\n${end}\n`, true], // the first block, found line by line
+    ];
+    for (const [text, want] of cases) assert.equal(hasExcludeBlock(text), want, JSON.stringify(text));
+  });
   it('keeps every byte of the user text: after it when it ends with a newline, else before it', () => {
     assert.equal(addExcludeBlock('keep\r\nthis'), `${EXCLUDE_BLOCK}keep\r\nthis`);
     assert.equal(addExcludeBlock('keep\nthis\n'), `keep\nthis\n${EXCLUDE_BLOCK}`);

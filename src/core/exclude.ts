@@ -41,9 +41,18 @@ function findBlocks(text: string): [number, number][] {
 
 /** Whether a complete block excludes the hook file (templates/post-checkout reads the file the same way). */
 export function hasExcludeBlock(text: string | null): boolean {
-  if (text === null || !text.includes(EXCLUDE_BEGIN)) return false;
-  return findBlocks(text).some(([a, b]) => text.slice(a, b).includes(`\n/${HOOK_FILE_PATH}\n`));
+  if (text === null) return false;
+  const last = text.lastIndexOf(EXCLUDE_BEGIN);
+  if (last < 0) return false;
+  // The common case without splitting the file into lines: the last BEGIN line, the pattern line after it, an END line later (no BEGIN between, it is the last).
+  if ((last === 0 || text[last - 1] === '\n') && text.startsWith(PATTERN_LINE, last + EXCLUDE_BEGIN.length)) {
+    const end = text.indexOf(END_LINE, last);
+    if (end >= 0 && (end + END_LINE.length === text.length || text[end + END_LINE.length] === '\n')) return true;
+  }
+  return findBlocks(text).some(([a, b]) => text.slice(a, b).includes(PATTERN_LINE));
 }
+const PATTERN_LINE = `\n/${HOOK_FILE_PATH}\n`;
+const END_LINE = `\n${EXCLUDE_END}`;
 
 /**
  * The text with the block in it: unchanged when a complete block is there, else

@@ -1,9 +1,9 @@
 // The git post-checkout hook: where git runs hooks from, whether fleet-git may
 // write there, what is there now, and installing or removing ours while keeping
 // (and chaining to) a hook that was there before.
-import { lstatSync, renameSync } from 'node:fs';
+import { renameSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { readTextOrNull, readTextOrNullStatFirst, within } from '../fs/atomic.js';
+import { LINK, lstatIfPresent, readBytesOrNullOneRead, readTextOrNull, readTextOrNullStatFirst, textOf, within } from '../fs/atomic.js';
 import type { ConfigReader } from '../git/config.js';
 import type { Repo } from '../git/repo.js';
 import { expandHome } from '../paths.js';
@@ -29,7 +29,7 @@ export interface HooksDir {
 }
 
 export function hooksDir(repo: Repo, config: ConfigReader): HooksDir {
-  const own = join(repo.commonDir, 'hooks');
+  const own = within(repo.commonDir, 'hooks');
   const hp = config.get('core', 'hooksPath', repo.commonDir, repo.gitDir);
   if (!hp) return { dir: own, writable: true };
   const where = `core.hooksPath=${hp.value} (${hp.scope} config)`;
@@ -137,37 +137,64 @@ export function isOurGitHook(text: string | null): boolean {
 }
 
 /**
- * What stands in a hooks folder: one stat for each of the hook and its `.old`
- * when neither is there (the common case of a scan over thousands). `seen`
- * gets the texts read, by path (null: no file), for a plan to use.
+ * What stands in a hooks folder: one lstat for each of the hook and its `.old`
+ * when neither is there (the common case of a scan over thousands). The hook in
+ * place is read into a reused buffer and compared as bytes with `expected`, and
+ * its lstat serves as the executable check too. `seen` gets the texts read, by
+ * path (null: no file), for a plan to use; `links` what the lstats told (see
+ * LinkFacts), for the repository's check for symbolic links.
  */
-export function readGitHook(dir: string, expected: string, seen?: Map<string, string | null>): GitHookInfo {
-  const read = (p: string) => {
-    const t = readTextOrNullStatFirst(p);
-    seen?.set(p, t);
-    return t;
-  };
+export function readGitHook(
+  dir: string,
+  expected: string,
+  seen?: Map<string, string | null>,
+  links?: Map<string, boolean | null>,
+): GitHookInfo {
   const path = within(dir, HOOK_NAME);
-  const inPlace = read(path);
+  const st = lstatIfPresent(path);
+  links?.set(path, st === undefined ? null : st.isSymbolicLink());
+  const inPlace = readHookText(path, st, expected);
+  seen?.set(path, inPlace);
   const spot = hookSpot(dir, inPlace);
-  const text = spot === path ? inPlace : read(spot);
-  const old = `${path}.old`;
+  let text = inPlace;
+  if (spot !== path) seen?.set(spot, (text = readTextOrNullStatFirst(spot)));
+  let displacedCopy: string | null = null;
+  if (spot === path) {
+    const old = `${path}.old`;
+    const oldSt = lstatIfPresent(old);
+    links?.set(old, oldSt === undefined ? null : oldSt.isSymbolicLink());
+    const oldText = oldSt === undefined ? null : readTextOrNullStatFirst(old);
+    seen?.set(old, oldText);
+    if (isOurGitHook(oldText)) displacedCopy = old;
+  }
   return {
     kind: text === null ? 'absent' : isOurGitHook(text) ? 'ours' : 'foreign',
     spot,
-    current: text !== null && (text === expected || withoutDecide(text) === expected) && isExecutable(spot),
-    displacedCopy: spot === path && isOurGitHook(read(old)) ? old : null,
+    current:
+      text !== null &&
+      (text === expected || withoutDecide(text) === expected) &&
+      (spot === path ? st !== undefined && executable(st) : isExecutable(spot)),
+    displacedCopy,
     template: text !== null && text.includes(TEMPLATE_HOOK_MARK),
   };
 }
 
+/** A hook's text, given its lstat: a link is read through (as git runs it), a file compared as bytes with `expected` first. */
+function readHookText(path: string, st: Stats | undefined, expected: string): string | null {
+  if (st === undefined) return null;
+  if (st.isSymbolicLink()) return readTextOrNullStatFirst(path);
+  const bytes = readBytesOrNullOneRead(path);
+  return bytes === null || bytes === LINK ? null : textOf(bytes, expected);
+}
+
+function executable(st: Stats): boolean {
+  return (st.mode & 0o111) !== 0;
+}
+
 /** Whether a hook file is there and executable (by anyone). */
 export function isExecutable(path: string): boolean {
-  try {
-    return (lstatSync(path).mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
+  const st = lstatIfPresent(path);
+  return st !== undefined && executable(st);
 }
 
 /**

@@ -1,7 +1,16 @@
 // A repository's fleet state: the one notion that status, scan, enable and
 // remove all share. Read from files only (no git process in the common case).
 import { existsSync } from 'node:fs';
-import { firstLink, readTextOrNullOneRead, readTextOrNullStatFirst, within } from '../fs/atomic.js';
+import {
+  firstLink,
+  LINK,
+  lstatIfPresent,
+  readBytesOrNullOneRead,
+  readTextOrNullOneRead,
+  readTextOrNullStatFirst,
+  textOf,
+  within,
+} from '../fs/atomic.js';
 import { isTracked, listWorktrees, type Listed, type Repo, type Worktree } from '../git/repo.js';
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
@@ -71,6 +80,8 @@ const COMMON_PATHS = [
   REPLACED_FILE,
 ];
 const GIT_DIR_PATHS = [CREATED_FILE, REPLACED_FILE];
+/** What fleet-git writes in a worktree: the hook file (and the folders on its way). */
+const HOOK_FILE_PATHS = [HOOK_FILE_PATH];
 
 /** The one line that says why fleet-git leaves a place alone: a symbolic link where it would write. */
 export function symlinkMessage(link: string, where: string): string {
@@ -87,13 +98,14 @@ class WorktreeRead implements WorktreeState {
   readonly enabled: boolean;
   readonly problems: Problem[] = [];
   private trackedKnown: boolean | undefined;
-  private linkKnown: string | null | undefined;
 
   constructor(
     readonly worktree: Worktree,
     readonly hookFile: HookFileInfo,
     private readonly commonDir: string,
     private readonly ctx: RunContext,
+    /** The link check, when reading the hook file made it already. */
+    private linkKnown: string | null | undefined,
   ) {
     this.path = worktree.root;
     this.kind = worktree.main ? 'main' : 'worktree';
@@ -117,9 +129,37 @@ class WorktreeRead implements WorktreeState {
 
   /** Read when a hook file is there, when the repository is enabled, and by the actions: a scan of repositories without fleet-git makes no extra call. */
   get link(): string | null {
-    if (this.linkKnown === undefined) this.linkKnown = firstLink(this.path, [HOOK_FILE_PATH]);
+    if (this.linkKnown === undefined) this.linkKnown = firstLink(this.path, HOOK_FILE_PATHS);
     return this.linkKnown;
   }
+}
+
+/**
+ * A worktree's hook file, and the check for symbolic links on its path when the
+ * file is there (its lstat, which tells that it is, is the last step of that
+ * check): the file is read into a reused buffer and compared as bytes with the
+ * one fleet-git writes. Through a link it is read as Copilot would, following it.
+ */
+function readHookFile(root: string, expected: string): { text: string | null; link: string | null | undefined } {
+  const file = within(root, HOOK_FILE_PATH);
+  const st = lstatIfPresent(file);
+  if (st === undefined) return { text: null, link: undefined }; // no file: the link check waits until something asks
+  const link = firstLink(root, HOOK_FILE_PATHS, new Map([[file, st.isSymbolicLink()]]));
+  if (link) return { text: readTextOrNullStatFirst(file), link };
+  const bytes = readBytesOrNullOneRead(file, true);
+  if (bytes === LINK) return { text: readTextOrNullStatFirst(file), link: file }; // replaced by a link since the lstat
+  return { text: bytes === null ? null : textOf(bytes, expected), link: bytes === null ? undefined : null };
+}
+
+/** The hook clients found there in a run (each hook file of a run names the same one): asked once, not once per repository. A missing one is asked again, since enable may install it meanwhile. */
+const clientsThere = new WeakMap<RunContext, Set<string>>();
+function clientThere(ctx: RunContext, client: string): boolean {
+  let there = clientsThere.get(ctx);
+  if (there?.has(client)) return true;
+  if (!existsSync(client)) return false;
+  if (!there) clientsThere.set(ctx, (there = new Set()));
+  there.add(client);
+  return true;
 }
 
 function worktreeState(
@@ -129,13 +169,13 @@ function worktreeState(
   texts: Map<string, string | null>,
   listed?: Listed,
 ): WorktreeState {
-  let text: string | null = null;
+  let read: { text: string | null; link: string | null | undefined } = { text: null, link: undefined };
   if (listed?.dotGithub !== false) {
-    const path = within(wt.root, HOOK_FILE_PATH);
-    texts.set(path, (text = readTextOrNullStatFirst(path)));
+    read = readHookFile(wt.root, ctx.hookFile);
+    texts.set(within(wt.root, HOOK_FILE_PATH), read.text);
   }
-  const hookFile = classifyHookFile(text, ctx.hookFile);
-  const w = new WorktreeRead(wt, hookFile, commonDir, ctx);
+  const hookFile = classifyHookFile(read.text, ctx.hookFile);
+  const w = new WorktreeRead(wt, hookFile, commonDir, ctx, read.link);
   const where = wt.root;
   if (hookFile.kind === 'absent') return w;
   if (w.link) {
@@ -146,7 +186,7 @@ function worktreeState(
       message: `${HOOK_FILE_PATH} is tracked by git in ${where}: fleet-git leaves a tracked file alone (untrack it to let fleet-git manage it)`,
     });
   } else if (hookFile.kind === 'ours') {
-    if (!hookFile.clients.every((c) => existsSync(c))) {
+    if (!hookFile.clients.every((c) => clientThere(ctx, c))) {
       w.problems.push({
         code: 'hook-file-stale',
         message: `${HOOK_FILE_PATH} in ${where} runs a hook client that no longer exists (${hookFile.clients.join(', ')}): run fleet-git enable`,
@@ -193,6 +233,8 @@ class RepoRead implements RepoState {
     private readonly own: GitHookInfo,
     private readonly config: RunContext['config'],
     readonly texts: Map<string, string | null>,
+    /** What the reads of the common dir told of the paths gitLink looks at (see LinkFacts). */
+    private readonly links: Map<string, boolean | null>,
   ) {
     this.path = main?.path ?? repo.root;
   }
@@ -207,9 +249,9 @@ class RepoRead implements RepoState {
 
   get gitLink(): string | null {
     if (this.gitLinkKnown === undefined) {
-      let link = firstLink(this.repo.commonDir, COMMON_PATHS, this.texts);
+      let link = firstLink(this.repo.commonDir, COMMON_PATHS, this.links, this.texts);
       for (const w of allWorktrees(this))
-        link ??= w.worktree.gitDir === this.repo.commonDir ? null : firstLink(w.worktree.gitDir, GIT_DIR_PATHS, this.texts);
+        link ??= w.worktree.gitDir === this.repo.commonDir ? null : firstLink(w.worktree.gitDir, GIT_DIR_PATHS, undefined, this.texts);
       this.gitLinkKnown = link;
     }
     return this.gitLinkKnown;
@@ -221,6 +263,13 @@ export function allWorktrees(s: RepoState): WorktreeState[] {
   return s.main ? [s.main, ...s.worktrees] : s.worktrees;
 }
 
+/** info/exclude's text; opened without following a link, which `links` records (an open that fails on one reads it again through it). */
+function readExclude(path: string, links: Map<string, boolean | null>): string | null {
+  const bytes = readBytesOrNullOneRead(path, true);
+  links.set(path, bytes === LINK ? true : bytes === null ? null : false);
+  return bytes === LINK ? readTextOrNullOneRead(path) : bytes === null ? null : bytes.toString('utf8');
+}
+
 /** Reads and judges one repository and all its worktrees. */
 export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   const texts = new Map<string, string | null>();
@@ -229,12 +278,13 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   );
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
+  const links = new Map<string, boolean | null>();
   const excludePath = within(repo.commonDir, 'info/exclude');
-  const excludeText = readTextOrNullOneRead(excludePath);
+  const excludeText = readExclude(excludePath, links);
   texts.set(excludePath, excludeText);
   const exclude = hasExcludeBlock(excludeText);
-  const own = readGitHook(within(repo.commonDir, 'hooks'), ctx.gitHook, texts);
-  const s = new RepoRead(repo, main, linked, exclude, own, ctx.config, texts);
+  const own = readGitHook(within(repo.commonDir, 'hooks'), ctx.gitHook, texts, links);
+  const s = new RepoRead(repo, main, linked, exclude, own, ctx.config, texts, links);
   s.enabled = exclude || (own.kind === 'ours' && !own.template) || own.displacedCopy !== null || all.some((w) => w.enabled);
   const problems = s.problems;
   // Symbolic links are looked for only where fleet-git has something: a scan of thousands without it makes no extra call.

@@ -17,6 +17,7 @@ import {
   statSync,
   unlinkSync,
   writeSync,
+  type Stats,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isUnder } from '../paths.js';
@@ -45,41 +46,76 @@ export function isPresent(path: string): boolean {
   }
 }
 
+/** What is known of a path without asking again: true a symbolic link, false something else, null nothing there. */
+export type LinkFacts = ReadonlyMap<string, boolean | null>;
+
+/** lstat without an error for a path that is not there (or under a file): undefined. */
+export function lstatIfPresent(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, NO_ENTRY_OK);
+  } catch {
+    return undefined; // a file where a folder is named (ENOTDIR): nothing below it
+  }
+}
+
+/** The names firstLink walks for a list of relative paths: each prefix once, in order, with the index of its parent prefix (-1 for none). */
+const walks = new WeakMap<readonly string[], { rel: string; parent: number }[]>();
+function walkOf(rels: readonly string[]): { rel: string; parent: number }[] {
+  let w = walks.get(rels);
+  if (w) return w;
+  w = [];
+  const index = new Map<string, number>();
+  for (const rel of rels) {
+    let parent = -1;
+    let prefix = '';
+    for (const name of rel.split('/')) {
+      prefix = prefix ? `${prefix}/${name}` : name;
+      let i = index.get(prefix);
+      if (i === undefined) {
+        index.set(prefix, (i = w.length));
+        w.push({ rel: prefix, parent });
+      }
+      parent = i;
+    }
+  }
+  walks.set(rels, w);
+  return w;
+}
+
 /**
  * The first path, walking each of `rels` (plain relative paths) down from `base`
  * one name at a time, that is a symbolic link; null when none is. A name that
  * does not exist ends that walk (nothing below it exists either). fleet-git
  * checks this before it writes, creates or removes anything under `base`.
+ * `known`: what reads made anyway already tell of some of these paths (one lstat less each).
  * `absentTo` gets each path found not to exist, as null (no file: see View).
+ * (The walk of a list is worked out once: pass the same array each time.)
  */
-export function firstLink(base: string, rels: readonly string[], absentTo?: Map<string, string | null>): string | null {
-  const absent = new Set<string>();
-  const seen = new Set<string>();
-  for (const rel of rels) {
-    let p = base;
-    for (const name of rel.split('/')) {
-      p = within(p, name);
-      if (absent.has(p)) break;
-      if (seen.has(p)) continue;
-      seen.add(p);
-      let st;
-      try {
-        st = lstatSync(p, NO_ENTRY_OK);
-      } catch {
-        st = undefined; // a file where a folder is named (ENOTDIR): nothing below it
-      }
-      if (st === undefined) {
-        absent.add(p);
-        absentTo?.set(p, null);
-        break;
-      }
-      if (st.isSymbolicLink()) return p;
+export function firstLink(base: string, rels: readonly string[], known?: LinkFacts, absentTo?: Map<string, string | null>): string | null {
+  const walk = walkOf(rels);
+  const absent: boolean[] = [];
+  for (let i = 0; i < walk.length; i++) {
+    const { rel, parent } = walk[i];
+    if (parent >= 0 && absent[parent]) {
+      absent[i] = true;
+      continue;
+    }
+    const p = within(base, rel);
+    let link = known?.get(p);
+    if (link === undefined) {
+      const st = lstatIfPresent(p);
+      link = st === undefined ? null : st.isSymbolicLink();
+    }
+    if (link) return p;
+    if (link === null) {
+      absent[i] = true;
+      absentTo?.set(p, null);
     }
   }
   return null;
 }
 
-// The readers. All four read the whole file, with no size limit, return null
+// The readers. All five read the whole file, with no size limit, return null
 // when the path does not exist or a name on it is not a folder (ENOENT,
 // ENOTDIR), and throw any other error (EACCES, EISDIR, EIO, ...); the text ones
 // decode UTF-8. They differ only in how they read, which matters when a scan
@@ -88,6 +124,7 @@ export function firstLink(base: string, rels: readonly string[], absentTo?: Map<
 //   readTextOrNull           the text: readFileSync, the plain way
 //   readTextOrNullStatFirst  the text of a file that is often missing: a stat first, so no ENOENT error is made
 //   readTextOrNullOneRead    the text of a file that is usually small (info/exclude): one read into a reused buffer
+//   readBytesOrNullOneRead   its bytes, a view of that buffer (compared with what fleet-git writes without decoding)
 
 /** The file's bytes, or null when it does not exist (ENOENT, ENOTDIR). Other errors throw. */
 export function readBytesOrNull(path: string): Buffer | null {
@@ -112,28 +149,60 @@ export function readTextOrNullStatFirst(path: string): string | null {
 
 /** A read buffer for small files, made on first use and reused: reading thousands of them allocates nothing per file (and a process that reads none, the hook client, makes none). */
 let small: Buffer | undefined;
+const SMALL = 64 * 1024;
+
+/** What readBytesOrNullOneRead gives for a path that is itself a symbolic link, when asked not to follow one. */
+export const LINK = Symbol('symbolic link');
 
 /**
- * readTextOrNull for files that are usually small (info/exclude): one open,
- * one read into a reused 64 KiB buffer and one close; a larger file is then
- * read again whole, so there is no size limit.
+ * readBytesOrNull for files that are usually small (info/exclude, a hook file,
+ * a git config): one open, one read into a reused 64 KiB buffer and one close,
+ * so the bytes are a view of that buffer, good until the next call (compare or
+ * decode them at once); a larger file is then read again whole into a buffer
+ * of its own, so there is no size limit. With `noFollow`, LINK when the path
+ * itself is a symbolic link (O_NOFOLLOW: the open tells, no lstat needed).
  */
-export function readTextOrNullOneRead(path: string): string | null {
+export function readBytesOrNullOneRead(path: string, noFollow = false): Buffer | null | typeof LINK {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(path, noFollow ? constants.O_RDONLY | constants.O_NOFOLLOW : constants.O_RDONLY);
   } catch (e) {
     if (isCode(e, 'ENOENT') || isCode(e, 'ENOTDIR')) return null;
+    if (noFollow && isCode(e, 'ELOOP')) return LINK;
     throw e;
   }
   try {
-    const buf = (small ??= Buffer.allocUnsafe(64 * 1024));
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    if (n < buf.length) return buf.toString('utf8', 0, n);
+    const buf = (small ??= Buffer.allocUnsafe(SMALL));
+    const n = readSync(fd, buf, 0, SMALL, 0);
+    if (n < SMALL) return buf.subarray(0, n);
   } finally {
     closeSync(fd);
   }
-  return readTextOrNull(path);
+  return readBytesOrNull(path);
+}
+
+/** readTextOrNull for files that are usually small (info/exclude): see readBytesOrNullOneRead. */
+export function readTextOrNullOneRead(path: string): string | null {
+  const b = readBytesOrNullOneRead(path);
+  return b === null || b === LINK ? null : b.toString('utf8');
+}
+
+/** The bytes of the texts sameText was last asked about. */
+const encoded = new Map<string, Buffer>();
+
+/** Whether bytes (a view readBytesOrNullOneRead gave) are exactly `text` in UTF-8, without decoding them. */
+export function sameText(bytes: Buffer, text: string): boolean {
+  let b = encoded.get(text);
+  if (b === undefined) {
+    if (encoded.size >= 4) encoded.clear();
+    encoded.set(text, (b = Buffer.from(text, 'utf8')));
+  }
+  return bytes.equals(b);
+}
+
+/** Bytes as text: `expected` itself when they are its bytes (the common case, compared without decoding), else decoded. */
+export function textOf(bytes: Buffer, expected?: string): string {
+  return expected !== undefined && sameText(bytes, expected) ? expected : bytes.toString('utf8');
 }
 
 /**

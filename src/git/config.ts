@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { readTextOrNull } from '../fs/atomic.js';
+import { readTextOrNullOneRead, readTextOrNull, within } from '../fs/atomic.js';
 import { loadPicomatch } from '../glob.js';
 import { expandHome, type Env } from '../paths.js';
 
@@ -112,7 +112,7 @@ export class ConfigReader {
   /** A file's entries (null: no such file); kept for the run when `cache`. */
   private entries(file: string, cache: boolean): ConfigEntry[] | null {
     if (cache && this.parsed.has(file)) return this.parsed.get(file) ?? null;
-    const text = readTextOrNull(file);
+    const text = readTextOrNullOneRead(file); // one open, read and close into a reused buffer: a scan reads thousands
     const entries = text === null ? null : configEntries(text);
     if (cache) this.parsed.set(file, entries);
     return entries;
@@ -120,7 +120,7 @@ export class ConfigReader {
 
   /** The values of `section.key` in a repository's own config file only, in order (e.g. extensions.*, which git reads from there alone). */
   localValues(commonDir: string, section: string, key: string): string[] {
-    const file = join(commonDir, 'config');
+    const file = within(commonDir, 'config');
     const entries = this.entries(file, false);
     this.handoff = { file, entries };
     const want = section.toLowerCase();
@@ -136,10 +136,10 @@ export class ConfigReader {
     )).slice();
     if (commonDir) {
       // The repository's own file is read once per call (not cached: it differs per repository).
-      const file = join(commonDir, 'config');
+      const file = within(commonDir, 'config');
       const local = this.handoff?.file === file ? this.handoff.entries : this.entries(file, false);
       this.handoff = undefined;
-      files.push({ scope: 'local', file: join(commonDir, 'config'), entries: local });
+      files.push({ scope: 'local', file, entries: local });
       const worktreeConfig = local?.filter((e) => e.section === 'extensions' && e.key === 'worktreeconfig').at(-1)?.value;
       if (gitDir && isTrue(worktreeConfig)) {
         files.push({

@@ -185,17 +185,16 @@ const INDEX_CHUNK = 64 * 1024;
  * reads only what it went through, not a 9 MB file of 80,000 entries.
  */
 class IndexFile {
-  buf: Buffer;
   /** The file offset of buf[0], and how many bytes from there buf holds. */
   private base = 0;
-  private held = 0;
 
+  /** `buf` holds the file's first `held` bytes already. */
   constructor(
     private readonly fd: number,
     readonly size: number,
-  ) {
-    this.buf = Buffer.allocUnsafe(Math.min(size, INDEX_CHUNK)); // a small index from Node's pool
-  }
+    public buf: Buffer,
+    private held: number,
+  ) {}
 
   /** Makes bytes [pos, pos + n) of the file available at buf[pos - base]; false past the end of the file. */
   has(pos: number, n: number): boolean {
@@ -267,18 +266,32 @@ export function isTrackedInIndex(gitDir: string, relPath: string, hashSize: numb
   if (hashSize === null) return null;
   let fd: number;
   try {
-    fd = openSync(join(gitDir, 'index'), 'r');
+    fd = openSync(within(gitDir, 'index'), 'r');
   } catch (e) {
     if (isCode(e, 'ENOENT')) return false;
     return null;
   }
   try {
-    return readIndex(new IndexFile(fd, fstatSync(fd).size), gitDir, Buffer.from(relPath, 'utf8'), hashSize);
+    // The first piece into a buffer every call reuses; a file shorter than that is all there, and needs no fstat for its size.
+    const buf = (firstPiece ??= Buffer.allocUnsafe(INDEX_CHUNK));
+    const n = readSync(fd, buf, 0, INDEX_CHUNK, 0);
+    const size = n < INDEX_CHUNK ? n : fstatSync(fd).size;
+    return readIndex(new IndexFile(fd, size, buf, Math.min(n, size)), gitDir, pathBytes(relPath), hashSize);
   } catch {
     return null;
   } finally {
     closeSync(fd);
   }
+}
+
+/** The buffer isTrackedInIndex reads the start of an index into (one for the run: a scan reads thousands). */
+let firstPiece: Buffer | undefined;
+let lastPath: { text: string; bytes: Buffer } | undefined;
+
+/** A path's UTF-8 bytes, kept for the next call (a scan asks the same path thousands of times). */
+function pathBytes(relPath: string): Buffer {
+  if (lastPath?.text !== relPath) lastPath = { text: relPath, bytes: Buffer.from(relPath, 'utf8') };
+  return lastPath.bytes;
 }
 
 function readIndex(f: IndexFile, gitDir: string, want: Buffer, hashSize: number): boolean | null {
