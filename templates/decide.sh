@@ -13,6 +13,8 @@
 		present) { [ -f "$cfg" ] && ! [ "$cfg" -nt "$r" ]; } || stale=1 ;;
 		*) [ -e "$cfg" ] && stale=1 ;;
 		esac
+		# Rules an older fleet-git compiled, in another dialect: compiled again too.
+		[ "${fleet_git_rules_version-}" = {{version}} ] || stale=1
 		if [ -n "$stale" ]; then
 			# The config changed since it was compiled: fleet-git compiles it again, once.
 			# (Each file holds one line, maybe without a final newline: read then fails but sets the variable.)

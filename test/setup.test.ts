@@ -250,6 +250,18 @@ describe('setup', () => {
     }
   });
 
+  it('rules an older fleet-git compiled (another dialect, no version) are compiled again by the next clone', () => {
+    const s = sandbox();
+    const src = s.repo('src');
+    setup(s);
+    const rules = join(s.env.XDG_DATA_HOME, 'fleet-git', 'clone-rules.sh');
+    // As fleet-git 0.1 wrote them for no config file: current by the config test alone, and taking no clone here.
+    writeFileSync(rules, '# fleet-git clone rules\nfleet_git_rules_cfg=absent\nfleet_git_included() {\n\treturn 1\n}\n');
+    assert.match(s.cli(s.dir, 'status', join(s.dir, 'src')).stdout, /another fleet-git compiled them/);
+    assertProvisioned(s, clone(s, src, 'after-upgrade').path);
+    assert.match(readFileSync(rules, 'utf8'), /^fleet_git_rules_version=2$/m, 'compiled again');
+  });
+
   it('a broken config, a changed config with no Node: the clone succeeds untouched with one line on stderr', () => {
     const s = sandbox();
     const src = s.repo('src');

@@ -48,6 +48,11 @@ export interface CloneRules {
 }
 
 export const RULES_FILE = 'clone-rules.sh';
+/**
+ * The dialect the rules file is compiled in: the hook takes a file of another
+ * one (an older fleet-git's, where `*` crossed `/`) as stale and compiles it again.
+ */
+export const RULES_VERSION = '2';
 
 /** One folder name's part of a glob: its alternatives, each a `case` pattern, or `**` and the fewest folder names it takes. */
 type Segment = { globstar: 0 | 1 } | { alternatives: string[] };
@@ -281,6 +286,7 @@ export function renderRules(c: CloneRules | null, configFile: string, home: stri
   const lines = [
     `# fleet-git clone rules, compiled from ${configFile.replace(/\n/g, ' ')}.`,
     '# Do not edit: the clone hook (or fleet-git setup) compiles it again when the config file changes.',
+    `fleet_git_rules_version=${RULES_VERSION}`,
     `fleet_git_rules_cfg=${c === null ? 'absent' : 'present'}`,
   ];
   const conf = c ?? { include: null, exclude: [] };
@@ -355,6 +361,7 @@ export function rulesState(dataDir: string, configFile: string): 'absent' | 'sta
   const rules = join(dataDir, RULES_FILE);
   const text = readTextOrNull(rules);
   if (text === null) return 'absent';
+  if (!text.includes(`\nfleet_git_rules_version=${RULES_VERSION}\n`)) return 'stale';
   const cfg = mtimeNs(configFile);
   if (!text.includes('\nfleet_git_rules_cfg=present\n')) return cfg !== null ? 'stale' : 'current';
   const r = mtimeNs(rules);

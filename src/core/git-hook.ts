@@ -7,6 +7,7 @@ import { LINK, lstatIfPresent, readBytesOrNullOneRead, readTextOrNull, readTextO
 import type { ConfigReader } from '../git/config.js';
 import type { Repo } from '../git/repo.js';
 import { expandHome } from '../paths.js';
+import { RULES_VERSION } from './clone-rules.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
 import { applyPlan, Planner } from './plan.js';
 import { EXCLUDE_BEGIN, EXCLUDE_END } from './exclude.js';
@@ -77,6 +78,7 @@ export function renderGitHook(canonicalHookFile: string, template?: TemplateDeci
         rules: shQuote(template.rules),
         config: shQuote(template.config),
         data: shQuote(template.dataDir),
+        version: RULES_VERSION,
       })
     : ':';
   return render(readTemplate(HOOK_NAME), {

@@ -462,7 +462,7 @@ export function setupState(env: Env, home: string): SetupState {
     return {
       state: 'on',
       templateDir: dir,
-      message: `in effect (template ${dir}); the config file changed since its rules were compiled (the next clone compiles them again, or run fleet-git setup)`,
+      message: `in effect (template ${dir}); the config file changed since its rules were compiled, or another fleet-git compiled them (the next clone compiles them again, or run fleet-git setup)`,
     };
   return { state: 'on', templateDir: dir, message: `in effect: new clones that the config includes get fleet-git (template ${dir})` };
 }
