@@ -3,10 +3,12 @@
 // against it not enabled, of a repository with an 80,000-entry index against one
 // of one file, and of bulk enable/remove against scan and against a bare script
 // making the same file-system changes (bench/lib/bare-bulk.mjs; limit 1.5x), with
-// the time per repository, on the synthetic workspace of bench/make-workspace.sh
-// (--repos 10000 for the large one).
+// the time per repository, on the synthetic workspace of bench/make-workspace.sh.
+// The bulk runs are measured at --repos (2,000) and again at --large (10,000;
+// 0: not), each beside its bare floor, with the time per repository at both
+// sizes (limit: at 10,000 at most 1.2 times that at 2,000).
 //
-//   node bench/scan.mjs [--repos 2000] [--runs 7] [--root DIR] [--settle 30]
+//   node bench/scan.mjs [--repos 2000] [--large 10000] [--runs 7] [--root DIR] [--settle 30]
 //
 // The workspace is built once into a cache folder under the OS temp folder and
 // reused. Every command runs once untimed (warm cache), then the commands are
@@ -17,7 +19,7 @@
 // To measure one more command, add one line to COMMANDS below.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median } from './lib/stats.mjs';
@@ -35,7 +37,9 @@ const opt = (name, dflt) => {
 const repos = Number(opt('repos', '2000'));
 const runs = Math.max(5, Number(opt('runs', '7')));
 const settle = Number(opt('settle', '30'));
-const ROOT = opt('root', join(tmpdir(), `fleet-git-bench-ws-${repos}`));
+const large = Number(opt('large', '10000'));
+const wsRoot = (n) => join(tmpdir(), `fleet-git-bench-ws-${n}`);
+const ROOT = opt('root', wsRoot(repos));
 const node = process.execPath;
 // NODE_EXTRA_CA_CERTS makes every node process read and parse that CA bundle
 // as it starts (on the machines this was written on it is set, and costs some
@@ -48,53 +52,59 @@ const nodeEnv = { ...process.env };
 delete nodeEnv[CA_VAR];
 
 // ---- the workspace, built once -------------------------------------------------
-function ensureWorkspace() {
-  const done = `${ROOT}.ok`; // written only after a complete build
-  if (existsSync(done) && existsSync(ROOT)) {
-    console.log(`workspace: ${ROOT} (cached)`);
+function ensureWorkspace(root, n) {
+  const done = `${root}.ok`; // written only after a complete build
+  if (existsSync(done) && existsSync(root)) {
+    console.log(`workspace: ${root} (cached)`);
     return;
   }
-  if (existsSync(ROOT)) {
-    spawnSync('chmod', ['-R', 'u+rwx', ROOT]);
-    rmSync(ROOT, { recursive: true, force: true });
+  if (existsSync(root)) {
+    spawnSync('chmod', ['-R', 'u+rwx', root]);
+    rmSync(root, { recursive: true, force: true });
   }
-  console.log(`workspace: building ${repos} repositories into ${ROOT}; this takes a few minutes, once...`);
+  console.log(`workspace: building ${n} repositories into ${root}; this takes a few minutes (at 10,000, half an hour), once...`);
   const t = performance.now();
-  const out = execFileSync('bash', [MAKE, ROOT, String(repos)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync('bash', [MAKE, root, String(n)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   writeFileSync(done, out);
   console.log(`workspace: ${out.trim()} (built in ${((performance.now() - t) / 1000).toFixed(0)} s)`);
 }
 
 // ---- the commands -----------------------------------------------------------------
-ensureWorkspace();
+ensureWorkspace(ROOT, repos);
+if (large > 0) ensureWorkspace(wsRoot(large), large);
 if (!existsSync(CLI)) {
   console.error(`bench: ${CLI} is missing: run npm run build`);
   process.exit(1);
 }
 const scan = { name: 'fleet-git scan --json', argv: [node, CLI, 'scan', ROOT, '--json'], env: nodeEnv };
-// enable --under and remove change the repositories: they run on a copy (cp -a) of
-// the cached workspace, removed at the end, with a throwaway HOME so that the
-// per-user files go there and not into the real one.
-const COPY = `${ROOT}-bulk-${process.pid}`;
-const HOME = `${COPY}-home`;
-const bulkEnv = {
-  ...nodeEnv,
-  HOME,
-  XDG_DATA_HOME: join(HOME, 'data'),
-  XDG_CONFIG_HOME: join(HOME, 'config'),
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: join(HOME, 'gitconfig'),
-  NO_COLOR: '1',
-};
-execFileSync('cp', ['-a', ROOT, COPY]);
-// git records linked worktrees by absolute path (the worktree's .git file and
-// <common>/worktrees/*/gitdir): point the copy's at the copy, or bulk commands on
-// the copy would reach the cached workspace through them.
-{
+
+/**
+ * enable --under and remove change the repositories: they run on a copy (cp -a)
+ * of a cached workspace, removed at the end, with a throwaway HOME so that the
+ * per-user files go there and not into the real one. Returns the copy, its
+ * environment, a runner of fleet-git in it, and the bare floor's list
+ * (bench/lib/bare-bulk.mjs: the repositories and worktrees enable acts on).
+ */
+function bulkCopy(root) {
+  const copy = `${root}-bulk-${process.pid}`;
+  const home = `${copy}-home`;
+  const env = {
+    ...nodeEnv,
+    HOME: home,
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CONFIG_HOME: join(home, 'config'),
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: join(home, 'gitconfig'),
+    NO_COLOR: '1',
+  };
+  execFileSync('cp', ['-a', root, copy]);
+  // git records linked worktrees by absolute path (the worktree's .git file and
+  // <common>/worktrees/*/gitdir): point the copy's at the copy, or bulk commands on
+  // the copy would reach the cached workspace through them.
   const links = execFileSync(
     'find',
     [
-      COPY,
+      copy,
       '-name',
       'node_modules',
       '-prune',
@@ -113,34 +123,32 @@ execFileSync('cp', ['-a', ROOT, COPY]);
   );
   for (const f of links.split('\n').filter(Boolean)) {
     const text = readFileSync(f, 'utf8');
-    if (text.includes(`${ROOT}/`)) writeFileSync(f, text.split(`${ROOT}/`).join(`${COPY}/`));
+    if (text.includes(`${root}/`)) writeFileSync(f, text.split(`${root}/`).join(`${copy}/`));
   }
-}
-mkdirSync(HOME, { recursive: true });
-spawnSync('sync'); // the copy's writes go out now, not while find and scan are timed
-process.on('exit', () => {
-  spawnSync('chmod', ['-R', 'u+rwx', COPY]);
-  rmSync(COPY, { recursive: true, force: true });
-  rmSync(HOME, { recursive: true, force: true });
-});
-const bulkRun = (...a) => {
-  const r = spawnSync(node, [CLI, ...a], { env: bulkEnv, stdio: 'ignore' });
-  return r;
-};
-// The bare floor's list (bench/lib/bare-bulk.mjs): the repositories and worktrees enable acts on.
-const BARE = join(HERE, 'lib', 'bare-bulk.mjs');
-const BARE_LIST = `${COPY}-list`;
-{
-  const doc = JSON.parse(execFileSync(node, [CLI, 'scan', COPY, '--json'], { env: bulkEnv, encoding: 'utf8', maxBuffer: 1 << 28 }));
+  mkdirSync(home, { recursive: true });
+  spawnSync('sync'); // the copy's writes go out now, not while find and scan are timed
+  const list = `${copy}-list`;
+  process.on('exit', () => {
+    spawnSync('chmod', ['-R', 'u+rwx', copy]);
+    rmSync(copy, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+    rmSync(list, { force: true });
+  });
+  const run = (...a) => spawnSync(node, [CLI, ...a], { env, stdio: 'ignore' });
+  const doc = JSON.parse(execFileSync(node, [CLI, 'scan', copy, '--json'], { env, encoding: 'utf8', maxBuffer: 1 << 28 }));
   const lines = [];
   for (const r of doc.repos.filter((r) => r.kind === 'repo')) {
     lines.push(`${existsSync(join(r.path, '.git', 'HEAD')) ? 'repo' : 'worktree'}\t${r.path}`);
     for (const w of r.worktrees ?? []) lines.push(`worktree\t${w.path}`);
   }
-  writeFileSync(BARE_LIST, lines.join('\n') + '\n');
-  process.on('exit', () => rmSync(BARE_LIST, { force: true }));
+  writeFileSync(list, lines.join('\n') + '\n');
+  return { copy, env, run, list };
 }
-const bareRun = (mode) => spawnSync(node, [BARE, mode, BARE_LIST], { stdio: 'ignore' });
+const BARE = join(HERE, 'lib', 'bare-bulk.mjs');
+const small = bulkCopy(ROOT);
+const COPY = small.copy;
+const bulkEnv = small.env;
+const bulkRun = small.run;
 // The copy all enabled, for its scan beside the cached workspace's (the bulk
 // round undoes it first: its enable runs after a remove).
 bulkRun('enable', '--under', COPY);
@@ -165,13 +173,72 @@ function indexedRepo(name, entries) {
 const oneFile = indexedRepo('one-file', 1);
 const largeIndex = indexedRepo('large-index', 80000);
 /**
+ * The bulk runs at one size, interleaved with their bare floors (bare, fleet-git,
+ * bare, fleet-git), each run after the one that undid it: the bare script's
+ * enable, enable --under, the bare script's remove, remove.
+ */
+function bulkCommands(c, n) {
+  const at = `${n} repositories`;
+  const bare = (mode) => spawnSync(node, [BARE, mode, c.list], { stdio: 'ignore' });
+  return [
+    {
+      name: `bare script: enable's changes, ${at}`,
+      key: `bare-enable@${n}`,
+      argv: [node, BARE, 'do', c.list],
+      before: () => {
+        c.run('remove', c.copy, '--yes');
+        bare('undo');
+      },
+      bulk: n,
+    },
+    {
+      name: `fleet-git enable --under, ${at}`,
+      key: `enable@${n}`,
+      argv: [node, CLI, 'enable', '--under', c.copy],
+      env: c.env,
+      okCodes: [0, 1],
+      ratioTo: 'scan',
+      limit: n === repos ? 15 : undefined,
+      floor: `bare-enable@${n}`,
+      perRepoOf: n === repos ? undefined : `enable@${repos}`,
+      before: () => bare('undo'),
+      bulk: n,
+    },
+    {
+      name: `bare script: remove's changes, ${at}`,
+      key: `bare-remove@${n}`,
+      argv: [node, BARE, 'undo', c.list],
+      before: () => {
+        c.run('remove', c.copy, '--yes');
+        bare('do');
+      },
+      bulk: n,
+    },
+    {
+      name: `fleet-git remove --yes, ${at}`,
+      key: `remove@${n}`,
+      argv: [node, CLI, 'remove', c.copy, '--yes'],
+      env: c.env,
+      ratioTo: 'scan',
+      limit: n === repos ? 15 : undefined,
+      floor: `bare-remove@${n}`,
+      perRepoOf: n === repos ? undefined : `remove@${repos}`,
+      before: () => c.run('enable', '--under', c.copy),
+      bulk: n,
+    },
+  ];
+}
+
+/**
  * name, argv, and optionally: ratioTo (the name of the command it is compared
  * with), limit (the most that ratio may be), moreLimit (the most milliseconds
  * its median may exceed that command's), reps (runs in a row each turn, for a
  * command whose difference to another is a few milliseconds), before (run untimed before each
  * timed run, e.g. to undo what the previous run did), bulk (measured in the
  * second round, after find and scan, so that their disk writes never land in
- * the middle of those two).
+ * the middle of those two: the number of repositories), floor (the key of its
+ * bare floor: limit 1.5x), perRepoOf (the key of the same command at --repos:
+ * its time per repository at most 1.2 times that one's).
  */
 const COMMANDS = [
   { name: 'find', argv: ['find', ROOT, '-name', 'node_modules', '-prune', '-o', '-name', '.git', '-print', '-prune'] },
@@ -199,39 +266,8 @@ const COMMANDS = [
     moreLimit: 2,
     reps: 5,
   },
-  {
-    name: 'fleet-git enable --under (copy)',
-    argv: [node, CLI, 'enable', '--under', COPY],
-    env: bulkEnv,
-    okCodes: [0, 1],
-    ratioTo: 'scan',
-    limit: 15,
-    before: () => bulkRun('remove', COPY, '--yes'),
-    bulk: true,
-  },
-  {
-    name: 'fleet-git remove --yes (copy)',
-    argv: [node, CLI, 'remove', COPY, '--yes'],
-    env: bulkEnv,
-    ratioTo: 'scan',
-    limit: 15,
-    before: () => bulkRun('enable', '--under', COPY),
-    bulk: true,
-  },
-  {
-    name: "bare script: enable's changes (copy)",
-    key: 'bare-enable',
-    argv: [node, BARE, 'do', BARE_LIST],
-    before: () => bareRun('undo'),
-    bulk: true,
-  },
-  {
-    name: "bare script: remove's changes (copy)",
-    key: 'bare-remove',
-    argv: [node, BARE, 'undo', BARE_LIST],
-    before: () => bareRun('do'),
-    bulk: true,
-  },
+  ...bulkCommands(small, repos),
+  ...(large > 0 ? bulkCommands(bulkCopy(wsRoot(large)), large) : []),
 ];
 const MAX_RSS_MIB = 150;
 
@@ -271,7 +307,11 @@ const pause = (s) => {
   if (s > 0) spawnSync('sleep', [String(s)]);
 };
 const times = new Map(COMMANDS.map((c) => [c, []]));
-for (const round of [COMMANDS.filter((c) => !c.bulk), COMMANDS.filter((c) => c.bulk)]) {
+// The machine's load average, as each round starts and as it ends: the figures are only as steady as that.
+const loads = [];
+const noteLoad = (when) => loads.push({ when, avg: loadavg() });
+for (const [r, round] of [COMMANDS.filter((c) => !c.bulk), COMMANDS.filter((c) => c.bulk)].entries()) {
+  noteLoad(r === 0 ? 'scans' : 'bulk runs');
   for (const c of round) {
     c.before?.();
     runOnce(c);
@@ -284,6 +324,7 @@ for (const round of [COMMANDS.filter((c) => !c.bulk), COMMANDS.filter((c) => c.b
     }
   }
 }
+noteLoad('end');
 
 if (caSet)
   console.log(`\n${CA_VAR} is set here: fleet-git's commands are timed without it (see the top of this file), and scan once more with it`);
@@ -327,16 +368,22 @@ for (const c of COMMANDS) {
         .join(', ')} ms`,
     );
   if (c.bulk) {
-    const floor = c.name.includes('enable --under') ? 'bare-enable' : c.name.includes('remove --yes') ? 'bare-remove' : null;
-    const perRepo = `${((med / repos) * 1000).toFixed(0)} µs per repository`;
-    if (!floor) console.log(`${''.padEnd(50)} ${perRepo}`);
-    else {
-      const ratio = med / median(times.get(byKey.get(floor)));
+    const perRepo = (m, n) => (m / n) * 1000;
+    let more = `${perRepo(med, c.bulk).toFixed(0)} µs per repository`;
+    if (c.floor) {
+      const floor = median(times.get(byKey.get(c.floor)));
+      const ratio = med / floor;
       failed ||= ratio > 1.5;
-      console.log(
-        `${''.padEnd(50)} ${perRepo}; ${ratio.toFixed(2)}x the bare script making the same changes (limit 1.5x: ${ratio <= 1.5 ? 'ok' : 'OVER'})`,
-      );
+      more += ` against the bare script's ${perRepo(floor, c.bulk).toFixed(0)} µs, making the same changes: ${ratio.toFixed(2)}x (limit 1.5x: ${ratio <= 1.5 ? 'ok' : 'OVER'})`;
     }
+    if (c.perRepoOf) {
+      const base = byKey.get(c.perRepoOf);
+      const ratio = perRepo(med, c.bulk) / perRepo(median(times.get(base)), base.bulk);
+      failed ||= ratio > 1.2;
+      more += `; per repository ${ratio.toFixed(2)}x that at ${base.bulk} (limit 1.2x: ${ratio <= 1.2 ? 'ok' : 'OVER'})`;
+    }
+    console.log(`${''.padEnd(50)} ${more}`);
   }
 }
+console.log(`load average (1, 5, 15 min): ${loads.map((l) => `${l.when} ${l.avg.map((a) => a.toFixed(1)).join(', ')}`).join('; ')}`);
 process.exitCode = failed ? 1 : 0;
