@@ -322,16 +322,16 @@ describe('CopilotAdapter', () => {
       assert.deepEqual([r.status, r.stdout, r.stderr], [0, '', '']);
     }
 
-    const status = JSON.parse(sb.cli(repo, 'status', '--json').stdout);
+    const status = JSON.parse((await sb.fleet(repo, 'status', '--json')).stdout);
     assert.deepEqual(
       status.problems.map((p: { code: string }) => p.code),
       ['hook-file-upstream'],
     );
     assert.match(status.problems[0].message, /fleet's own hook client/);
-    const disabled = sb.cli(repo, 'disable');
+    const disabled = await sb.fleet(repo, 'disable');
     assert.equal(disabled.status, 0, disabled.stderr);
     assert.ok(existsSync(file), 'disable leaves a file fleet-git did not write');
-    const removed = sb.cli(sb.dir, 'remove', repo, '--yes');
+    const removed = await sb.fleet(sb.dir, 'remove', repo, '--yes');
     assert.equal(removed.status, 0, removed.stderr);
     assert.equal(existsSync(file), false, 'remove takes fleet files out');
     assert.equal(existsSync(join(repo, '.github')), false, 'and the folders installHooks made for them');

@@ -22,7 +22,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ROOT, gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
+import { ROOT, gitChurn, sandbox, snapshot, type Ran, type Sandbox } from './helpers.js';
 
 const BUILT_CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
 /** Room for the repository's lock (fleet-git.lock holds a PID: one page), and no more. */
@@ -73,49 +73,49 @@ function repoOnDisk(s: Sandbox, disk: string, name: string, excludeSize: number)
   return repo;
 }
 
-function assertOneLineFailure(r: ReturnType<Sandbox['cli']>): void {
+function assertOneLineFailure(r: Ran): void {
   assert.equal(r.status, 1, r.stdout + r.stderr);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
 }
 
 describe('a full disk', () => {
-  it('info/exclude 6 bytes short of a page: enable fails with one line, info/exclude is byte-identical, no stray folder or record', () => {
+  it('info/exclude 6 bytes short of a page: enable fails with one line, info/exclude is byte-identical, no stray folder or record', async () => {
     const s = sandbox();
     const disk = smallDisk();
     const repo = repoOnDisk(s, disk, 'r', 4096 - 6);
     const filler = fill(disk, LOCK_PAGE);
     const before = snapshot(repo, gitChurn);
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assertOneLineFailure(r);
     assert.match(r.stderr, /could not write .*\/\.git\/info\/exclude: no space left on the disk \(ENOSPC\)/);
     assert.deepEqual(snapshot(repo, gitChurn), before, 'nothing changed, nothing left behind');
     // With room again, enable and disable leave nothing either.
     truncateSync(filler, 0);
-    assert.equal(s.cli(repo, 'enable').status, 0);
-    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
     assert.deepEqual(snapshot(repo, gitChurn), before);
   });
 
-  it('room for the exclude block but not for the hook file: the undo puts info/exclude back and removes the folders it made', () => {
+  it('room for the exclude block but not for the hook file: the undo puts info/exclude back and removes the folders it made', async () => {
     const s = sandbox();
     const disk = smallDisk();
     const repo = repoOnDisk(s, disk, 'r', 4096 - 400);
     fill(disk, LOCK_PAGE);
     const before = snapshot(repo, gitChurn);
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assertOneLineFailure(r);
     assert.match(r.stderr, /could not write .*\/\.github\/hooks\/fleet\.json: no space left on the disk/);
     assert.deepEqual(snapshot(repo, gitChurn), before);
   });
 
-  it("the post-checkout hook's append to a full info/exclude is cut back to the user's bytes", () => {
+  it("the post-checkout hook's append to a full info/exclude is cut back to the user's bytes", async () => {
     const s = sandbox();
     const disk = smallDisk();
     const repo = repoOnDisk(s, disk, 'r', 4096 - 6);
     const exclude = join(repo, '.git/info/exclude');
     const user = readFileSync(exclude);
-    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
     writeFileSync(exclude, user); // the block lost: the hook puts it back on the next checkout
     fill(disk);
     const head = s.git(repo, 'rev-parse', 'HEAD');
@@ -125,7 +125,7 @@ describe('a full disk', () => {
     assert.deepEqual(readFileSync(exclude), user, 'info/exclude is byte-identical');
   });
 
-  it('a full data folder: no truncated hook client is ever installed, a new one nor over an older one', () => {
+  it('a full data folder: no truncated hook client is ever installed, a new one nor over an older one', async () => {
     const s = sandbox();
     const data = smallDisk();
     s.env.XDG_DATA_HOME = data;
@@ -135,19 +135,19 @@ describe('a full disk', () => {
     assert.ok(built.length > 12 * 1024, 'the hook client spans several pages');
     // Room for about half of it.
     const filler = fill(data, 12 * 1024);
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assertOneLineFailure(r);
     assert.match(r.stderr, /could not write .*hook-client\.cjs: no space left on the disk/);
     assert.ok(!existsSync(client), 'no hook client rather than part of one');
     assert.ok(!existsSync(join(repo, '.github')), 'and no hook file that would run it');
     // An older client in place, then the disk full: it stays whole.
     truncateSync(filler, 0);
-    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
     assert.deepEqual(readFileSync(client), built);
     const older = Buffer.concat([built, Buffer.from('\n// an older version\n')]);
     writeFileSync(client, older);
     fill(data, 12 * 1024);
-    assertOneLineFailure(s.cli(repo, 'enable'));
+    assertOneLineFailure(await s.fleet(repo, 'enable'));
     assert.deepEqual(readFileSync(client), older, 'the older client is still whole');
     assert.ok(spawnSync(process.execPath, ['--check', client]).status === 0, 'and still parses');
   });

@@ -12,11 +12,11 @@ const COMMANDS = ['enable', 'disable', 'status', 'setup', 'config', 'scan', 'rem
 describe('help', () => {
   const sb = sandbox();
 
-  test('fleet-git help lists every command; help COMMAND is COMMAND --help; no value is shown as #0', () => {
-    const all = sb.cli(sb.dir, 'help');
+  test('fleet-git help lists every command; help COMMAND is COMMAND --help; no value is shown as #0', async () => {
+    const all = await sb.fleet(sb.dir, 'help');
     assert.equal(all.status, 0, all.stderr);
     for (const c of COMMANDS) assert.match(all.stdout, new RegExp(`fleet-git ${c}\\b`));
-    assert.equal(all.stdout, sb.cli(sb.dir, '--help').stdout);
+    assert.equal(all.stdout, (await sb.fleet(sb.dir, '--help')).stdout);
     assert.doesNotMatch(all.stdout, / #\d/);
     assert.match(all.stdout, /\[--under ROOT\]/);
     // Operands by their names, not clipanion's bare "...".
@@ -24,13 +24,13 @@ describe('help', () => {
     assert.match(all.stdout, /^ {2}fleet-git remove .* <root> \[root\.\.\.\]$/m);
     assert.match(sb.cli(sb.dir, 'help', 'enable').stdout, /^\$ fleet-git enable \[repo\.\.\.\]$/m);
     for (const c of [...COMMANDS.filter((c) => c !== 'model'), 'model list']) {
-      const h = sb.cli(sb.dir, 'help', ...c.split(' '));
+      const h = await sb.fleet(sb.dir, 'help', ...c.split(' '));
       assert.equal(h.status, 0, `${c}: ${h.stderr}`);
-      assert.equal(h.stdout, sb.cli(sb.dir, ...c.split(' '), '--help').stdout, c);
+      assert.equal(h.stdout, (await sb.fleet(sb.dir, ...c.split(' '), '--help')).stdout, c);
       assert.doesNotMatch(h.stdout, / #\d/, c);
       assert.doesNotMatch(h.stdout, / \.\.\.$/m, c);
     }
-    const enable = sb.cli(sb.dir, 'help', 'enable').stdout;
+    const enable = (await sb.fleet(sb.dir, 'help', 'enable')).stdout;
     // The option list stays aligned with the longer names.
     const cols = enable
       .split('\n')
@@ -38,12 +38,12 @@ describe('help', () => {
       .map((l) => /^ {2}\S+(?: [A-Z]+)? +/.exec(l)![0].length);
     assert.ok(cols.length > 3 && new Set(cols).size === 1, enable);
     assert.match(enable, /^ {2}--under ROOT {4,}enable every repository/m);
-    const none = sb.cli(sb.dir, 'help', 'nosuch');
+    const none = await sb.fleet(sb.dir, 'help', 'nosuch');
     assert.equal(none.status, 2);
     assert.equal(none.stderr, 'fleet-git: Command not found: help nosuch (fleet-git help lists the commands)\n');
   });
 
-  test('an unknown option names the nearest one, or where the options are listed (exit 2)', () => {
+  test('an unknown option names the nearest one, or where the options are listed (exit 2)', async () => {
     for (const [args, hint] of [
       [['enable', '--forse'], 'did you mean --force?'],
       [['scan', '--jsn'], 'did you mean --json?'],
@@ -56,7 +56,7 @@ describe('help', () => {
       [['disable', 'a', '--zzzzzz'], 'fleet-git help disable lists its options'],
       [['status', '--zzzzzz'], 'fleet-git help status lists its options'],
     ] as const) {
-      const r = sb.cli(sb.dir, ...args);
+      const r = await sb.fleet(sb.dir, ...args);
       assert.equal(r.status, 2, args.join(' '));
       assert.equal(r.stdout, '');
       assert.match(
@@ -91,16 +91,16 @@ describe('operands', () => {
 
 describe('completion', () => {
   const sb = sandbox();
-  const script = (shell: string) => {
-    const r = sb.cli(sb.dir, 'completion', shell);
+  const script = async (shell: string) => {
+    const r = await sb.fleet(sb.dir, 'completion', shell);
     assert.equal(r.status, 0, r.stderr);
     const file = join(sb.dir, `completion.${shell}`);
     writeFileSync(file, r.stdout);
     return file;
   };
 
-  test("bash: sourced in real bash, the completion function gives the commands, a command's options, subcommands and folders", () => {
-    const file = script('bash');
+  test("bash: sourced in real bash, the completion function gives the commands, a command's options, subcommands and folders", async () => {
+    const file = await script('bash');
     const complete = (...words: string[]) => {
       const r = spawnSync(
         'bash',
@@ -128,8 +128,8 @@ describe('completion', () => {
     assert.match(complete('fleet-git', '').at(-1)!, /^complete .*-F _fleet_git fleet-git$/);
   });
 
-  test('fish: loaded by real fish, complete -C gives the commands and options', () => {
-    const file = script('fish');
+  test('fish: loaded by real fish, complete -C gives the commands and options', async () => {
+    const file = await script('fish');
     const complete = (line: string) => {
       const r = spawnSync('fish', ['--no-config', '-c', `source $argv[1]; complete -C $argv[2]`, file, line], {
         cwd: sb.dir,
@@ -151,8 +151,8 @@ describe('completion', () => {
     assert.deepEqual(complete('fleet-git model '), ['list']);
   });
 
-  test('zsh: accepted by real zsh (zsh -n), and with compinit it registers _fleet_git for fleet-git', () => {
-    const file = script('zsh');
+  test('zsh: accepted by real zsh (zsh -n), and with compinit it registers _fleet_git for fleet-git', async () => {
+    const file = await script('zsh');
     const n = spawnSync('zsh', ['-n', file], { encoding: 'utf8' });
     assert.equal(n.status, 0, n.stderr);
     const r = spawnSync(
@@ -170,8 +170,8 @@ describe('completion', () => {
     assert.equal(r.stdout, '_fleet_git\n_fleet_git: function\n');
   });
 
-  test('an unknown shell is exit 2 with one line', () => {
-    const r = sb.cli(sb.dir, 'completion', 'tcsh');
+  test('an unknown shell is exit 2 with one line', async () => {
+    const r = await sb.fleet(sb.dir, 'completion', 'tcsh');
     assert.equal(r.status, 2);
     assert.equal(r.stderr, 'fleet-git: completion takes bash, zsh or fish, not "tcsh"\n');
   });

@@ -8,11 +8,11 @@ import { describe, it } from 'node:test';
 import { ROOT, sandbox, snapshot } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
-const codes = (s: ReturnType<typeof sandbox>, cwd: string) =>
-  JSON.parse(s.cli(cwd, 'status', '--json').stdout).problems.map((p: any) => p.code);
+const codes = async (s: ReturnType<typeof sandbox>, cwd: string) =>
+  JSON.parse((await s.fleet(cwd, 'status', '--json')).stdout).problems.map((p: any) => p.code);
 
 describe('husky 9', () => {
-  it('keeps husky working, says auto-provisioning is off, and writes nothing into .husky', () => {
+  it('keeps husky working, says auto-provisioning is off, and writes nothing into .husky', async () => {
     const s = sandbox();
     const repo = s.repo('husky');
     writeFileSync(join(repo, 'package.json'), '{"name":"x","private":true}\n');
@@ -23,17 +23,17 @@ describe('husky 9', () => {
     mkdirSync(join(repo, '.husky'), { recursive: true });
     writeFileSync(join(repo, '.husky/pre-commit'), `echo ran >> "${s.dir}/husky.log"\n`);
     const huskyBefore = snapshot(join(repo, '.husky'));
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /auto-provisioning is not active.*husky/);
     assert.ok(existsSync(join(repo, HOOK)), 'the hook file is still written');
-    assert.deepEqual(codes(s, repo), ['hooks-path']);
+    assert.deepEqual(await codes(s, repo), ['hooks-path']);
     assert.deepEqual(snapshot(join(repo, '.husky')), huskyBefore, 'nothing written into .husky');
     s.git(repo, 'add', '.husky/pre-commit', 'package.json');
     s.git(repo, 'commit', '-q', '-m', 'with husky');
     assert.equal(readFileSync(join(s.dir, 'husky.log'), 'utf8'), 'ran\n', "husky's hook still runs");
     assert.equal(s.git(repo, 'status', '--porcelain'), '', 'the hook file stays out of commits');
-    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
     assert.ok(!existsSync(join(repo, HOOK)));
     assert.equal(s.git(repo, 'config', 'core.hooksPath'), '.husky/_');
     s.git(repo, 'commit', '-q', '--allow-empty', '-m', 'again');
@@ -42,7 +42,7 @@ describe('husky 9', () => {
 });
 
 describe('lefthook 2', () => {
-  it('shows fleet-git displaced when lefthook renames its hook, repairs it keeping lefthook running, and disable leaves lefthook as it was', () => {
+  it('shows fleet-git displaced when lefthook renames its hook, repairs it keeping lefthook running, and disable leaves lefthook as it was', async () => {
     const s = sandbox();
     const repo = s.repo('lefthook');
     writeFileSync(
@@ -51,56 +51,56 @@ describe('lefthook 2', () => {
     );
     s.git(repo, 'add', 'lefthook.yml');
     s.git(repo, 'commit', '-q', '-m', 'lefthook');
-    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
     const lefthook = join(ROOT, 'node_modules/.bin/lefthook');
     const inst = spawn(lefthook, ['install'], repo, s.env);
     assert.equal(inst.status, 0, inst.stderr + inst.stdout);
     assert.ok(existsSync(join(repo, '.git/hooks/post-checkout.old')), 'lefthook renamed our hook');
-    assert.deepEqual(codes(s, repo), ['git-hook-displaced']);
+    assert.deepEqual(await codes(s, repo), ['git-hook-displaced']);
     const lefthookHook = readFileSync(join(repo, '.git/hooks/post-checkout'));
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(codes(s, repo), []);
+    assert.deepEqual(await codes(s, repo), []);
     assert.ok(!existsSync(join(repo, '.git/hooks/post-checkout.old')));
     s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'lh-wt'), '-b', 'w');
     assert.ok(existsSync(join(s.dir, 'lh-wt', HOOK)), 'fleet-git provisions the new worktree');
     assert.match(readFileSync(join(s.dir, 'lefthook.log'), 'utf8'), /checkout/, "lefthook's post-checkout still runs");
-    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
     assert.deepEqual(readFileSync(join(repo, '.git/hooks/post-checkout')), lefthookHook, "lefthook's hook is back in place");
     assert.ok(!existsSync(join(repo, '.git/hooks/post-checkout.fleet-git-prev')));
   });
 });
 
 describe('core.hooksPath', () => {
-  it('a global hooks folder elsewhere: not written into, and status says why', () => {
+  it('a global hooks folder elsewhere: not written into, and status says why', async () => {
     const s = sandbox();
     const repo = s.repo('hookspath');
     const global = join(s.dir, 'global-hooks');
     mkdirSync(global);
     s.git(repo, 'config', '--global', 'core.hooksPath', global);
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assert.equal(r.status, 0);
     assert.deepEqual(snapshot(global), {});
-    assert.deepEqual(codes(s, repo), ['hooks-path']);
-    assert.match(s.cli(repo, 'status').stdout, /core\.hooksPath=.*global config/);
+    assert.deepEqual(await codes(s, repo), ['hooks-path']);
+    assert.match((await s.fleet(repo, 'status')).stdout, /core\.hooksPath=.*global config/);
   });
 
-  it('core.hooksPath pointing at the repository hooks folder itself is used', () => {
+  it('core.hooksPath pointing at the repository hooks folder itself is used', async () => {
     const s = sandbox();
     const repo = s.repo('hookspath-own');
     s.git(repo, 'config', 'core.hooksPath', '.git/hooks');
-    assert.equal(s.cli(repo, 'enable').status, 0);
-    assert.deepEqual(codes(s, repo), []);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
+    assert.deepEqual(await codes(s, repo), []);
     s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'own-wt'), '-b', 'w');
     assert.ok(existsSync(join(s.dir, 'own-wt', HOOK)));
   });
 });
 
 describe('a hook that fails', () => {
-  it('never fails the git command: fleet-git gone, one line on stderr, exit 0', () => {
+  it('never fails the git command: fleet-git gone, one line on stderr, exit 0', async () => {
     const s = sandbox();
     const repo = s.repo('gone');
-    s.cli(repo, 'enable');
+    await s.fleet(repo, 'enable');
     // fleet-git uninstalled: its per-user files are gone
     const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
     spawn('rm', ['-rf', data], repo, s.env);
@@ -111,10 +111,10 @@ describe('a hook that fails', () => {
     assert.ok(!existsSync(join(s.dir, 'gone-wt', HOOK)));
   });
 
-  it('a write that fails: one line, exit 0, nothing half-written', () => {
+  it('a write that fails: one line, exit 0, nothing half-written', async () => {
     const s = sandbox();
     const repo = s.repo('blocked');
-    s.cli(repo, 'enable');
+    await s.fleet(repo, 'enable');
     s.git(repo, 'worktree', 'add', '-q', '--no-checkout', join(s.dir, 'blocked-wt'), '-b', 'w');
     // a file where the hook folder should be makes mkdir fail
     writeFileSync(join(s.dir, 'blocked-wt', '.github'), 'in the way\n');
@@ -124,10 +124,10 @@ describe('a hook that fails', () => {
     assert.equal(readFileSync(join(s.dir, 'blocked-wt', '.github'), 'utf8'), 'in the way\n');
   });
 
-  it('FLEET_GIT=0 skips it', () => {
+  it('FLEET_GIT=0 skips it', async () => {
     const s = sandbox();
     const repo = s.repo('skip');
-    s.cli(repo, 'enable');
+    await s.fleet(repo, 'enable');
     const r = spawn('git', ['worktree', 'add', '-q', join(s.dir, 'skip-wt'), '-b', 'w'], repo, { ...s.env, FLEET_GIT: '0' });
     assert.equal(r.status, 0);
     assert.ok(!existsSync(join(s.dir, 'skip-wt', HOOK)));
@@ -188,17 +188,17 @@ const fleetHookIn = (repo: string) =>
 
 describe('pre-commit 3', () => {
   for (const foreign of [false, true]) {
-    it(`installed after fleet-git${foreign ? ", over a hook of the user's own" : ''}: fleet-git runs as its .legacy, status is clean, disable leaves pre-commit${foreign ? ' running that hook first' : ''}`, () => {
+    it(`installed after fleet-git${foreign ? ", over a hook of the user's own" : ''}: fleet-git runs as its .legacy, status is clean, disable leaves pre-commit${foreign ? ' running that hook first' : ''}`, async () => {
       const s = sandbox();
       const p = preCommitRepo(s, 'pc-after', foreign);
-      assert.equal(s.cli(p.repo, 'enable').status, 0);
+      assert.equal((await s.fleet(p.repo, 'enable')).status, 0);
       preCommit(s, p.repo, 'install', '-t', 'post-checkout');
       const preCommitHook = readFileSync(join(p.repo, '.git/hooks/post-checkout'));
       assert.deepEqual(fleetHookIn(p.repo), ['post-checkout.legacy'], 'pre-commit moved fleet-git to .legacy');
-      assert.deepEqual(codes(s, p.repo), []);
-      assert.match(s.cli(p.repo, 'status').stdout, /fleet-git's is .*post-checkout\.legacy, which pre-commit's runs first/);
+      assert.deepEqual(await codes(s, p.repo), []);
+      assert.match((await s.fleet(p.repo, 'status')).stdout, /fleet-git's is .*post-checkout\.legacy, which pre-commit's runs first/);
       const before = hooksOf(p.repo);
-      const again = s.cli(p.repo, 'enable');
+      const again = await s.fleet(p.repo, 'enable');
       assert.equal(again.status, 0, again.stderr);
       assert.deepEqual(hooksOf(p.repo), before, 'enable again changes nothing');
 
@@ -207,7 +207,7 @@ describe('pre-commit 3', () => {
       assert.ok(existsSync(join(s.dir, 'pc-wt1', HOOK)), 'fleet-git provisions the new worktree through pre-commit');
       assert.equal(p.ran(), `${foreign ? 'own\n' : ''}pre-commit\n`, 'every hook runs once');
 
-      const off = s.cli(p.repo, 'disable');
+      const off = await s.fleet(p.repo, 'disable');
       assert.equal(off.status, 0, off.stderr);
       assert.deepEqual(fleetHookIn(p.repo), [], 'no fleet-git hook left anywhere');
       assert.ok(!existsSync(join(p.repo, '.git/hooks/post-checkout.fleet-git-prev')));
@@ -235,18 +235,18 @@ describe('pre-commit 3', () => {
       else assert.ok(!existsSync(join(p.repo, '.git/hooks/post-checkout')));
     });
 
-    it(`installed before fleet-git${foreign ? ", over a hook of the user's own" : ''}: fleet-git goes in as .legacy, pre-commit's hook untouched; disable puts everything back`, () => {
+    it(`installed before fleet-git${foreign ? ", over a hook of the user's own" : ''}: fleet-git goes in as .legacy, pre-commit's hook untouched; disable puts everything back`, async () => {
       const s = sandbox();
       const p = preCommitRepo(s, 'pc-before', foreign);
       preCommit(s, p.repo, 'install', '--hook-type', 'post-checkout');
       const before = hooksOf(p.repo);
       const preCommitHook = readFileSync(join(p.repo, '.git/hooks/post-checkout'));
-      const r = s.cli(p.repo, 'enable');
+      const r = await s.fleet(p.repo, 'enable');
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /installed the post-checkout hook as post-checkout\.legacy, which pre-commit's hook runs first/);
       assert.deepEqual(readFileSync(join(p.repo, '.git/hooks/post-checkout')), preCommitHook);
       assert.deepEqual(fleetHookIn(p.repo), ['post-checkout.legacy']);
-      assert.deepEqual(codes(s, p.repo), []);
+      assert.deepEqual(await codes(s, p.repo), []);
       p.reset();
       s.git(p.repo, 'worktree', 'add', '-q', join(s.dir, 'pcb-wt'), '-b', 'w');
       assert.ok(existsSync(join(s.dir, 'pcb-wt', HOOK)));
@@ -254,15 +254,15 @@ describe('pre-commit 3', () => {
       // pre-commit installed again finds its own hook in place and changes nothing of fleet-git's
       preCommit(s, p.repo, 'install', '-t', 'post-checkout');
       assert.deepEqual(fleetHookIn(p.repo), ['post-checkout.legacy']);
-      assert.equal(s.cli(p.repo, 'disable').status, 0);
+      assert.equal((await s.fleet(p.repo, 'disable')).status, 0);
       assert.deepEqual(hooksOf(p.repo), before, 'the hooks folder is as pre-commit left it');
     });
   }
 });
 
 describe('pre-commit init-templatedir and fleet-git setup', () => {
-  function templateSetup(s: ReturnType<typeof sandbox>) {
-    const r = s.cli(s.dir, 'setup');
+  async function templateSetup(s: ReturnType<typeof sandbox>) {
+    const r = await s.fleet(s.dir, 'setup');
     assert.equal(r.status, 0, r.stdout + r.stderr);
     return r;
   }
@@ -272,30 +272,30 @@ describe('pre-commit init-templatedir and fleet-git setup', () => {
     return join(s.dir, name);
   };
 
-  it("into fleet-git's own template folder: setup finds its hook replaced and puts it behind pre-commit's; undo takes out only fleet-git's files", () => {
+  it("into fleet-git's own template folder: setup finds its hook replaced and puts it behind pre-commit's; undo takes out only fleet-git's files", async () => {
     const s = sandbox();
     const p = preCommitRepo(s, 'pc-src', false);
-    templateSetup(s);
+    await templateSetup(s);
     const tpl = s.git(s.dir, 'config', '--global', 'init.templateDir');
     preCommit(s, p.repo, 'init-templatedir', '-t', 'post-checkout', tpl);
     const theirs = readFileSync(join(tpl, 'hooks/post-checkout'));
     assert.match(
-      s.cli(p.repo, 'status').stdout,
+      (await s.fleet(p.repo, 'status')).stdout,
       /new clones \(fleet-git setup\): broken: fleet-git's post-checkout hook in .* was replaced by pre-commit's/,
     );
-    const r = templateSetup(s);
+    const r = await templateSetup(s);
     assert.match(r.stdout, /found: fleet-git's post-checkout hook in .* was replaced by pre-commit's/);
     assert.match(r.stdout, /installed fleet-git's post-checkout hook in .* as post-checkout\.legacy/);
-    assert.match(s.cli(p.repo, 'status').stdout, /new clones \(fleet-git setup\): in effect/);
+    assert.match((await s.fleet(p.repo, 'status')).stdout, /new clones \(fleet-git setup\): in effect/);
     assert.deepEqual(readFileSync(join(tpl, 'hooks/post-checkout')), theirs);
 
     p.reset();
     const c1 = cloneOf(s, p.repo, 'pc-c1');
     assert.ok(existsSync(join(c1, HOOK)), 'a new clone gets fleet-git');
     assert.equal(p.ran(), 'pre-commit\n', "and runs pre-commit's hook");
-    assert.deepEqual(codes(s, c1), []);
+    assert.deepEqual(await codes(s, c1), []);
 
-    const undo = s.cli(s.dir, 'setup', '--undo');
+    const undo = await s.fleet(s.dir, 'setup', '--undo');
     assert.equal(undo.status, 0, undo.stderr);
     assert.match(undo.stdout, /kept .* and init\.templateDir: other tools put files there \(hooks\/post-checkout\)/);
     assert.deepEqual(
@@ -310,44 +310,44 @@ describe('pre-commit init-templatedir and fleet-git setup', () => {
     assert.equal(p.ran(), 'pre-commit\n', "pre-commit's template hook still works");
   });
 
-  it("init-templatedir first, then setup: fleet-git goes in beside pre-commit's hook as .legacy, and undo leaves the folder as pre-commit made it", () => {
+  it("init-templatedir first, then setup: fleet-git goes in beside pre-commit's hook as .legacy, and undo leaves the folder as pre-commit made it", async () => {
     const s = sandbox();
     const p = preCommitRepo(s, 'pc-src3', false);
     const tpl = join(s.dir, 'pc-template');
     s.git(s.dir, 'config', '--global', 'init.templateDir', tpl);
     preCommit(s, p.repo, 'init-templatedir', '-t', 'post-checkout', tpl);
     const before = snapshot(tpl);
-    const r = templateSetup(s);
+    const r = await templateSetup(s);
     assert.match(
       r.stdout,
       /installed fleet-git's post-checkout hook in .* as post-checkout\.legacy, which pre-commit's hook there runs first/,
     );
-    assert.match(s.cli(p.repo, 'status').stdout, /new clones \(fleet-git setup\): in effect/);
+    assert.match((await s.fleet(p.repo, 'status')).stdout, /new clones \(fleet-git setup\): in effect/);
     p.reset();
     const c1 = cloneOf(s, p.repo, 'pc3-c1');
     assert.ok(existsSync(join(c1, HOOK)));
     assert.equal(p.ran(), 'pre-commit\n');
-    assert.equal(s.cli(s.dir, 'setup', '--undo').status, 0);
+    assert.equal((await s.fleet(s.dir, 'setup', '--undo')).status, 0);
     assert.deepEqual(snapshot(tpl), before);
   });
 
-  it("into the user's own template folder, over their hook: setup chains both, undo leaves pre-commit running the user's hook first", () => {
+  it("into the user's own template folder, over their hook: setup chains both, undo leaves pre-commit running the user's hook first", async () => {
     const s = sandbox();
     const p = preCommitRepo(s, 'pc-src2', false);
     const tpl = join(s.dir, 'my-template');
     mkdirSync(join(tpl, 'hooks'), { recursive: true });
     writeFileSync(join(tpl, 'hooks/post-checkout'), p.own, { mode: 0o755 });
     s.git(s.dir, 'config', '--global', 'init.templateDir', tpl);
-    templateSetup(s);
+    await templateSetup(s);
     preCommit(s, p.repo, 'init-templatedir', '--hook-type', 'post-checkout', tpl);
     const theirs = readFileSync(join(tpl, 'hooks/post-checkout'));
-    const r = templateSetup(s);
+    const r = await templateSetup(s);
     assert.match(r.stdout, /found: .*replaced by pre-commit's/);
     p.reset();
     const c1 = cloneOf(s, p.repo, 'pc2-c1');
     assert.ok(existsSync(join(c1, HOOK)));
     assert.equal(p.ran(), 'own\npre-commit\n', "the user's hook, fleet-git and pre-commit all run");
-    const undo = s.cli(s.dir, 'setup', '--undo');
+    const undo = await s.fleet(s.dir, 'setup', '--undo');
     assert.equal(undo.status, 0, undo.stderr);
     assert.deepEqual(
       snapshot(tpl),

@@ -10,7 +10,7 @@ import { sandbox, snapshot } from './helpers.js';
 const HOOK = '.github/hooks/fleet.json';
 const NAMES = ['it\'s a "repo" with spaces', 'sub $(touch pwned) `touch pwned2` $HOME', 'new\nline', 'ünïcødé-日本'];
 
-it('hostile repository and data paths: enable, worktree add, the hook command, disable; nothing is executed', () => {
+it('hostile repository and data paths: enable, worktree add, the hook command, disable; nothing is executed', async () => {
   const s = sandbox();
   // The per-user data folder gets a hostile name too: it is inside every hook command.
   s.env.XDG_DATA_HOME = join(s.dir, "data $(touch pwned3) 'q' `x`");
@@ -18,7 +18,7 @@ it('hostile repository and data paths: enable, worktree add, the hook command, d
   for (const name of NAMES) {
     const repo = s.repo(name);
     const before = snapshot(repo, (r) => /(^|\/)\.git\/(index|logs|COMMIT_EDITMSG|packed-refs)$/.test(r));
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assert.equal(r.status, 0, `${JSON.stringify(name)}: ${r.stderr}`);
     const wt = `${repo} wt`;
     s.git(repo, 'worktree', 'add', '-q', wt, '-b', 'w');
@@ -36,7 +36,7 @@ it('hostile repository and data paths: enable, worktree add, the hook command, d
     assert.equal(run.stdout, '');
     s.git(repo, 'worktree', 'remove', '--force', wt);
     s.git(repo, 'branch', '-q', '-D', 'w');
-    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
     assert.deepEqual(
       snapshot(repo, (r) => /(^|\/)\.git\/(index|logs|COMMIT_EDITMSG|packed-refs)$/.test(r)),
       before,
@@ -48,10 +48,10 @@ it('hostile repository and data paths: enable, worktree add, the hook command, d
   assert.ok(!existsSync(join(process.cwd(), 'pwned')));
 });
 
-it('a hook command whose hook client is missing exits 0 and prints nothing', () => {
+it('a hook command whose hook client is missing exits 0 and prints nothing', async () => {
   const s = sandbox();
   const repo = s.repo('missing-client');
-  s.cli(repo, 'enable');
+  await s.fleet(repo, 'enable');
   const doc = JSON.parse(readFileSync(join(repo, HOOK), 'utf8'));
   spawnSync('rm', ['-rf', join(s.env.XDG_DATA_HOME, 'fleet-git')]);
   for (const [, entries] of Object.entries<any[]>(doc.hooks)) {

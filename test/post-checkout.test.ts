@@ -15,10 +15,10 @@ for (const [name, user, expected] of [
   ['pc', '# mine\n*.log', `${EXCLUDE_BLOCK}# mine\n*.log`],
   ['pc-append', '# mine\n*.log\n', `# mine\n*.log\n${EXCLUDE_BLOCK}`],
 ] as const) {
-  it(`puts the exclude block back exactly as enable writes it: ${JSON.stringify(user)}`, () => {
+  it(`puts the exclude block back exactly as enable writes it: ${JSON.stringify(user)}`, async () => {
     const s = sandbox();
     const repo = s.repo(name);
-    s.cli(repo, 'enable');
+    await s.fleet(repo, 'enable');
     writeFileSync(join(repo, '.git/info/exclude'), user);
     const wt = join(s.dir, `${name}-wt`);
     s.git(repo, 'worktree', 'add', '-q', wt, '-b', 'w');
@@ -29,24 +29,24 @@ for (const [name, user, expected] of [
   });
 }
 
-it('creates info/exclude when git has none, and disable removes only what it created', () => {
+it('creates info/exclude when git has none, and disable removes only what it created', async () => {
   const s = sandbox();
   const repo = s.repo('pc-info');
-  s.cli(repo, 'enable');
+  await s.fleet(repo, 'enable');
   rmSync(join(repo, '.git/info'), { recursive: true });
   s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'pc-info-wt'), '-b', 'w');
   assert.equal(readFileSync(join(repo, '.git/info/exclude'), 'utf8'), EXCLUDE_BLOCK);
   assert.equal(readFileSync(join(s.dir, 'pc-info-wt', HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
-  assert.equal(s.cli(repo, 'disable').status, 0);
+  assert.equal((await s.fleet(repo, 'disable')).status, 0);
   assert.ok(!existsSync(join(repo, '.git/info')), 'the info folder it created is gone');
   assert.ok(!existsSync(join(s.dir, 'pc-info-wt/.github')), 'the folders it created in the worktree are gone');
   assert.ok(!existsSync(join(repo, '.git/fleet-git-created')));
 });
 
-it('rewrites an outdated hook file of its own but never a foreign one', () => {
+it('rewrites an outdated hook file of its own but never a foreign one', async () => {
   const s = sandbox();
   const repo = s.repo('pc-own');
-  s.cli(repo, 'enable');
+  await s.fleet(repo, 'enable');
   const current = readFileSync(join(repo, HOOK), 'utf8');
   writeFileSync(join(repo, HOOK), current.replace(/"timeoutSec": 10/g, '"timeoutSec": 5'));
   s.git(repo, 'checkout', '-q', '-b', 'b1');
@@ -56,10 +56,10 @@ it('rewrites an outdated hook file of its own but never a foreign one', () => {
   assert.equal(readFileSync(join(repo, HOOK), 'utf8'), '{"mine":true}\n');
 });
 
-it('provisions a worktree whose .git file names its git dir by a relative path', () => {
+it('provisions a worktree whose .git file names its git dir by a relative path', async () => {
   const s = sandbox();
   const repo = s.repo('pc-rel');
-  s.cli(repo, 'enable');
+  await s.fleet(repo, 'enable');
   const wt = join(s.dir, 'pc-rel-wt');
   s.git(repo, 'worktree', 'add', '-q', wt, '-b', 'w');
   // As `git worktree add --relative-paths` (git 2.48) writes it.

@@ -1,5 +1,5 @@
-// fleet-git remove (and enable --under) over a generated workspace, through the
-// built CLI: every repository back exactly as it was before it was enabled.
+// fleet-git remove (and enable --under) over a generated workspace, the
+// commands run in-process: every repository back exactly as it was before it was enabled.
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,8 +20,8 @@ function setup(): { sb: Sandbox; ws: Workspace; snap: () => Record<string, strin
   return { sb, ws, snap, userHook };
 }
 
-const enableAll = (sb: Sandbox, ws: Workspace) => {
-  const r = sb.cli(sb.dir, 'enable', '--under', ws.root);
+const enableAll = async (sb: Sandbox, ws: Workspace) => {
+  const r = await sb.fleet(sb.dir, 'enable', '--under', ws.root);
   // the upstream and tracked hook files are left alone: exit 1, said on stderr
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, /states\/upstream: left .* alone: it was written by the upstream/);
@@ -31,48 +31,48 @@ const enableAll = (sb: Sandbox, ws: Workspace) => {
 };
 
 describe('enable --under', () => {
-  it('enables every repository found and each worktree, and a second run changes nothing', () => {
+  it('enables every repository found and each worktree, and a second run changes nothing', async () => {
     const { sb, ws } = setup();
-    enableAll(sb, ws);
+    await enableAll(sb, ws);
     for (const p of [ws.p.solo, ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.archived, ws.p.lefthook])
       assert.ok(existsSync(join(p, HOOK)), p);
     assert.ok(!existsSync(join(ws.p.nodeModulesRepo, HOOK)), 'node_modules is skipped');
-    const doc = JSON.parse(sb.cli(sb.dir, 'scan', ws.root, '--json').stdout);
+    const doc = JSON.parse((await sb.fleet(sb.dir, 'scan', ws.root, '--json')).stdout);
     const healthy = doc.repos.filter((r: any) => r.enabled && r.problems.length === 0).map((r: any) => r.path);
     assert.ok(healthy.includes(ws.p.solo) && healthy.includes(ws.p.separate) && healthy.includes(ws.p.app));
-    const again = sb.cli(sb.dir, 'enable', '--under', ws.root);
+    const again = await sb.fleet(sb.dir, 'enable', '--under', ws.root);
     assert.match(again.stdout, /enable: 0 changed, \d+ unchanged, 2 left partly alone, 0 failed/);
   });
 
-  it('--include and --exclude choose among the repositories found', () => {
+  it('--include and --exclude choose among the repositories found', async () => {
     const { sb, ws } = setup();
-    const r = sb.cli(sb.dir, 'enable', '--under', ws.root, '--include', 'work/*', '--exclude', 'app');
+    const r = await sb.fleet(sb.dir, 'enable', '--under', ws.root, '--include', 'work/*', '--exclude', 'app');
     assert.equal(r.status, 0, r.stderr);
     assert.ok(existsSync(join(ws.p.outer, HOOK)) && existsSync(join(ws.p.separate, HOOK)));
     assert.ok(!existsSync(join(ws.p.app, HOOK)) && !existsSync(join(ws.p.solo, HOOK)));
     assert.equal(r.stderr, '', 'every pattern matched something');
     // A pattern that matches nothing is said once, on stderr; the run goes on.
-    const none = sb.cli(sb.dir, 'enable', '--under', ws.root, '--include', 'wrok/*', '--exclude', 'nothing-like-this');
+    const none = await sb.fleet(sb.dir, 'enable', '--under', ws.root, '--include', 'wrok/*', '--exclude', 'nothing-like-this');
     assert.equal(none.status, 0, none.stderr);
     assert.equal(
       none.stderr,
       `fleet-git: --include "wrok/*" matched nothing under ${ws.root}\nfleet-git: --exclude "nothing-like-this" matched nothing under ${ws.root}\n`,
     );
     assert.match(none.stdout, /enable: 0 changed, 0 unchanged, 0 failed \(0 repositories/);
-    const both = sb.cli(sb.dir, 'enable', '--under', ws.root, ws.p.solo);
+    const both = await sb.fleet(sb.dir, 'enable', '--under', ws.root, ws.p.solo);
     assert.equal(both.status, 2);
-    assert.equal(sb.cli(sb.dir, 'enable', '--include', 'x').status, 2);
+    assert.equal((await sb.fleet(sb.dir, 'enable', '--include', 'x')).status, 2);
   });
 });
 
 describe('bulk output', () => {
-  it('one line per repository changed, a note shared by many printed once with their number, then the summary; -q: failures and the summary only', () => {
+  it('one line per repository changed, a note shared by many printed once with their number, then the summary; -q: failures and the summary only', async () => {
     const sb = sandbox();
     const root = join(sb.dir, 'code');
     const repos = ['a', 'b', 'c', 'd'].map((n) => sb.repo(`code/${n}`));
     // core.hooksPath elsewhere (as husky sets it) gives each repository the same note.
     for (const r of repos.slice(0, 3)) sb.git(r, 'config', 'core.hooksPath', '.husky/_');
-    const en = sb.cli(sb.dir, 'enable', '--under', root);
+    const en = await sb.fleet(sb.dir, 'enable', '--under', root);
     assert.equal(en.status, 0, en.stderr);
     const lines = en.stdout
       .trimEnd()
@@ -88,12 +88,12 @@ describe('bulk output', () => {
     assert.match(en.stdout, /\nenable: 4 changed, 0 unchanged, 0 failed \(4 repositories under .*\)\n$/);
     assert.ok(en.stdout.split('\n').length <= 4 + 1 + 1 + 4, `a handful of lines, not one a change:\n${en.stdout}`);
     // -q: nothing but the summary (and what failed, on stderr).
-    for (const r of repos) assert.equal(sb.cli(r, 'disable').status, 0);
-    const q = sb.cli(sb.dir, 'enable', '--under', root, '-q');
+    for (const r of repos) assert.equal((await sb.fleet(r, 'disable')).status, 0);
+    const q = await sb.fleet(sb.dir, 'enable', '--under', root, '-q');
     assert.equal(q.status, 0, q.stderr);
     assert.equal(q.stdout, `enable: 4 changed, 0 unchanged, 0 failed (4 repositories under ${root})\n`);
     writeFileSync(join(repos[3], '.git', 'index.lock'), ''); // a git process at work there: that one fails
-    const rq = sb.cli(sb.dir, 'remove', root, '--yes', '--quiet');
+    const rq = await sb.fleet(sb.dir, 'remove', root, '--yes', '--quiet');
     assert.equal(rq.status, 1);
     assert.equal(
       rq.stderr,
@@ -105,43 +105,43 @@ describe('bulk output', () => {
 });
 
 describe('remove', () => {
-  it('leaves every repository exactly as it was before it was enabled (the upstream hook file goes too)', () => {
+  it('leaves every repository exactly as it was before it was enabled (the upstream hook file goes too)', async () => {
     const { sb, ws, snap, userHook } = setup();
     const before = snap();
-    enableAll(sb, ws);
+    await enableAll(sb, ws);
     assert.notEqual(readFileSync(userHook, 'utf8'), '#!/bin/sh\necho mine\n', 'fleet-git chained the user hook');
-    const r = sb.cli(sb.dir, 'remove', ws.root, '--yes');
+    const r = await sb.fleet(sb.dir, 'remove', ws.root, '--yes');
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /remove: \d+ changed, \d+ unchanged, 0 failed/);
     const expected = { ...before };
     delete expected[`states/upstream/${HOOK}`];
     assert.deepEqual(snap(), expected);
-    const again = sb.cli(sb.dir, 'remove', ws.root, '--yes');
+    const again = await sb.fleet(sb.dir, 'remove', ws.root, '--yes');
     assert.equal(again.status, 0);
     assert.match(again.stdout, /remove: 0 changed, \d+ unchanged, 0 failed/);
   });
 
-  it('counts a repository with only the upstream hook file as having fleet stuff', () => {
+  it('counts a repository with only the upstream hook file as having fleet stuff', async () => {
     const { sb, ws } = setup();
-    const r = sb.cli(sb.dir, 'remove', join(ws.root, 'states'));
+    const r = await sb.fleet(sb.dir, 'remove', join(ws.root, 'states'));
     assert.equal(r.status, 0, r.stderr); // one repository: no --yes needed
     assert.match(r.stdout, /1 of 4 repositories/);
     assert.ok(!existsSync(join(ws.p.upstream, HOOK)));
     assert.ok(existsSync(join(ws.p.tracked, HOOK)), 'a tracked file stays');
   });
 
-  it('--dry-run prints the plan and changes nothing; off a terminal it will not act on many without --yes', () => {
+  it('--dry-run prints the plan and changes nothing; off a terminal it will not act on many without --yes', async () => {
     const { sb, ws, snap } = setup();
-    enableAll(sb, ws);
+    await enableAll(sb, ws);
     const enabled = snap();
-    const dry = sb.cli(sb.dir, 'remove', ws.root, '--dry-run');
+    const dry = await sb.fleet(sb.dir, 'remove', ws.root, '--dry-run');
     assert.equal(dry.status, 0, dry.stderr);
     assert.match(dry.stdout, new RegExp(`${ws.p.solo}: would\\n  remove ${join(ws.p.solo, HOOK)}\\n`));
     assert.match(dry.stdout, /restore the previous post-checkout hook/);
     assert.match(dry.stdout, /nothing was changed/);
     assert.deepEqual(snap(), enabled);
     // --dry-run --json: the same plan as data.
-    const dj = sb.cli(sb.dir, 'remove', ws.root, '--dry-run', '--json');
+    const dj = await sb.fleet(sb.dir, 'remove', ws.root, '--dry-run', '--json');
     assert.equal(dj.status, 0, dj.stderr);
     const plan = JSON.parse(dj.stdout);
     assert.deepEqual(Object.keys(plan), ['roots', 'repos', 'counts']);
@@ -155,28 +155,28 @@ describe('remove', () => {
       'the same repositories as the text plan',
     );
     assert.deepEqual(snap(), enabled);
-    const jsonAlone = sb.cli(sb.dir, 'remove', ws.root, '--json', '--yes');
+    const jsonAlone = await sb.fleet(sb.dir, 'remove', ws.root, '--json', '--yes');
     assert.equal(jsonAlone.status, 2);
     assert.match(jsonAlone.stderr, /^fleet-git: --json goes with --dry-run/);
     assert.deepEqual(snap(), enabled);
-    const no = sb.cli(sb.dir, 'remove', ws.root);
+    const no = await sb.fleet(sb.dir, 'remove', ws.root);
     assert.equal(no.status, 2);
     assert.equal(no.stdout, '');
     assert.match(no.stderr, /^fleet-git: remove would change \d+ repositories .*add --yes.*\n$/);
     assert.deepEqual(snap(), enabled);
-    assert.equal(sb.cli(sb.dir, 'remove').status, 2, 'a root is required');
-    assert.equal(sb.cli(sb.dir, 'remove', join(ws.root, 'nope'), '--yes').status, 2);
+    assert.equal((await sb.fleet(sb.dir, 'remove')).status, 2, 'a root is required');
+    assert.equal((await sb.fleet(sb.dir, 'remove', join(ws.root, 'nope'), '--yes')).status, 2);
   });
 
-  it('a repository that fails is reported with its reason and the others go on (exit 1)', () => {
+  it('a repository that fails is reported with its reason and the others go on (exit 1)', async () => {
     const { sb, ws } = setup();
-    enableAll(sb, ws);
+    await enableAll(sb, ws);
     // A git process holding the index lock, and an exclude file that is a folder.
     writeFileSync(join(ws.p.solo, '.git/index.lock'), '');
     const exclude = join(ws.p.archived, '.git/info/exclude');
     rmSync(exclude);
     mkdirSync(exclude);
-    const r = sb.cli(sb.dir, 'remove', ws.root, '--yes');
+    const r = await sb.fleet(sb.dir, 'remove', ws.root, '--yes');
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.match(r.stderr, new RegExp(`${ws.p.solo}: failed: a git process holds ${join(ws.p.solo, '.git/index.lock')}`));
     assert.match(r.stderr, new RegExp(`${ws.p.archived}: failed: .*EISDIR`));

@@ -1,5 +1,5 @@
 // fleet-git scan on a generated workspace with every kind of repository and
-// fleet state, through the built CLI (off a terminal: JSON only on stdout).
+// fleet state, run in-process (off a terminal: JSON only on stdout).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,8 +30,8 @@ describe('scan', () => {
       },
     });
   });
-  const scan = (...args: string[]): Json => {
-    const r = sb.cli(sb.dir, 'scan', '--json', ...args);
+  const scan = async (...args: string[]): Promise<Json> => {
+    const r = await sb.fleet(sb.dir, 'scan', '--json', ...args);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stderr, '', 'nothing on stderr off a terminal');
     return JSON.parse(r.stdout);
@@ -48,8 +48,8 @@ describe('scan', () => {
       return `${r.kind} ${rel}${r.enabled ? ' enabled' : ''}${codes.length ? ` [${codes.join(' ')}]` : ''}${wts.length ? ` {${wts.join(' ')}}` : ''}`;
     });
 
-  it('--json prints exactly one JSON document with every row, kind and problem', () => {
-    const r = sb.cli(sb.dir, 'scan', ws.root, '--json');
+  it('--json prints exactly one JSON document with every row, kind and problem', async () => {
+    const r = await sb.fleet(sb.dir, 'scan', ws.root, '--json');
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stderr, '');
     const doc = JSON.parse(r.stdout) as Json; // throws on anything but one JSON document
@@ -90,11 +90,11 @@ describe('scan', () => {
     });
   });
 
-  it('off a terminal prints one tab-separated line per repository and worktree: path, state, problem codes; the same rows as --json', () => {
-    const r = sb.cli(sb.dir, 'scan', ws.root);
+  it('off a terminal prints one tab-separated line per repository and worktree: path, state, problem codes; the same rows as --json', async () => {
+    const r = await sb.fleet(sb.dir, 'scan', ws.root);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stderr, '');
-    const doc = scan(ws.root);
+    const doc = await scan(ws.root);
     const expected = doc.repos.flatMap((row) => [
       [
         row.path,
@@ -126,18 +126,18 @@ describe('scan', () => {
     assert.ok(lines.includes(`${ws.p.appWorktree}\tnot-enabled\t-`), r.stdout);
   });
 
-  it('off a terminal, a path with a tab or a newline in it is one JSON string, so each line stays one row', () => {
+  it('off a terminal, a path with a tab or a newline in it is one JSON string, so each line stays one row', async () => {
     const s2 = sandbox();
     const odd = s2.repo('a\tb\nc');
-    const r = s2.cli(s2.dir, 'scan', s2.dir);
+    const r = await s2.fleet(s2.dir, 'scan', s2.dir);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, `${JSON.stringify(odd)}\tnot-enabled\t-\n`);
   });
 
-  it('reports the same state as status for each repository', () => {
-    const doc = scan(ws.root, '--json');
+  it('reports the same state as status for each repository', async () => {
+    const doc = await scan(ws.root, '--json');
     for (const p of [ws.p.fleetGit, ws.p.lefthook, ws.p.tracked, ws.p.upstream, ws.p.app]) {
-      const st = sb.cli(p, 'status', '--json');
+      const st = await sb.fleet(p, 'status', '--json');
       assert.equal(st.status, 0, st.stderr);
       assert.deepEqual(
         doc.repos.find((r) => r.path === p),
@@ -146,13 +146,13 @@ describe('scan', () => {
     }
   });
 
-  it('shows a linked worktree with its repository, also when the repository is outside the roots', () => {
-    const inside = scan(join(ws.root, 'work'));
+  it('shows a linked worktree with its repository, also when the repository is outside the roots', async () => {
+    const inside = await scan(join(ws.root, 'work'));
     assert.deepEqual(
       inside.repos.filter((r) => r.path.includes('app')).map((r) => [r.path, r.worktrees.map((w: any) => w.path)]),
       [[ws.p.app, [ws.p.appWorktree]]],
     );
-    const onlyWt = scan(ws.p.appWorktree);
+    const onlyWt = await scan(ws.p.appWorktree);
     assert.equal(onlyWt.repos.length, 1);
     assert.equal(onlyWt.repos[0].path, ws.p.app);
     assert.equal(onlyWt.repos[0].outside, true);
@@ -162,24 +162,24 @@ describe('scan', () => {
     );
   });
 
-  it('--nested finds submodules and nested repositories; --depth and --ignore bound the walk', () => {
-    const nested = scan(ws.root, '--nested');
+  it('--nested finds submodules and nested repositories; --depth and --ignore bound the walk', async () => {
+    const nested = await scan(ws.root, '--nested');
     const sub = nested.repos.find((r) => r.path === ws.p.submodule);
     assert.equal(sub?.kind, 'submodule');
     assert.equal(sub?.enclosing, ws.p.superproject);
     assert.equal(nested.repos.find((r) => r.path === ws.p.inner)?.enclosing, ws.p.outer);
     assert.deepEqual(
-      scan(ws.root, '--depth', '1').repos.map((r) => r.path),
+      (await scan(ws.root, '--depth', '1')).repos.map((r) => r.path),
       [ws.p.solo],
     );
-    const ignored = scan(ws.root, '--ignore', 'states', '--ignore', 'odd');
+    const ignored = await scan(ws.root, '--ignore', 'states', '--ignore', 'odd');
     assert.ok(!ignored.repos.some((r) => r.path.includes('/states/') || r.path.includes('/odd/')));
     assert.ok(ignored.repos.some((r) => r.path === ws.p.solo));
   });
 
-  it('an --ignore that matches nothing is said once on stderr; the output and exit code are as without it', () => {
-    const plain = sb.cli(sb.dir, 'scan', ws.root, '--json');
-    const r = sb.cli(sb.dir, 'scan', ws.root, '--json', '--ignore', 'odd', '--ignore', 'nothing-like-this', '--ignore', 'stat/*');
+  it('an --ignore that matches nothing is said once on stderr; the output and exit code are as without it', async () => {
+    const plain = await sb.fleet(sb.dir, 'scan', ws.root, '--json');
+    const r = await sb.fleet(sb.dir, 'scan', ws.root, '--json', '--ignore', 'odd', '--ignore', 'nothing-like-this', '--ignore', 'stat/*');
     assert.equal(r.status, 0);
     assert.equal(
       r.stderr,
@@ -192,14 +192,14 @@ describe('scan', () => {
         .filter((p: string) => !p.startsWith(`${ws.root}/odd/`)),
     );
     // Off a terminal, in plain lines, the same.
-    const lines = sb.cli(sb.dir, 'scan', ws.root, '--ignore', 'nothing-like-this');
+    const lines = await sb.fleet(sb.dir, 'scan', ws.root, '--ignore', 'nothing-like-this');
     assert.equal(lines.status, 0);
     assert.equal(lines.stderr, `fleet-git: --ignore "nothing-like-this" matched nothing under ${ws.root}\n`);
-    assert.equal(lines.stdout, sb.cli(sb.dir, 'scan', ws.root).stdout);
+    assert.equal(lines.stdout, (await sb.fleet(sb.dir, 'scan', ws.root)).stdout);
   });
 
-  it('uses the current folder when no root is given', () => {
-    const r = sb.cli(join(ws.root, 'states'), 'scan', '--json');
+  it('uses the current folder when no root is given', async () => {
+    const r = await sb.fleet(join(ws.root, 'states'), 'scan', '--json');
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(
       JSON.parse(r.stdout).repos.map((x: any) => x.path),
@@ -207,13 +207,13 @@ describe('scan', () => {
     );
   });
 
-  it('exits 2 with one line for a root that does not exist, or a bad --depth', () => {
+  it('exits 2 with one line for a root that does not exist, or a bad --depth', async () => {
     const missing = join(ws.root, 'no-such-folder');
-    const r = sb.cli(sb.dir, 'scan', ws.root, missing);
+    const r = await sb.fleet(sb.dir, 'scan', ws.root, missing);
     assert.equal(r.status, 2);
     assert.equal(r.stdout, '');
     assert.equal(r.stderr, `fleet-git: ${missing}: no such folder\n`);
-    const d = sb.cli(sb.dir, 'scan', ws.root, '--depth', 'deep');
+    const d = await sb.fleet(sb.dir, 'scan', ws.root, '--depth', 'deep');
     assert.equal(d.status, 2);
     assert.equal(d.stderr.trim().split('\n').length, 1);
   });
@@ -228,14 +228,14 @@ describe('scan: what Copilot makes of each repository', () => {
   const config = join(sb.env.COPILOT_HOME, 'config.json');
   const byPath = (doc: Json) => Object.fromEntries(doc.repos.map((r) => [r.path.slice(root.length + 1), r.copilot]));
 
-  before(() => {
-    assert.equal(sb.cli(p.trusted, 'enable', '--trust').status, 0);
-    assert.equal(sb.cli(p.untrusted, 'enable').status, 0);
+  before(async () => {
+    assert.equal((await sb.fleet(p.trusted, 'enable', '--trust')).status, 0);
+    assert.equal((await sb.fleet(p.untrusted, 'enable')).status, 0);
   });
 
-  it('JSON: "copilot" {trusted, hooks} on each usable row, as status --json has it; each level and both', () => {
-    const scan = () => JSON.parse(sb.cli(sb.dir, 'scan', root, '--json').stdout) as Json;
-    let doc = scan();
+  it('JSON: "copilot" {trusted, hooks} on each usable row, as status --json has it; each level and both', async () => {
+    const scan = async () => JSON.parse((await sb.fleet(sb.dir, 'scan', root, '--json')).stdout) as Json;
+    let doc = await scan();
     assert.deepEqual(byPath(doc), {
       'bare.git': undefined,
       plain: { trusted: false, hooks: 'none' },
@@ -243,9 +243,9 @@ describe('scan: what Copilot makes of each repository', () => {
       untrusted: { trusted: false, hooks: 'repo' },
     });
     for (const r of doc.repos.filter((x) => x.copilot))
-      assert.deepEqual(JSON.parse(sb.cli(r.path, 'status', '--json').stdout).copilot, r.copilot);
-    assert.equal(sb.cli(sb.dir, 'enable', '--user').status, 0);
-    doc = scan();
+      assert.deepEqual(JSON.parse((await sb.fleet(r.path, 'status', '--json')).stdout).copilot, r.copilot);
+    assert.equal((await sb.fleet(sb.dir, 'enable', '--user')).status, 0);
+    doc = await scan();
     assert.deepEqual(byPath(doc), {
       'bare.git': undefined,
       plain: { trusted: false, hooks: 'user' },
@@ -254,11 +254,11 @@ describe('scan: what Copilot makes of each repository', () => {
     });
     // A user-level file that is not fleet-git's is no user level.
     writeFileSync(join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json'), '{"hooks":{}}');
-    assert.deepEqual(byPath(scan()).untrusted, { trusted: false, hooks: 'repo' });
+    assert.deepEqual(byPath(await scan()).untrusted, { trusted: false, hooks: 'repo' });
     if (process.getuid?.() !== 0) {
       // Nor is one that cannot be read; nor does it stop the scan.
       chmodSync(join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json'), 0o000);
-      assert.deepEqual(byPath(scan()).untrusted, { trusted: false, hooks: 'repo' });
+      assert.deepEqual(byPath(await scan()).untrusted, { trusted: false, hooks: 'repo' });
     }
     rmSync(join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json'));
   });

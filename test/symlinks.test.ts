@@ -52,8 +52,8 @@ function hostile(s: Sandbox, repoName: string): { repo: string; out: string } {
   return { repo, out };
 }
 
-function problems(s: Sandbox, cwd: string): { path: string; codes: string[] }[] {
-  const r = s.cli(cwd, 'status', '--json');
+async function problems(s: Sandbox, cwd: string): Promise<{ path: string; codes: string[] }[]> {
+  const r = await s.fleet(cwd, 'status', '--json');
   assert.equal(r.status, 0, r.stderr);
   const st = JSON.parse(r.stdout);
   return [
@@ -69,37 +69,37 @@ function assertOneLine(stderr: string, link: string): void {
 }
 
 describe('symbolic links', () => {
-  it('enable leaves a worktree with a tracked link on the hook file path alone, says which path, and status reports it', () => {
+  it('enable leaves a worktree with a tracked link on the hook file path alone, says which path, and status reports it', async () => {
     const s = sandbox();
     const { repo, out } = hostile(s, 'r');
     for (const t of TRACKED) {
       s.git(repo, 'checkout', '-q', t.name);
-      const r = s.cli(repo, 'enable');
+      const r = await s.fleet(repo, 'enable');
       assert.equal(r.status, 1, `${t.name}: ${r.stdout}${r.stderr}`);
       assertOneLine(r.stderr, join(repo, t.link));
       assert.deepEqual(snapshot(out), {}, `${t.name}: nothing was created outside`);
-      assert.deepEqual(problems(s, repo)[0].codes, ['symlink'], t.name);
-      const d = s.cli(repo, 'disable');
+      assert.deepEqual((await problems(s, repo))[0].codes, ['symlink'], t.name);
+      const d = await s.fleet(repo, 'disable');
       assert.equal(d.status, 1, d.stderr);
       assert.deepEqual(snapshot(out), {}, t.name);
       assert.equal(s.git(repo, 'status', '--porcelain'), '', t.name);
       s.git(repo, 'checkout', '-q', 'main');
-      assert.equal(s.cli(repo, 'disable').status, 0);
+      assert.equal((await s.fleet(repo, 'disable')).status, 0);
     }
   });
 
-  it('disable removes nothing through a link: a fleet-git hook file reached through .github stays', () => {
+  it('disable removes nothing through a link: a fleet-git hook file reached through .github stays', async () => {
     const s = sandbox();
     const repo = s.repo('d');
-    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
     const out = join(s.dir, 'elsewhere');
     mkdirSync(join(out, 'hooks'), { recursive: true });
     renameSync(join(repo, HOOK), join(out, 'hooks/fleet.json'));
     rmSync(join(repo, '.github'), { recursive: true });
     symlinkSync(out, join(repo, '.github'));
     const before = snapshot(out);
-    assert.deepEqual(problems(s, repo)[0].codes, ['symlink']);
-    const r = s.cli(repo, 'disable');
+    assert.deepEqual((await problems(s, repo))[0].codes, ['symlink']);
+    const r = await s.fleet(repo, 'disable');
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assertOneLine(r.stderr, join(repo, '.github'));
     assert.deepEqual(snapshot(out), before, 'the file outside is still there');
@@ -118,7 +118,7 @@ describe('symbolic links', () => {
     ['hooks/post-checkout.old', 'hooks/post-checkout.old'],
     ['fleet-git-replaced-fleet.json', 'fleet-git-replaced-fleet.json'],
   ] as const) {
-    it(`a symlinked .git/${what}: enable and disable leave the repository alone, and status reports it`, () => {
+    it(`a symlinked .git/${what}: enable and disable leave the repository alone, and status reports it`, async () => {
       const s = sandbox();
       const repo = s.repo('g');
       const git = join(repo, '.git');
@@ -131,7 +131,7 @@ describe('symbolic links', () => {
       else writeFileSync(target, '');
       symlinkSync(target, place);
       const before = snapshot(out);
-      const r = s.cli(repo, 'enable');
+      const r = await s.fleet(repo, 'enable');
       assert.equal(r.status, 1, r.stdout + r.stderr);
       assertOneLine(r.stderr, place);
       assert.deepEqual(snapshot(out), before, 'nothing changed outside');
@@ -140,22 +140,22 @@ describe('symbolic links', () => {
       // Enabled first, then linked: status says so, disable changes nothing there.
       rmSync(place);
       if (existsSync(target)) renameSync(target, place);
-      assert.equal(s.cli(repo, 'enable').status, 0);
+      assert.equal((await s.fleet(repo, 'enable')).status, 0);
       renameSync(place, target);
       symlinkSync(target, place);
       const enabled = snapshot(out);
-      assert.ok(problems(s, repo)[0].codes.includes('symlink'), what);
-      const d = s.cli(repo, 'disable');
+      assert.ok((await problems(s, repo))[0].codes.includes('symlink'), what);
+      const d = await s.fleet(repo, 'disable');
       assert.equal(d.status, 1, d.stdout + d.stderr);
       assertOneLine(d.stderr, place);
       assert.deepEqual(snapshot(out), enabled, 'disable changed nothing outside');
     });
   }
 
-  it('git worktree add of a branch carrying such a link, in an enabled repository: nothing outside, one line, reported', () => {
+  it('git worktree add of a branch carrying such a link, in an enabled repository: nothing outside, one line, reported', async () => {
     const s = sandbox();
     const { repo, out } = hostile(s, 'w');
-    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
     for (const t of TRACKED) {
       const wt = join(s.dir, `wt-${t.name}`);
       const r = s.run(repo, ['worktree', 'add', '-q', wt, t.name]);
@@ -163,18 +163,18 @@ describe('symbolic links', () => {
       assert.deepEqual(snapshot(out), {}, `${t.name}: nothing was created outside`);
       assertOneLine(r.stderr, t.link);
       assert.equal(s.git(wt, 'status', '--porcelain'), '', t.name);
-      const p = problems(s, repo).find((x) => x.path === wt);
+      const p = (await problems(s, repo)).find((x) => x.path === wt);
       assert.deepEqual(p?.codes, ['symlink'], t.name);
-      const again = s.cli(repo, 'enable');
+      const again = await s.fleet(repo, 'enable');
       assert.equal(again.status, 1, again.stderr);
       assert.deepEqual(snapshot(out), {}, t.name);
     }
   });
 
-  it('a clone with setup in effect of a branch carrying such a link: nothing outside, one line, reported', () => {
+  it('a clone with setup in effect of a branch carrying such a link: nothing outside, one line, reported', async () => {
     const s = sandbox();
     const { repo, out } = hostile(s, 'src');
-    assert.equal(s.cli(s.dir, 'setup').status, 0);
+    assert.equal((await s.fleet(s.dir, 'setup')).status, 0);
     for (const t of TRACKED) {
       const dest = join(s.dir, `clone-${t.name}`);
       const r = s.run(s.dir, ['clone', '-q', '-b', t.name, repo, dest]);
@@ -182,7 +182,7 @@ describe('symbolic links', () => {
       assert.deepEqual(snapshot(out), {}, `${t.name}: nothing was created outside`);
       assertOneLine(r.stderr, t.link);
       assert.equal(s.git(dest, 'status', '--porcelain'), '', t.name);
-      assert.deepEqual(problems(s, dest)[0].codes, ['symlink'], t.name);
+      assert.deepEqual((await problems(s, dest))[0].codes, ['symlink'], t.name);
     }
   });
 });

@@ -1,4 +1,4 @@
-// fleet-git uninstall, through the built CLI with real git: after enable (with
+// fleet-git uninstall, run in-process with real git: after enable (with
 // --trust and --user), setup and the rest, the home, the global git config and
 // every repository are byte for byte as they were before.
 import assert from 'node:assert/strict';
@@ -19,20 +19,20 @@ function machine(): { s: Sandbox; code: string; app: string; lib: string; snap: 
   return { s, code, app, lib, snap: () => snapshot(s.dir, gitChurn) };
 }
 
-const ok = (s: Sandbox, cwd: string, ...args: string[]) => {
-  const r = s.cli(cwd, ...args);
+const ok = async (s: Sandbox, cwd: string, ...args: string[]) => {
+  const r = await s.fleet(cwd, ...args);
   assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
   return r;
 };
 
 describe('uninstall', () => {
-  it('after enable --trust, enable --user, setup and a provisioned worktree, leaves everything as it was, byte for byte', () => {
+  it('after enable --trust, enable --user, setup and a provisioned worktree, leaves everything as it was, byte for byte', async () => {
     const { s, code, app, lib, snap } = machine();
     const before = snap();
-    ok(s, app, 'enable', '--trust');
-    ok(s, lib, 'enable');
-    ok(s, app, 'enable', '--user');
-    ok(s, app, 'setup');
+    await ok(s, app, 'enable', '--trust');
+    await ok(s, lib, 'enable');
+    await ok(s, app, 'enable', '--user');
+    await ok(s, app, 'setup');
     // A worktree made now gets the hook file from the post-checkout hook; and a
     // repository fleet-git trusted that is gone since leaves its entry behind.
     s.git(app, 'worktree', 'add', '-q', join(s.dir, 'later'), '-b', 'later');
@@ -40,7 +40,7 @@ describe('uninstall', () => {
     s.git(app, 'worktree', 'remove', join(s.dir, 'later'));
     s.git(app, 'branch', '-q', '-D', 'later');
     const gone = s.repo('gone');
-    ok(s, gone, 'enable', '--trust');
+    await ok(s, gone, 'enable', '--trust');
     rmSync(gone, { recursive: true });
     // The spool folder the hook command makes in $XDG_RUNTIME_DIR on a Copilot event.
     s.env.XDG_RUNTIME_DIR = join(s.dir, 'run');
@@ -48,7 +48,7 @@ describe('uninstall', () => {
     writeFileSync(join(s.env.XDG_RUNTIME_DIR, 'fleet-git', 'forwarder.pid'), '99999\n');
     assert.notDeepEqual(snap(), before);
 
-    const r = ok(s, s.dir, 'uninstall', code, '--yes');
+    const r = await ok(s, s.dir, 'uninstall', code, '--yes');
     assert.equal(r.stderr, '');
     assert.match(r.stdout, /remove: 2 changed/);
     assert.match(r.stdout, /removed the user-level hook file/);
@@ -59,19 +59,19 @@ describe('uninstall', () => {
     rmSync(s.env.XDG_RUNTIME_DIR, { recursive: true }); // the session's runtime folder itself is not fleet-git's
     assert.deepEqual(snap(), before);
     // Again: there is nothing left to take away.
-    const again = ok(s, s.dir, 'uninstall', code, '--yes');
+    const again = await ok(s, s.dir, 'uninstall', code, '--yes');
     assert.doesNotMatch(again.stdout, /removed/);
     assert.deepEqual(snap(), before);
   });
 
-  it('--dry-run says what would go and changes nothing; off a terminal, without --yes, it changes nothing either', () => {
+  it('--dry-run says what would go and changes nothing; off a terminal, without --yes, it changes nothing either', async () => {
     const { s, code, app } = machine();
-    ok(s, app, 'enable', '--trust', '--user');
-    ok(s, app, 'enable');
-    ok(s, app, 'setup');
+    await ok(s, app, 'enable', '--trust', '--user');
+    await ok(s, app, 'enable');
+    await ok(s, app, 'setup');
     const snap = () => snapshot(s.dir);
     const before = snap();
-    const r = ok(s, s.dir, 'uninstall', code, '--dry-run');
+    const r = await ok(s, s.dir, 'uninstall', code, '--dry-run');
     assert.match(r.stdout, new RegExp(`${app}: would`));
     assert.match(r.stdout, /would remove the user-level hook file/);
     assert.match(r.stdout, /would undo fleet-git setup/);
@@ -80,10 +80,10 @@ describe('uninstall', () => {
     assert.deepEqual(snap(), before);
 
     // The same plan as one JSON document: remove's own (as remove --dry-run --json gives it), then the rest.
-    const j = ok(s, s.dir, 'uninstall', code, '--dry-run', '--json');
+    const j = await ok(s, s.dir, 'uninstall', code, '--dry-run', '--json');
     const doc = JSON.parse(j.stdout);
     assert.deepEqual(Object.keys(doc), ['remove', 'userHook', 'setup', 'untrust', 'dataDir', 'configFile']);
-    assert.deepEqual(doc.remove, JSON.parse(ok(s, s.dir, 'remove', code, '--dry-run', '--json').stdout));
+    assert.deepEqual(doc.remove, JSON.parse((await ok(s, s.dir, 'remove', code, '--dry-run', '--json')).stdout));
     assert.ok(doc.remove.repos.some((x: { path: string }) => x.path === app));
     assert.equal(doc.userHook, join(s.env.COPILOT_HOME, 'hooks', 'fleet.json'));
     assert.equal(typeof doc.setup, 'string');
@@ -91,41 +91,41 @@ describe('uninstall', () => {
     assert.equal(doc.dataDir, join(s.env.XDG_DATA_HOME, 'fleet-git'));
     assert.equal(doc.configFile, null);
     assert.deepEqual(snap(), before);
-    const noDry = s.cli(s.dir, 'uninstall', code, '--json', '--yes');
+    const noDry = await s.fleet(s.dir, 'uninstall', code, '--json', '--yes');
     assert.equal(noDry.status, 2);
     assert.equal(noDry.stderr, 'fleet-git: --json goes with --dry-run (the plan as JSON)\n');
     assert.deepEqual(snap(), before);
 
-    const asked = s.cli(s.dir, 'uninstall', code);
+    const asked = await s.fleet(s.dir, 'uninstall', code);
     assert.equal(asked.status, 2);
     assert.equal(asked.stderr.trim().split('\n').length, 1);
     assert.match(asked.stderr, /^fleet-git: uninstall would take .* add --yes to go ahead/);
     assert.deepEqual(snap(), before);
   });
 
-  it("keeps the data folder while something is left undone (a user-level hook file that is not fleet-git's), and says so", () => {
+  it("keeps the data folder while something is left undone (a user-level hook file that is not fleet-git's), and says so", async () => {
     const { s, code, app } = machine();
-    ok(s, app, 'enable');
+    await ok(s, app, 'enable');
     const userHook = join(s.env.COPILOT_HOME, 'hooks', 'fleet.json');
     mkdirSync(join(s.env.COPILOT_HOME, 'hooks'), { recursive: true });
     writeFileSync(userHook, '{"version":1,"hooks":{}}\n');
-    const r = s.cli(s.dir, 'uninstall', code, '--yes');
+    const r = await s.fleet(s.dir, 'uninstall', code, '--yes');
     assert.equal(r.status, 1);
     assert.match(r.stderr, /left .*fleet\.json alone: it was not written by fleet-git/);
     assert.match(r.stderr, /kept the data folder .*: run fleet-git uninstall again once it is fixed/);
     assert.ok(existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'hook-client.cjs')));
     assert.ok(!existsSync(join(app, '.github/hooks/fleet.json')), 'the repositories were still done');
     rmSync(userHook);
-    ok(s, s.dir, 'uninstall', code, '--yes');
+    await ok(s, s.dir, 'uninstall', code, '--yes');
     assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git')));
   });
 
-  it('without a folder, takes fleet-git out of the repositories under the home folder', () => {
+  it('without a folder, takes fleet-git out of the repositories under the home folder', async () => {
     const s = sandbox('fleet-git-uninstall-');
     const repo = s.repo('home/code/mine');
     const before = snapshot(s.dir, gitChurn);
-    ok(s, repo, 'enable');
-    const r = ok(s, repo, 'uninstall', '--yes');
+    await ok(s, repo, 'enable');
+    const r = await ok(s, repo, 'uninstall', '--yes');
     assert.match(r.stdout, new RegExp(`${repo}: removed`));
     assert.deepEqual(snapshot(s.dir, gitChurn), before);
   });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sandbox } from './helpers.js';
+import { sandbox, type Ran } from './helpers.js';
 
 function writeConfig(s: ReturnType<typeof sandbox>, text: string): string {
   const dir = join(s.env.XDG_CONFIG_HOME, 'fleet-git');
@@ -14,7 +14,7 @@ function writeConfig(s: ReturnType<typeof sandbox>, text: string): string {
   return file;
 }
 
-function oneLineError(r: ReturnType<ReturnType<typeof sandbox>['cli']>): string {
+function oneLineError(r: Ran): string {
   assert.equal(r.status, 2, r.stdout + r.stderr);
   const lines = r.stderr.trim().split('\n');
   assert.equal(lines.length, 1, r.stderr);
@@ -23,41 +23,41 @@ function oneLineError(r: ReturnType<ReturnType<typeof sandbox>['cli']>): string 
 }
 
 describe('scan.roots and scan.ignore', () => {
-  it('scan walks scan.roots when given no folder, and scan, enable --under and remove skip scan.ignore', () => {
+  it('scan walks scan.roots when given no folder, and scan, enable --under and remove skip scan.ignore', async () => {
     const s = sandbox();
     const a = s.repo('code/a');
     const b = s.repo('code/skipped/b');
     const c = s.repo('elsewhere/c');
-    const paths = (r: ReturnType<typeof s.cli>) => {
+    const paths = (r: Ran) => {
       assert.equal(r.status, 0, r.stderr);
       return JSON.parse(r.stdout).repos.map((x: { path: string }) => x.path);
     };
     // No file: the current folder.
-    assert.deepEqual(paths(s.cli(join(s.dir, 'elsewhere'), 'scan', '--json')), [c]);
+    assert.deepEqual(paths(await s.fleet(join(s.dir, 'elsewhere'), 'scan', '--json')), [c]);
     writeConfig(s, `{ scan: { roots: ["${join(s.dir, 'code')}", "${join(s.dir, 'elsewhere')}"], ignore: ["skipped"] } }`);
-    assert.deepEqual(paths(s.cli(s.home, 'scan', '--json')), [a, c]);
+    assert.deepEqual(paths(await s.fleet(s.home, 'scan', '--json')), [a, c]);
     assert.deepEqual(
-      paths(s.cli(s.home, 'scan', join(s.dir, 'code'), '--json')),
+      paths(await s.fleet(s.home, 'scan', join(s.dir, 'code'), '--json')),
       [a],
       'a folder given replaces scan.roots; scan.ignore still applies',
     );
-    const en = s.cli(s.home, 'enable', '--under', join(s.dir, 'code'));
+    const en = await s.fleet(s.home, 'enable', '--under', join(s.dir, 'code'));
     assert.equal(en.status, 0, en.stderr);
     assert.ok(
       existsSync(join(a, '.github/hooks/fleet.json')) && !existsSync(join(b, '.github/hooks/fleet.json')),
       'enable --under skips scan.ignore',
     );
-    s.cli(b, 'enable');
-    const rm = s.cli(s.home, 'remove', join(s.dir, 'code'), '--yes');
+    await s.fleet(b, 'enable');
+    const rm = await s.fleet(s.home, 'remove', join(s.dir, 'code'), '--yes');
     assert.equal(rm.status, 0, rm.stderr);
     assert.ok(!existsSync(join(a, '.github')) && existsSync(join(b, '.github/hooks/fleet.json')), 'remove skips scan.ignore');
   });
 });
 
 describe('fleet-git config', () => {
-  it('a missing file means the defaults, and says so', () => {
+  it('a missing file means the defaults, and says so', async () => {
     const s = sandbox();
-    const r = s.cli(s.dir, 'config', '--json');
+    const r = await s.fleet(s.dir, 'config', '--json');
     assert.equal(r.status, 0, r.stderr);
     const doc = JSON.parse(r.stdout);
     assert.equal(doc.exists, false);
@@ -69,12 +69,12 @@ describe('fleet-git config', () => {
       'scan.ignore': { value: [], from: 'default' },
       trust: { value: false, from: 'default' },
     });
-    const text = s.cli(s.dir, 'config');
+    const text = await s.fleet(s.dir, 'config');
     assert.match(text.stdout, /not found: the defaults apply/);
     assert.match(text.stdout, /^include\s+every clone\s+\(default\)$/m);
   });
 
-  it('reads JSON5 with comments, and tells which value came from the file', () => {
+  it('reads JSON5 with comments, and tells which value came from the file', async () => {
     const s = sandbox();
     writeConfig(
       s,
@@ -86,86 +86,86 @@ describe('fleet-git config', () => {
 }
 `,
     );
-    const doc = JSON.parse(s.cli(s.dir, 'config', '--json').stdout);
+    const doc = JSON.parse((await s.fleet(s.dir, 'config', '--json')).stdout);
     assert.equal(doc.exists, true);
     assert.deepEqual(doc.values.include, { value: ['~/code/**'], from: 'file' });
     assert.deepEqual(doc.values.exclude, { value: ['**/forks'], from: 'file' });
     assert.deepEqual(doc.values['scan.roots'], { value: ['~/code'], from: 'file' });
     assert.deepEqual(doc.values['scan.ignore'], { value: [], from: 'default' });
-    const t = (p: string) => JSON.parse(s.cli(s.dir, 'config', '--json', '--test', p).stdout).included;
-    assert.equal(t(join(s.home, 'code/work/api')), true);
-    assert.equal(t(join(s.home, 'code/work/forks/lib')), false);
-    assert.equal(t(join(s.home, 'elsewhere/x')), false);
+    const t = async (p: string) => JSON.parse((await s.fleet(s.dir, 'config', '--json', '--test', p)).stdout).included;
+    assert.equal(await t(join(s.home, 'code/work/api')), true);
+    assert.equal(await t(join(s.home, 'code/work/forks/lib')), false);
+    assert.equal(await t(join(s.home, 'elsewhere/x')), false);
   });
 
-  it('an invalid file: one line naming the file and the line, exit 2', () => {
+  it('an invalid file: one line naming the file and the line, exit 2', async () => {
     const s = sandbox();
     const file = writeConfig(s, '{\n  include: ["~/code"],\n  exclude: [oops],\n}\n');
-    let line = oneLineError(s.cli(s.dir, 'config'));
+    let line = oneLineError(await s.fleet(s.dir, 'config'));
     assert.ok(line.startsWith(`fleet-git: ${file}:3: `), line);
     assert.match(line, /invalid character 'o'/);
 
     writeConfig(s, '{\n  // a string, not a list\n  include: "~/code",\n}\n');
-    line = oneLineError(s.cli(s.dir, 'config', '--json'));
+    line = oneLineError(await s.fleet(s.dir, 'config', '--json'));
     assert.ok(line.startsWith(`fleet-git: ${file}:3: `), line);
     assert.match(line, /include must be a list of strings, not a string/);
 
     writeConfig(s, '{\n  scan: {\n    roots: ["~"],\n    ignroe: [],\n  },\n}\n');
-    line = oneLineError(s.cli(s.dir, 'config'));
+    line = oneLineError(await s.fleet(s.dir, 'config'));
     assert.match(line, /:4: unknown key 'scan\.ignroe'/);
 
     writeConfig(s, '{ exclude: ["~/a?c"] }');
-    line = oneLineError(s.cli(s.dir, 'config'));
+    line = oneLineError(await s.fleet(s.dir, 'config'));
     assert.equal(line, `fleet-git: ${file}:1: exclude[0] '~/a?c': '?' is not supported: use * or a [class]`);
 
     writeConfig(s, '[1, 2]');
-    assert.match(oneLineError(s.cli(s.dir, 'config')), /must hold one object/);
+    assert.match(oneLineError(await s.fleet(s.dir, 'config')), /must hold one object/);
   });
 
-  it('an invalid file stops setup too, with exit 2 and nothing written', () => {
+  it('an invalid file stops setup too, with exit 2 and nothing written', async () => {
     const s = sandbox();
     writeConfig(s, '{ include: [1] }');
     const before = s.git(s.dir, 'config', '--global', '--list');
-    const line = oneLineError(s.cli(s.dir, 'setup'));
+    const line = oneLineError(await s.fleet(s.dir, 'setup'));
     assert.match(line, /include\[0\] must be a string, not a number/);
     assert.equal(s.git(s.dir, 'config', '--global', '--list'), before);
   });
 });
 
 describe('the trust key', () => {
-  it('trust: true makes enable and enable --under list repositories in trustedFolders; config shows where it came from', () => {
+  it('trust: true makes enable and enable --under list repositories in trustedFolders; config shows where it came from', async () => {
     const s = sandbox();
     const one = s.repo('one');
     const under = [s.repo('code/a'), s.repo('code/b')];
     const trusted = () => JSON.parse(readFileSync(join(s.env.COPILOT_HOME, 'config.json'), 'utf8')).trustedFolders;
     writeConfig(s, '{\n  // copilot -p sessions need it\n  trust: true,\n}\n');
-    assert.deepEqual(JSON.parse(s.cli(s.dir, 'config', '--json').stdout).values.trust, { value: true, from: 'file' });
-    assert.match(s.cli(s.dir, 'config').stdout, /^trust\s+true\s+\(from the file\)$/m);
-    let r = s.cli(one, 'enable');
+    assert.deepEqual(JSON.parse((await s.fleet(s.dir, 'config', '--json')).stdout).values.trust, { value: true, from: 'file' });
+    assert.match((await s.fleet(s.dir, 'config')).stdout, /^trust\s+true\s+\(from the file\)$/m);
+    let r = await s.fleet(one, 'enable');
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /Copilot now trusts /);
     assert.deepEqual(trusted(), [one]);
-    r = s.cli(s.dir, 'enable', '--under', join(s.dir, 'code'));
+    r = await s.fleet(s.dir, 'enable', '--under', join(s.dir, 'code'));
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(trusted(), [one, ...under]);
     // trust: false (and no key) leaves trustedFolders alone.
     const other = s.repo('other');
     writeConfig(s, '{ trust: false }');
-    assert.equal(s.cli(other, 'enable').status, 0);
+    assert.equal((await s.fleet(other, 'enable')).status, 0);
     assert.deepEqual(trusted(), [one, ...under]);
-    assert.equal(JSON.parse(s.cli(other, 'status', '--json').stdout).copilot.trusted, false);
+    assert.equal(JSON.parse((await s.fleet(other, 'status', '--json')).stdout).copilot.trusted, false);
   });
 
-  it('a trust value that is not true or false: one line naming the file and line, exit 2, nothing enabled', () => {
+  it('a trust value that is not true or false: one line naming the file and line, exit 2, nothing enabled', async () => {
     const s = sandbox();
     const repo = s.repo('proj');
     const file = writeConfig(s, '{\n  include: ["~/code"],\n  trust: "yes",\n}\n');
     for (const args of [['config'], ['enable'], ['enable', '--under', s.dir]]) {
-      const line = oneLineError(s.cli(repo, ...args));
+      const line = oneLineError(await s.fleet(repo, ...args));
       assert.equal(line, `fleet-git: ${file}:3: trust must be true or false, not a string ("yes")`, args.join(' '));
     }
     assert.ok(!existsSync(join(repo, '.github')), 'nothing was enabled');
     writeConfig(s, '{ trusted: true }');
-    assert.match(oneLineError(s.cli(repo, 'config')), /unknown key 'trusted' \(known: include, exclude, scan, trust\)/);
+    assert.match(oneLineError(await s.fleet(repo, 'config')), /unknown key 'trusted' \(known: include, exclude, scan, trust\)/);
   });
 });
