@@ -56,8 +56,9 @@ function repos(s: Sandbox, root: string): string[] {
   return [bare, plain];
 }
 
-function ok(s: Sandbox, cwd: string, ...args: string[]): void {
-  const r = s.cli(cwd, ...args);
+/** The complete run that follows (or prepares) a killed one, in-process. */
+async function ok(s: Sandbox, cwd: string, ...args: string[]): Promise<void> {
+  const r = await s.fleet(cwd, ...args);
   assert.equal(r.status, 0, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
 }
 
@@ -71,14 +72,21 @@ function noTemps(dir: string): void {
 }
 
 /** For every syscall and every N: prepare(), the killed run, then finish(); the repositories must equal `original`. */
-function sweep(s: Sandbox, root: string, paths: string[], args: string[], prepare: () => void, finish: () => void): number {
+async function sweep(
+  s: Sandbox,
+  root: string,
+  paths: string[],
+  args: string[],
+  prepare: () => Promise<void>,
+  finish: () => Promise<void>,
+): Promise<number> {
   const original = paths.map((p) => snapshot(p, gitChurn));
   let kills = 0;
   for (const syscall of SYSCALLS) {
     for (let n = 1; n < 200; n++) {
-      prepare();
+      await prepare();
       const killed = killedRun(s, root, syscall, n, args);
-      finish();
+      await finish();
       paths.forEach((p, i) =>
         assert.deepEqual(snapshot(p, gitChurn), original[i], `${args.join(' ')}, killed at ${syscall} #${n}: ${p} is as it was`),
       );
@@ -91,24 +99,24 @@ function sweep(s: Sandbox, root: string, paths: string[], args: string[], prepar
 }
 
 describe('SIGKILL at every point', () => {
-  it('of enable, then disable: nothing of fleet-git is left', () => {
+  it('of enable, then disable: nothing of fleet-git is left', async () => {
     const s = sandbox();
     const [repo] = repos(s, join(s.dir, 'e'));
-    const kills = sweep(
+    const kills = await sweep(
       s,
       repo,
       [repo],
       ['enable'],
-      () => {},
+      async () => {},
       () => ok(s, repo, 'disable'),
     );
     assert.ok(kills >= 10, `killed ${kills} times`);
   });
 
-  it('of disable, then disable again: nothing of fleet-git is left', () => {
+  it('of disable, then disable again: nothing of fleet-git is left', async () => {
     const s = sandbox();
     const [repo] = repos(s, join(s.dir, 'd'));
-    const kills = sweep(
+    const kills = await sweep(
       s,
       repo,
       [repo],
@@ -119,16 +127,16 @@ describe('SIGKILL at every point', () => {
     assert.ok(kills >= 5, `killed ${kills} times`);
   });
 
-  it('of enable --under, then remove: nothing of fleet-git is left in any repository', () => {
+  it('of enable --under, then remove: nothing of fleet-git is left in any repository', async () => {
     const s = sandbox();
     const root = join(s.dir, 'u');
     const paths = repos(s, root);
-    const kills = sweep(
+    const kills = await sweep(
       s,
       root,
       paths,
       ['enable', '--under', root],
-      () => {},
+      async () => {},
       () => ok(s, root, 'remove', root, '--yes'),
     );
     assert.ok(kills >= 15, `killed ${kills} times`);
