@@ -28,7 +28,7 @@ interface Case {
  */
 interface State {
   git: 'add' | 'checkout';
-  prepare: (c: Case) => void;
+  prepare: (c: Case) => void | Promise<void>;
   branch?: string;
   /** What disable leaves in info/exclude. */ afterDisable?: string;
 }
@@ -62,13 +62,13 @@ const STATES: Record<string, State> = {
   'a tracked hook file': {
     git: 'add',
     branch: 'team',
-    prepare: (c) => {
+    prepare: async (c) => {
       c.sb.git(c.repo, 'checkout', '-q', '-b', 'team');
       writeFileSync(join(c.repo, HOOK), '{"version":1,"hooks":{}}\n');
       c.sb.git(c.repo, 'add', '-f', HOOK);
       c.sb.git(c.repo, 'commit', '-q', '-m', 'team hook');
       c.sb.git(c.repo, 'checkout', '-q', 'main');
-      c.sb.cli(c.repo, 'enable'); // main's own hook file again
+      await c.sb.fleet(c.repo, 'enable'); // main's own hook file again
     },
   },
   'a stale own hook file (its hook client gone)': {
@@ -89,16 +89,16 @@ const STATES: Record<string, State> = {
   'an own hook file cut short (not JSON)': { git: 'checkout', prepare: hookFile((ours) => ours.slice(0, ours.length - 40)) },
 };
 
-function start(state: State): Case {
+async function start(state: State): Promise<Case> {
   const sb = sandbox('fleet-git-hook-eq-');
   // The same commits (and object names) in every sandbox.
   sb.env.GIT_AUTHOR_DATE = sb.env.GIT_COMMITTER_DATE = '2026-12-01T00:00:00Z';
   const code = join(sb.dir, 'code');
   const repo = sb.repo('code/r');
   const c = { sb, code, repo, wt: join(code, 'r-wt') };
-  assert.equal(sb.cli(repo, 'enable').status, 0);
+  assert.equal((await sb.fleet(repo, 'enable')).status, 0);
   if (state.git === 'checkout') gitWithout(c, c.repo, 'worktree', 'add', '-q', c.wt, '-b', 'w');
-  state.prepare(c);
+  await state.prepare(c);
   return c;
 }
 
@@ -121,13 +121,13 @@ function gitStep(c: Case, state: State, hook: boolean): string {
 
 describe('the post-checkout hook writes what enable writes', () => {
   for (const [name, state] of Object.entries(STATES)) {
-    it(name, () => {
-      const byHook = start(state);
+    it(name, async () => {
+      const byHook = await start(state);
       const stderr = gitStep(byHook, state, true);
       assert.doesNotMatch(stderr, /fleet-git/, 'the hook says nothing');
-      const byEnable = start(state);
+      const byEnable = await start(state);
       gitStep(byEnable, state, false);
-      const e = byEnable.sb.cli(byEnable.wt, 'enable');
+      const e = await byEnable.sb.fleet(byEnable.wt, 'enable');
       assert.ok(e.status === 0 || e.status === 1, e.stderr);
       // The two sandboxes differ only in their folder's name.
       const a = snapshot(byHook.code, gitChurn);
@@ -145,7 +145,7 @@ describe('the post-checkout hook writes what enable writes', () => {
       assert.deepEqual(text(a, byHook), text(b, byEnable));
       // And disable gives the user's exclude text back, byte for byte (a lone BEGIN line included).
       if (state.afterDisable !== undefined) {
-        assert.equal(byEnable.sb.cli(byEnable.repo, 'disable').status, 0);
+        assert.equal((await byEnable.sb.fleet(byEnable.repo, 'disable')).status, 0);
         assert.equal(readFileSync(join(byEnable.repo, '.git/info/exclude'), 'utf8'), state.afterDisable);
       }
     });
