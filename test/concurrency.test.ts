@@ -46,14 +46,14 @@ function withForeignHook(s: Sandbox, name: string): string {
   return repo;
 }
 
-const status = (s: Sandbox, repo: string) => JSON.parse(s.cli(repo, 'status', '--json').stdout);
+const status = async (s: Sandbox, repo: string) => JSON.parse((await s.fleet(repo, 'status', '--json')).stdout);
 const repoSnapshot = (repo: string) => snapshot(repo, (rel) => gitChurn(rel) || rel === '.git/objects' || rel.startsWith('.git/objects/'));
 
 describe('concurrent runs on one repository', () => {
   it('four enables at once over a foreign post-checkout: all exit 0, and the repository is as one enable leaves it (repeated)', async () => {
     const s = sandbox();
     const ref = withForeignHook(s, 'reference');
-    assert.equal(s.cli(ref, 'enable').status, 0);
+    assert.equal((await s.fleet(ref, 'enable')).status, 0);
     const want = repoSnapshot(ref);
     for (let round = 0; round < 12; round++) {
       const repo = withForeignHook(s, `four-${round}`);
@@ -75,7 +75,7 @@ describe('concurrent runs on one repository', () => {
         readFileSync(join(ref, '.git/hooks/post-checkout.fleet-git-prev'), 'utf8').replaceAll('reference', `four-${round}`),
       );
       assert.equal(s.git(repo, 'status', '--porcelain', '--untracked-files=all'), '', `round ${round}: nothing shows in git status`);
-      assert.deepEqual(status(s, repo).problems, []);
+      assert.deepEqual((await status(s, repo)).problems, []);
       assert.ok(!existsSync(join(repo, '.git', LOCK)), 'no lock left behind');
     }
   });
@@ -85,10 +85,10 @@ describe('concurrent runs on one repository', () => {
     for (let round = 0; round < 12; round++) {
       const repo = withForeignHook(s, `race-${round}`);
       const foreign = readFileSync(join(repo, '.git/hooks/post-checkout'));
-      if (round % 2) assert.equal(s.cli(repo, 'enable').status, 0);
+      if (round % 2) assert.equal((await s.fleet(repo, 'enable')).status, 0);
       const runs = await together(s, repo, [['enable'], ['disable'], ['enable'], ['disable']]);
       for (const r of runs) assert.equal(r.status, 0, `round ${round}: ${r.stderr}`);
-      const st = status(s, repo);
+      const st = await status(s, repo);
       const hookFile = existsSync(join(repo, HOOK));
       const exclude = readFileSync(join(repo, '.git/info/exclude'), 'utf8').includes('fleet-git');
       if (hookFile || exclude || st.enabled) {
@@ -116,16 +116,16 @@ function deadPid(): number {
 }
 
 describe('the repository lock', () => {
-  it('a stale lock (its process was killed) is taken over, and removed after', () => {
+  it('a stale lock (its process was killed) is taken over, and removed after', async () => {
     const s = sandbox();
     const repo = s.repo('stale');
     writeFileSync(join(repo, '.git', LOCK), `${deadPid()}\n`);
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(status(s, repo).problems, []);
+    assert.deepEqual((await status(s, repo)).problems, []);
     assert.ok(!existsSync(join(repo, '.git', LOCK)));
     writeFileSync(join(repo, '.git', LOCK), `${deadPid()}\n`);
-    assert.equal(s.cli(repo, 'disable').status, 0);
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
     assert.ok(!existsSync(join(repo, HOOK)));
     assert.ok(!existsSync(join(repo, '.git', LOCK)));
   });
@@ -148,12 +148,12 @@ describe('the repository lock', () => {
     assert.deepEqual(repoSnapshot(repo), before, 'nothing changed, the lock kept');
   });
 
-  it('a symbolic link where the lock goes: nothing is made through it, one line, exit 1', () => {
+  it('a symbolic link where the lock goes: nothing is made through it, one line, exit 1', async () => {
     const s = sandbox();
     const repo = s.repo('linked');
     const target = join(s.dir, 'outside-lock');
     symlinkSync(target, join(repo, '.git', LOCK));
-    const r = s.cli(repo, 'enable');
+    const r = await s.fleet(repo, 'enable');
     assert.equal(r.status, 1);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /fleet-git\.lock is not a lock file fleet-git made \(a symbolic link\)/);
@@ -166,7 +166,7 @@ describe('the repository lock', () => {
     const root = join(s.dir, 'ws');
     const repos: string[] = [];
     for (let i = 0; i < 70; i++) repos.push(withForeignHook(s, `ws/r${String(i).padStart(2, '0')}`));
-    assert.equal(s.cli(root, 'enable', '--under', root).status, 0);
+    assert.equal((await s.fleet(root, 'enable', '--under', root)).status, 0);
     const runs = await together(s, root, [
       ['remove', root, '--yes'],
       ['enable', '--under', root],
@@ -194,12 +194,12 @@ describe('the repository lock', () => {
 });
 
 describe('a lock left by a killed fleet-git', () => {
-  it('is all that is left of fleet-git: remove finds it and takes it out', () => {
+  it('is all that is left of fleet-git: remove finds it and takes it out', async () => {
     const s = sandbox();
     const root = join(s.dir, 'left');
     const repo = s.repo('left/r');
     writeFileSync(join(repo, '.git', LOCK), `${deadPid()}\n`);
-    const r = s.cli(root, 'remove', root, '--yes');
+    const r = await s.fleet(root, 'remove', root, '--yes');
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /1 of 1 repositor/);
     assert.ok(!existsSync(join(repo, '.git', LOCK)));
