@@ -223,7 +223,9 @@ describe('hook client with a listening observer', () => {
 
   test('agentStop whose final message never comes: a Stop without a message, later', async () => {
     const id = 'stop-never';
-    const r = await runClient(sb.env, ['agentStop'], JSON.stringify({ sessionId: id, transcriptPath: join(sb.dir, 'missing.jsonl') }));
+    // The client waits FLEET_GIT_STOP_WAIT_MS (3 s unless set) for the message before it sends the Stop without it.
+    const env = { ...sb.env, FLEET_GIT_STOP_WAIT_MS: '300' };
+    const r = await runClient(env, ['agentStop'], JSON.stringify({ sessionId: id, transcriptPath: join(sb.dir, 'missing.jsonl') }));
     assert.deepEqual([r.code, r.stdout], [0, '']);
     const stop = await obs.waitFor((e) => e.session_id === id && e.event === 'Stop', 15_000);
     assert.equal(stop.last_assistant_message, null);

@@ -38,7 +38,7 @@ import { NO_ENTRY_OK } from '../fs/atomic.js';
 import { pipeBinding, type PipeHandle } from '../fleet/socket.js';
 import { OBSERVER_DIR_VAR } from '../paths.js';
 import { PROBE_VAR } from './normalize.js';
-import { awaitFinalMessage, deliver, prepare, type HookRun, type Prepared } from './hook-event.js';
+import { awaitFinalMessage, deliver, prepare, stopWaitMs, type HookRun, type Prepared } from './hook-event.js';
 
 /** argv[2] of the forwarder, argv[3] its spool folder. */
 export const FORWARD_FLAG = '--forward';
@@ -272,7 +272,7 @@ export async function forward(spool: string): Promise<void> {
     const sid = item.run.ev.session_id;
     const next = (chains.get(sid) ?? Promise.resolve())
       .then(async () => {
-        if (item.run.waitFor) await awaitFinalMessage(item.run.ev, item.run.waitFor);
+        if (item.run.waitFor) await awaitFinalMessage(item.run.ev, item.run.waitFor, stopWaitMs(process.env));
         await send(item);
       })
       .catch(() => {})

@@ -16,7 +16,7 @@
 import { fstatSync, readFileSync, readSync } from 'node:fs';
 import { isPlainId, type FleetEvent } from '../fleet/event.js';
 import { restoreSessionMessage } from '../fleet/sessions.js';
-import { awaitFinalMessage, deliver, pathsOf, prepare } from './hook-event.js';
+import { awaitFinalMessage, deliver, pathsOf, prepare, stopWaitMs } from './hook-event.js';
 import { FORWARD_FLAG, forward } from './forwarder.js';
 import { OURS_FLAG, isOurHookFile } from './hook-mark.js';
 
@@ -137,7 +137,7 @@ async function awaitStop(arg: string | undefined): Promise<void> {
     return;
   }
   if (!job || typeof job.transcript !== 'string' || !job.ev || !isPlainId(job.ev.session_id)) return;
-  await awaitFinalMessage(job.ev, job.transcript);
+  await awaitFinalMessage(job.ev, job.transcript, stopWaitMs(process.env));
   const paths = pathsOf(process.env);
   await deliver(job.ev, paths);
   // The session's end runs its own hook, which updates the same session file

@@ -36,6 +36,14 @@ export interface Prepared {
 const POLL_MS = 25;
 /** How long an agentStop waits for its final message (measured lag: about 80 ms). */
 export const STOP_WAIT_MS = 3000;
+/** Names another wait for the hook client and the forwarder, in ms (50 to 60000), for tests that would sleep it out. */
+export const STOP_WAIT_VAR = 'FLEET_GIT_STOP_WAIT_MS';
+
+/** The agentStop wait the environment asks for, else STOP_WAIT_MS. */
+export function stopWaitMs(env: Env): number {
+  const n = Number(env[STOP_WAIT_VAR]);
+  return env[STOP_WAIT_VAR] && Number.isFinite(n) && n >= 50 && n <= 60_000 ? n : STOP_WAIT_MS;
+}
 
 export function pathsOf(env: Env): UserPaths {
   return userPaths(env, env.HOME || homedir());
@@ -131,9 +139,9 @@ export function prepare(run: HookRun): Prepared | null {
   return { ev, paths, waitFor };
 }
 
-/** Waits (up to STOP_WAIT_MS from now) for an agentStop's final message and puts it in the event. */
-export async function awaitFinalMessage(ev: FleetEvent, transcript: string): Promise<void> {
-  const deadline = Date.now() + STOP_WAIT_MS;
+/** Waits (up to `waitMs` from now) for an agentStop's final message and puts it in the event. */
+export async function awaitFinalMessage(ev: FleetEvent, transcript: string, waitMs = STOP_WAIT_MS): Promise<void> {
+  const deadline = Date.now() + waitMs;
   for (;;) {
     const final = readFinalMessage(transcript);
     if (final.state === 'found') {
