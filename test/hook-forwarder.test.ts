@@ -10,6 +10,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -174,6 +175,27 @@ describe('hook command and forwarder', () => {
       () => new Set(obs.events.filter((e) => String(e.session_id).startsWith('together-')).map((e) => e.session_id)).size === 8,
     );
     assert.equal(node.starts(), 1);
+    await t.settled();
+  });
+
+  test('an empty forwarder.pid is a claim in progress, left alone; once the oldest waiting event is 5 s old it is taken as abandoned and a forwarder starts', async () => {
+    await t.settled();
+    const node = countingNode(t.sb.dir, t.env);
+    const pidFile = join(t.spool, 'forwarder.pid');
+    // A hook that has just made forwarder.pid (exclusively) and not yet written its pid in it.
+    writeFileSync(pidFile, '');
+    await runHook(t.cmd('postToolUse'), tool('claimed', 0), node.env);
+    assert.equal(node.starts(), 0, 'a hook starts no second forwarder beside a claim in progress');
+    assert.equal(readFileSync(pidFile, 'utf8'), '', 'nor takes the claim away (the next hook would then start another)');
+    assert.equal(t.events().length, 1);
+    // The claimant was killed before it wrote: its event has waited 6 s.
+    const [waiting] = t.events();
+    const old = `${BigInt(Date.now() - 6000) * 1000n}.1.ev`;
+    renameSync(join(t.spool, waiting!), join(t.spool, old));
+    await runHook(t.cmd('postToolUse'), tool('claimed', 1), node.env);
+    await until('the next hook to start one', () => node.starts() === 1);
+    await obs.waitFor((e) => e.session_id === 'claimed' && stepOf(e) === 1);
+    assert.deepEqual(obs.events.filter((e) => e.session_id === 'claimed').map(stepOf), [0, 1], 'both events, in order');
     await t.settled();
   });
 
