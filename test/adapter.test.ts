@@ -351,6 +351,37 @@ describe('CopilotAdapter', () => {
     assert.deepEqual(readdirSync(join(repo, '.github')), ['workflows']);
   });
 
+  test("installHooks with fleet's client keeps the hook file out of commits as enable does: git status stays clean, git add -A commits nothing, removeHooks gives info/exclude back byte for byte", () => {
+    const a = new CopilotAdapter({ env: sb.env });
+    const client = join(sb.dir, 'fleet-status', 'hook-client.js');
+    for (const [name, exclude] of [
+      ['excluded-fresh', null],
+      ['excluded-user-text', '# mine\n*.log'], // no final newline: the block goes first, the user's bytes kept
+    ] as const) {
+      const repo = sb.repo(name);
+      const ex = join(repo, '.git', 'info', 'exclude');
+      if (exclude === null) rmSync(join(repo, '.git', 'info'), { recursive: true, force: true });
+      else writeFileSync(ex, exclude);
+      a.installHooks(client, repo);
+      assert.ok(existsSync(join(repo, '.github', 'hooks', 'fleet.json')), name);
+      assert.equal(sb.git(repo, 'status', '--porcelain'), '', `${name}: git status shows nothing`);
+      sb.git(repo, 'add', '-A');
+      assert.equal(sb.git(repo, 'diff', '--cached', '--name-only'), '', `${name}: git add -A stages nothing`);
+      // A linked worktree's own file: excluded by the same block (info/exclude is the common git dir's).
+      const wt = join(sb.dir, `${name}-wt`);
+      sb.git(repo, 'worktree', 'add', '-q', wt);
+      a.installHooks(client, wt);
+      assert.ok(existsSync(join(wt, '.github', 'hooks', 'fleet.json')), name);
+      assert.equal(sb.git(wt, 'status', '--porcelain'), '', `${name}: the worktree's status shows nothing`);
+      a.removeHooks(wt);
+      a.removeHooks(repo);
+      assert.equal(existsSync(join(repo, '.github')), false, name);
+      assert.equal(existsSync(join(wt, '.github')), false, name);
+      if (exclude === null) assert.equal(existsSync(join(repo, '.git', 'info')), false, `${name}: the info folder it made went too`);
+      else assert.equal(readFileSync(ex, 'utf8'), exclude, `${name}: info/exclude as it was`);
+    }
+  });
+
   test('installHooks leaves alone a hook file neither fleet nor fleet-git wrote, a tracked one, and a symbolic link', () => {
     const a = new CopilotAdapter({ env: sb.env });
     const client = join(sb.dir, 'fleet', 'hook-client.js');

@@ -169,6 +169,37 @@ export function planEnable(s: RepoState, r: Rendered, opts: EnableOptions = {}):
   return p.plan;
 }
 
+/**
+ * What installHooks does for another hook client (fleet's own): the hook file
+ * `text` in the worktree at `root`, kept out of commits by the exclude block
+ * as enable keeps its own, its folders recorded as enable records them (so
+ * disable and remove take them out). Over nothing or a file fleet or
+ * fleet-git wrote; no git hook (a new worktree gets no such file). A link, a
+ * tracked file or someone else's file is a note, and nothing is planned.
+ */
+export function planClientHookFile(s: RepoState, root: string, text: string, killed?: boolean): Plan {
+  const { p, link } = planner(s);
+  if (link) return p.plan;
+  const w = allWorktrees(s).find((x) => x.path === root);
+  const file = join(root, HOOK_FILE_PATH);
+  if (!w) p.plan.notes.push(`left ${file} alone: ${root} is not a worktree of ${s.path}`);
+  else if (w.link) p.plan.notes.push(symlinkMessage(w.link, w.path));
+  else if (w.tracked) p.plan.notes.push(`left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`);
+  else if (w.hookFile.kind === 'foreign') p.plan.notes.push(`left ${file} alone: it was written by someone else, not fleet or fleet-git`);
+  if (!w || p.plan.notes.length) return p.plan;
+  sweepTemps(p, s, killed);
+  const main = s.main;
+  const inBlock =
+    !s.exclude && w === main && w.worktree.gitDir === s.repo.commonDir && w.hookFile.kind === 'absent'
+      ? HOOK_DIRS.filter((rel) => !p.view.exists(join(w.path, rel)))
+      : [];
+  planEnableExclude(p, s, inBlock);
+  if (p.view.read(file) === text) return p.plan;
+  planHookFile(p, w, text);
+  p.change(`wrote ${file}`, `write ${file}`);
+  return p.plan;
+}
+
 function planDisableWorktree(p: Planner, w: WorktreeState, opts: DisableOptions): void {
   const file = join(w.path, HOOK_FILE_PATH);
   if (w.link) {

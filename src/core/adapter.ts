@@ -8,11 +8,9 @@ import { homedir } from 'node:os';
 import * as nodeFs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ensureUserFiles, runContext } from './context.js';
-import { actOnRepo, withRepoLock } from './repo-lock.js';
-import { recordCreatedNow } from './created.js';
+import { actOnRepo } from './repo-lock.js';
 import { HOOK_FILE_PATH, classifyHookFile, renderClientHookFile, renderHookFile } from './hook-file.js';
 import { findOnPath } from './run.js';
-import { assessRepo } from './state.js';
 import { locateRepo, type Repo } from '../git/repo.js';
 import { lastMessage, summarizeToolUse } from '../copilot/normalize.js';
 import type { FleetEvent } from '../fleet/event.js';
@@ -133,9 +131,12 @@ export class CopilotAdapter {
     }
     const { root, repo } = this.where(cwd);
     const text = own ? renderHookFile({ dataDir: dirname(client) }) : renderClientHookFile(client);
-    // In a repository, after any fleet-git command changing it (the lock they take turns on).
-    if (repo) withRepoLock(repo, this.env, () => this.writeHookFile(root, text, repo));
-    else this.writeHookFile(root, text, null);
+    if (repo) {
+      // In a repository, as enable writes its own: under the lock fleet-git's commands take turns on, kept out of commits by the
+      // exclude block, its folders recorded for disable and remove.
+      const { outcome } = actOnRepo(repo, this.context(), { do: 'client-hook-file', root, text });
+      if (outcome.notes.length) throw new Error(outcome.notes[0]);
+    } else this.writeHookFile(root, text);
   }
 
   /**
@@ -209,11 +210,10 @@ export class CopilotAdapter {
 
   /**
    * Writes the hook file through a temporary file and a rename, over nothing,
-   * fleet's file or fleet-git's only. In a repository, the folders it makes are
-   * recorded first, as enable records them, so that removeHooks (disable)
-   * takes them out again once empty.
+   * fleet's file or fleet-git's only: outside a repository, or through a given
+   * `fs` (in a repository on the real disk, planClientHookFile does it).
    */
-  private writeHookFile(root: string, text: string, repo: Repo | null): void {
+  private writeHookFile(root: string, text: string): void {
     const file = join(root, HOOK_FILE_PATH);
     this.refuseLinks(root);
     const before = this.read(file);
@@ -221,13 +221,7 @@ export class CopilotAdapter {
       throw new Error(`left ${file} alone: it was written by someone else, not fleet or fleet-git`);
     }
     if (before === text) return;
-    if (this.onDisk && this.isTracked(root))
-      throw new Error(`left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`);
     const fs = this.fs;
-    if (repo) {
-      const missing = ['.github', '.github/hooks'].filter((rel) => !fs.existsSync(join(root, rel)));
-      if (missing.length) recordCreatedNow(repo.gitDir, ...missing);
-    }
     fs.mkdirSync(dirname(file), { recursive: true });
     const tmp = join(dirname(file), `.${basename(file)}.fleet-git-${process.pid}.tmp`);
     fs.writeFileSync(tmp, text);
@@ -241,13 +235,6 @@ export class CopilotAdapter {
       }
       throw e;
     }
-  }
-
-  private isTracked(root: string): boolean {
-    const { repo } = this.where(root);
-    if (!repo) return false;
-    const s = assessRepo(repo, this.context());
-    return [s.main, ...s.worktrees].some((w) => w !== null && w.path === repo.root && w.tracked);
   }
 
   /**

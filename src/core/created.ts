@@ -8,7 +8,7 @@
 // These functions plan: they read through the plan's view and add its steps.
 import { join } from 'node:path';
 import { blockRecords } from './exclude.js';
-import { applyPlan, Planner, type View } from './plan.js';
+import { Planner, type View } from './plan.js';
 
 export const CREATED_FILE = 'fleet-git-created';
 
@@ -39,15 +39,6 @@ function append(p: Planner, gitDir: string, entries: string[], known: string[]):
 /** Records entries not yet recorded, in one append to the record file. */
 export function recordCreated(p: Planner, gitDir: string, ...entries: string[]): void {
   append(p, gitDir, entries, readCreated(p.view, gitDir));
-}
-
-/** Records entries now, outside a plan: for the CopilotAdapter, which writes hook files through a file system of its own. */
-export function recordCreatedNow(gitDir: string, ...entries: string[]): void {
-  const p = new Planner(gitDir);
-  recordCreated(p, gitDir, ...entries);
-  if (!p.open) return;
-  p.change(`recorded ${entries.join(', ')} as made by fleet-git`, `record ${entries.join(', ')} as made by fleet-git`);
-  applyPlan(p.plan);
 }
 
 /** Puts entries in the record file unless there already: the exclude block's records, when the block goes and their folders stay. */

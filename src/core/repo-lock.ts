@@ -10,7 +10,7 @@ import { isAlive } from '../fs/atomic.js';
 import { acquireLock, LockBusyError, makeLinkSource, type Release } from '../fs/lock.js';
 import type { Repo } from '../git/repo.js';
 import type { Env } from '../paths.js';
-import { LOCK_FILE, planDisable, planEnable, type Outcome, type Plan } from './actions.js';
+import { LOCK_FILE, planClientHookFile, planDisable, planEnable, type Outcome, type Plan } from './actions.js';
 import { applyPlan, outcomeOf } from './plan.js';
 import type { RunContext } from './context.js';
 import { assessRepo, type RepoState } from './state.js';
@@ -49,7 +49,11 @@ export function withRepoLock<T>(repo: Repo, env: Env, fn: (killed: boolean) => T
 }
 
 /** What a command does to one repository. */
-export type RepoAction = { do: 'enable'; force: boolean } | { do: 'disable'; upstream: boolean };
+export type RepoAction =
+  | { do: 'enable'; force: boolean }
+  | { do: 'disable'; upstream: boolean }
+  /** Another hook client's hook file (CopilotAdapter.installHooks for fleet's), in the worktree at `root`. */
+  | { do: 'client-hook-file'; root: string; text: string };
 
 /**
  * The action's plan for a state (planning reads, never writes). `killed`: the
@@ -57,6 +61,7 @@ export type RepoAction = { do: 'enable'; force: boolean } | { do: 'disable'; ups
  * is there, for a plan made without the lock).
  */
 export function planAction(s: RepoState, ctx: RunContext, action: RepoAction, killed?: boolean): Plan {
+  if (action.do === 'client-hook-file') return planClientHookFile(s, action.root, action.text, killed);
   return action.do === 'enable'
     ? planEnable(s, ctx, { force: action.force, killed })
     : planDisable(s, { upstream: action.upstream, killed });

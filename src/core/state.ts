@@ -285,7 +285,11 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
   const exclude = hasExcludeBlock(excludeText);
   const own = readGitHook(within(repo.commonDir, 'hooks'), ctx.gitHook, texts, links);
   const s = new RepoRead(repo, main, linked, exclude, own, ctx.config, texts, links);
-  s.enabled = exclude || (own.kind === 'ours' && !own.template) || own.displacedCopy !== null || all.some((w) => w.enabled);
+  const gitHookOurs = (own.kind === 'ours' && !own.template) || own.displacedCopy !== null;
+  // The block alone, beside fleet's own hook files only (CopilotAdapter.installHooks for fleet's client keeps them out of
+  // commits with it), is not fleet-git enabled: nothing of fleet-git's runs there.
+  const forUpstreamOnly = exclude && !gitHookOurs && all.some((w) => w.hookFile.kind === 'upstream' && w.hookFile.hinted === true);
+  s.enabled = (exclude && !forUpstreamOnly) || gitHookOurs || all.some((w) => w.enabled);
   const problems = s.problems;
   // Symbolic links are looked for only where fleet-git has something: a scan of thousands without it makes no extra call.
   if (s.enabled || all.some((w) => w.hookFile.kind !== 'absent')) {
