@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { holderAlive, holderText, processStart } from '../src/fs/lock.js';
 import { CLI, gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
@@ -146,6 +147,41 @@ describe('the repository lock', () => {
       new RegExp(`^fleet-git: ${lock.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is held by process ${process.pid}, another fleet-git`),
     );
     assert.deepEqual(repoSnapshot(repo), before, 'nothing changed, the lock kept');
+  });
+
+  it('a lock whose PID another process got since (PID reuse) is stale: judged by the start time and boot id it holds, and taken over', () => {
+    const s = sandbox();
+    const repo = s.repo('reused');
+    const lock = join(repo, '.git', LOCK);
+    const start = processStart(process.pid);
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    assert.ok(start !== null && /^\d+$/.test(start), 'this platform has /proc: the start time is read');
+    // The lock a fleet-git writes names itself so.
+    assert.equal(holderText(), `${process.pid}\nstart ${start} ${boot}\n`);
+    assert.equal(holderAlive(holderText()), true);
+    // This test's process is alive, but it did not start at tick 1 (that was at boot), nor in another boot.
+    for (const text of [`${process.pid}\nstart 1 ${boot}\n`, `${process.pid}\nstart ${start} 00000000-0000-0000-0000-000000000000\n`]) {
+      assert.equal(holderAlive(text), false, text);
+      writeFileSync(lock, text);
+      const t = Date.now();
+      const r = spawnSync(process.execPath, [CLI, 'enable'], { cwd: repo, env: { ...s.env, FLEET_GIT_LOCK_WAIT: '5' }, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.ok(Date.now() - t < 4000, 'taken over at once, not waited for');
+      assert.ok(!existsSync(lock), 'and removed after');
+      assert.equal(s.cli(repo, 'disable').status, 0);
+    }
+    // The same PID with its true start time, and a PID alone (the shell hook's, macOS's): held.
+    for (const text of [`${process.pid}\nstart ${start} ${boot}\n`, `${process.pid}\n`]) {
+      writeFileSync(lock, text);
+      const r = spawnSync(process.execPath, [CLI, 'enable'], {
+        cwd: repo,
+        env: { ...s.env, FLEET_GIT_LOCK_WAIT: '0.2' },
+        encoding: 'utf8',
+      });
+      assert.equal(r.status, 1, text);
+      assert.match(r.stderr, /is held by process/);
+      assert.equal(readFileSync(lock, 'utf8'), text);
+    }
   });
 
   it('a symbolic link where the lock goes: nothing is made through it, one line, exit 1', async () => {

@@ -6,8 +6,8 @@
 // worktrees), made as git makes `index.lock` (see fs/lock.ts).
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive } from '../fs/atomic.js';
-import { acquireLock, LockBusyError, makeLinkSource, type Release } from '../fs/lock.js';
+import { readTextOrNull } from '../fs/atomic.js';
+import { acquireLock, holderAlive, LockBusyError, makeLinkSource, type Release } from '../fs/lock.js';
 import type { Repo } from '../git/repo.js';
 import type { Env } from '../paths.js';
 import { LOCK_FILE, planClientHookFile, planDisable, planEnable, type Outcome, type Plan } from './actions.js';
@@ -97,6 +97,17 @@ export function actOnRepo(
 
 const SOURCE_PREFIX = 'bulk-lock-';
 
+/** Whether the bulk run that made the link source `file` (holding its PID, see holderText) is alive. */
+function bulkRunAlive(pid: number, file: string): boolean {
+  let text: string | null = null;
+  try {
+    text = readTextOrNull(file);
+  } catch {
+    /* unreadable: judged by the PID in its name */
+  }
+  return holderAlive(text ?? `${pid}\n`) !== false;
+}
+
 /**
  * For a bulk run: the file in the data folder that each repository's lock is a
  * hard link to (one inode for the whole run), and its removal. Such files left
@@ -107,7 +118,7 @@ export function bulkLockSource(dataDir: string): { path: string; dispose: () => 
   try {
     for (const name of readdirSync(dataDir)) {
       const pid = name.startsWith(SOURCE_PREFIX) ? Number(name.slice(SOURCE_PREFIX.length)) : NaN;
-      if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) {
+      if (Number.isInteger(pid) && pid !== process.pid && !bulkRunAlive(pid, join(dataDir, name))) {
         try {
           unlinkSync(join(dataDir, name));
         } catch {

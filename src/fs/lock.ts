@@ -3,6 +3,13 @@
 // holds it, removed when done. A lock whose process is gone (killed) is stale
 // and taken over; one held by a live process is waited for, a bounded time.
 //
+// A PID alone does not name a process for long: PIDs are reused, so a lock of
+// a killed process whose PID another process got would never be stale. Where
+// /proc exists (Linux), the holder also writes its start time (field 22 of
+// /proc/PID/stat, clock ticks since boot) and the boot's id: a lock is stale
+// when the process of that PID started at another time or in another boot.
+// Elsewhere (macOS) the PID alone is written and judged.
+//
 // Making a file costs an inode (60 µs on this disk at rest, more when busy);
 // a hard link to a file made once costs none: a run over thousands of
 // repositories gives `linkFrom`, one file holding its PID, and each lock is a
@@ -20,6 +27,61 @@ export interface LockOptions {
   waitMs: number;
   /** A file holding this process's PID, to hard-link as the lock (see makeLinkSource). */
   linkFrom?: string | null;
+}
+
+/** This boot's id (/proc/sys/kernel/random/boot_id), or null where there is none; read once. */
+let bootId: string | null | undefined;
+function thisBoot(): string | null {
+  if (bootId === undefined) bootId = readProc('/proc/sys/kernel/random/boot_id')?.trim() || null;
+  return bootId;
+}
+
+function readProc(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * When process `pid` started, in clock ticks since boot (field 22 of
+ * /proc/PID/stat, counted after the command name, which may hold spaces and
+ * parentheses); null where it cannot be read (no /proc, no such process).
+ */
+export function processStart(pid: number): string | null {
+  const stat = readProc(`/proc/${pid}/stat`);
+  if (stat === null) return null;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return /^\d+$/.test(fields[19] ?? '') ? fields[19]! : null;
+}
+
+let holder: string | undefined;
+/** What a lock of this process holds: its PID, then (where /proc tells) `start TICKS BOOT-ID`. */
+export function holderText(): string {
+  if (holder === undefined) {
+    const start = processStart(process.pid);
+    const boot = thisBoot();
+    holder = `${process.pid}\n${start !== null && boot !== null ? `start ${start} ${boot}\n` : ''}`;
+  }
+  return holder;
+}
+
+/**
+ * Whether the process that wrote `text` (holderText) is alive: its PID is, and,
+ * when the text says when it started, the process of that PID started then, in
+ * this boot. null: the text names no PID.
+ */
+export function holderAlive(text: string): boolean | null {
+  const m = /^(\d+)\n(?:start (\d+) (\S+)\n)?/.exec(text);
+  if (!m) return null;
+  const pid = Number(m[1]);
+  if (!isAlive(pid)) return false;
+  if (m[2] === undefined) return true; // a PID alone (macOS, or the shell hook): judged by it
+  const boot = thisBoot();
+  if (boot !== null && boot !== m[3]) return false; // written in another boot: every process of that one is gone
+  const start = processStart(pid);
+  return start === null || start === m[2]; // unreadable (another user's, say): alive, as kill(0) said
 }
 
 const CREATE = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
@@ -63,7 +125,7 @@ function tryTake(path: string, linkFrom: string | null | undefined): boolean {
         if (!isCode(e, 'EXDEV') && !isCode(e, 'EPERM') && !isCode(e, 'EMLINK')) throw e;
       }
     }
-    createExclusive(path, `${process.pid}\n`);
+    createExclusive(path, holderText());
     return true;
   } catch (e) {
     if (isCode(e, 'EEXIST')) return false;
@@ -71,7 +133,7 @@ function tryTake(path: string, linkFrom: string | null | undefined): boolean {
   }
 }
 
-/** Whether the lock at `path` is stale: its process is gone. null: nothing there any more. */
+/** Whether the lock at `path` is stale: its process is gone (holderAlive). null: nothing there any more. */
 function staleness(path: string): { stale: boolean; pid: number | null } | null {
   let st;
   try {
@@ -91,9 +153,9 @@ function staleness(path: string): { stale: boolean; pid: number | null } | null 
     if (isCode(e, 'ENOENT')) return null;
     throw e;
   }
-  const pid = /^(\d+)\n/.exec(text)?.[1];
-  if (pid === undefined) return { stale: Date.now() - st.mtimeMs > FRESH_MS, pid: null };
-  return { stale: !isAlive(Number(pid)), pid: Number(pid) };
+  const alive = holderAlive(text);
+  if (alive === null) return { stale: Date.now() - st.mtimeMs > FRESH_MS, pid: null };
+  return { stale: !alive, pid: Number(/^\d+/.exec(text)![0]) };
 }
 
 /**
@@ -172,5 +234,5 @@ export function makeLinkSource(path: string): void {
   } catch {
     /* none left by a process of the same PID */
   }
-  createExclusive(path, `${process.pid}\n`);
+  createExclusive(path, holderText());
 }
