@@ -4,9 +4,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { FolderIndex, readTrustRecord, trustedFolders } from '../src/copilot/trust.js';
+import { spawn } from 'node:child_process';
+import { FolderIndex, TRUST_LOCK, readTrustRecord, trustedFolders } from '../src/copilot/trust.js';
 import { userPaths } from '../src/paths.js';
-import { sandbox } from './helpers.js';
+import { CLI, sandbox } from './helpers.js';
 import { runClient } from './hook-run.js';
 import type { UserPaths } from '../src/paths.js';
 
@@ -205,6 +206,41 @@ async function renamesOnto<T>(dir: string, name: string, fn: () => Promise<T>): 
     w.close();
   }
 }
+
+describe('trust edits at once', () => {
+  test("six enable --trust at once in six repositories: every entry is listed and recorded, the user's keys kept; six disables at once take them all out (repeated)", async () => {
+    const sb = sandbox();
+    const paths = userPaths(sb.env, sb.home);
+    const config = join(sb.env.COPILOT_HOME, 'config.json');
+    mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
+    const before = { banner: 'never', trustedFolders: ['/mine'] };
+    writeFileSync(config, JSON.stringify(before, null, 2));
+    const repos = Array.from({ length: 6 }, (_, i) => sb.repo(`at-once-${i}`));
+    const all = (args: string[]) =>
+      Promise.all(
+        repos.map(
+          (repo) =>
+            new Promise<{ status: number | null; stderr: string }>((resolve) => {
+              const p = spawn(process.execPath, [CLI, ...args], { cwd: repo, env: sb.env, stdio: ['ignore', 'ignore', 'pipe'] });
+              let stderr = '';
+              p.stderr.on('data', (d) => (stderr += d));
+              p.on('close', (status) => resolve({ status, stderr }));
+            }),
+        ),
+      );
+    for (let round = 0; round < 4; round++) {
+      for (const r of await all(['enable', '--trust'])) assert.equal(r.status, 0, r.stderr);
+      const doc = JSON.parse(readFileSync(config, 'utf8'));
+      assert.equal(doc.banner, 'never', `round ${round}`);
+      assert.deepEqual([...doc.trustedFolders].sort(), ['/mine', ...repos].sort(), `round ${round}: no entry lost`);
+      assert.deepEqual(readTrustRecord(paths).sort(), [...repos].sort(), `round ${round}: every entry recorded`);
+      for (const r of await all(['disable'])) assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(JSON.parse(readFileSync(config, 'utf8')), before, `round ${round}: all taken out, the user's kept`);
+      assert.deepEqual(readTrustRecord(paths), [], `round ${round}`);
+    }
+    assert.ok(!existsSync(join(paths.dataDir, TRUST_LOCK)), 'no lock left');
+  });
+});
 
 describe('enable --under ROOT --trust, and remove', () => {
   test('trusts every repository in one write of config.json, keeping its comment lines and keys; remove takes out only those, in one write', async () => {

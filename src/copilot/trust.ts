@@ -10,9 +10,19 @@ import { dirname, join, sep } from 'node:path';
 import * as jsonc from 'jsonc-parser';
 import { readTextOrNull, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
 import { makeDataDir } from '../fs/data-dir.js';
+import { acquireLock, LockBusyError } from '../fs/lock.js';
 import { isUnder, type UserPaths } from '../paths.js';
 
 const TRUST_RECORD = 'trusted-folders';
+/**
+ * The lock that trust edits take turns on, beside the record in fleet-git's
+ * data folder (Copilot's folder is not fleet-git's to put files in): two
+ * fleet-git runs editing config.json at once would each write what they read
+ * plus their own entries, and one's would be lost.
+ */
+export const TRUST_LOCK = 'trusted-folders.lock';
+/** How long a save waits for another fleet-git's trust edit (each holds the lock for one read and one write). */
+const TRUST_LOCK_WAIT_MS = 10_000;
 /** Records that fleet-git created the trustedFolders key: the config file, then `key` or `file` (it created the whole file). */
 const CREATED_KEY_MARK = 'created-trusted-folders-key';
 
@@ -169,9 +179,13 @@ interface CreatedKey {
 export class TrustEdit {
   readonly file: string;
   private loaded: Loaded | null = null;
-  private readonly record: Set<string>;
+  private record: Set<string>;
   private recordChanged = false;
   private dirty = false;
+  /** What this edit changes, to be made again under the lock on the files as they are then (save). */
+  private readonly adding: string[] = [];
+  private readonly recordAdds = new Set<string>();
+  private readonly recordDrops = new Set<string>();
 
   constructor(private readonly paths: UserPaths) {
     this.file = copilotConfigFile(paths);
@@ -198,8 +212,11 @@ export class TrustEdit {
     if (c.index.by(root) !== null) return false;
     c.list.push(root);
     c.index.add(root);
+    this.adding.push(root);
     if (!this.record.has(root)) {
       this.record.add(root);
+      this.recordAdds.add(root);
+      this.recordDrops.delete(root);
       this.recordChanged = true;
     }
     this.dirty = true;
@@ -216,6 +233,8 @@ export class TrustEdit {
     if (!this.record.has(root)) return false;
     const c = this.load();
     this.record.delete(root);
+    this.recordDrops.add(root);
+    this.recordAdds.delete(root);
     this.recordChanged = true;
     if (c.removing.has(root) || !c.list.includes(root)) return false;
     c.removing.add(root);
@@ -223,34 +242,79 @@ export class TrustEdit {
     return true;
   }
 
-  /** Writes config.json (once) and fleet-git's record, when anything changed. */
+  /**
+   * Writes config.json (once) and fleet-git's record, when anything changed:
+   * under the trust lock, both read again and this edit's additions and
+   * removals made on them as they are now, so that another fleet-git's
+   * entries, saved meanwhile, stay.
+   */
   save(): void {
+    if (!this.dirty && !this.recordChanged) return;
+    makeDataDir(this.paths.dataDir);
+    const lock = join(this.paths.dataDir, TRUST_LOCK);
+    let release: () => void;
+    try {
+      release = acquireLock(lock, { waitMs: TRUST_LOCK_WAIT_MS });
+    } catch (e) {
+      if (e instanceof LockBusyError)
+        throw new Error(`another fleet-git is editing it (${lock} is held): try again once it is done`, { cause: e });
+      throw e;
+    }
+    try {
+      this.saveLocked();
+    } finally {
+      release();
+    }
+  }
+
+  private saveLocked(): void {
+    const record = new Set(readTrustRecord(this.paths));
+    for (const r of this.recordAdds) record.add(r);
+    for (const r of this.recordDrops) record.delete(r);
+    this.record = record;
     if (this.dirty) {
-      const c = this.loaded!;
-      const list = c.removing.size ? c.list.filter((f) => !(typeof f === 'string' && c.removing.has(f))) : c.list;
-      // Creating the key now: recorded (and known) without reading the record back.
-      // A config.json fleet-git creates may need its folder made too: recorded, to go with the file.
-      const creating = !c.hadKey && list.length > 0;
-      const created = creating
-        ? this.recordCreatedKey(c.existed ? 'key' : 'file', c.existed ? undefined : mkdirSync(dirname(this.file), { recursive: true }))
-        : this.createdKey();
-      const before = c.hadKey ? (c.doc.trustedFolders as unknown[]) : null;
-      const dropKey = list.length === 0 && created !== null; // fleet-git created the key: with its last entry gone, the key goes too
-      if (dropKey) this.forgetCreatedKey();
-      let text = editList(c.text.trim() === '' ? '{}' : c.text, before, dropKey ? null : list);
-      if (c.text.trim() === '') text = `${text}\n`;
-      if (created?.what === 'file' && text.replace(/\s/g, '') === '{}') {
-        unlinkSync(this.file); // and the file, when fleet-git created that and nothing else is in it
-        if (created.made) removeEmptyUpTo(dirname(this.file), created.made); // and the folders it made for it
-      } else {
-        mkdirSync(dirname(this.file), { recursive: true });
-        writeAtomic(this.file, text);
-      }
+      const removing = this.loaded?.removing ?? new Set<string>();
+      this.loaded = null;
+      const c = this.load(); // as it is now
+      let added = 0;
+      for (const root of this.adding)
+        if (c.index.by(root) === null) {
+          c.list.push(root);
+          c.index.add(root);
+          added++;
+        }
+      const list = removing.size ? c.list.filter((f) => !(typeof f === 'string' && removing.has(f))) : c.list;
+      if (added > 0 || list.length !== c.list.length) this.write(c, list);
       this.loaded = null; // read again if this edit goes on
       this.dirty = false;
     }
+    this.adding.length = 0;
     if (this.recordChanged) writeTrustRecord(this.paths, [...this.record]);
     this.recordChanged = false;
+    this.recordAdds.clear();
+    this.recordDrops.clear();
+  }
+
+  /** Writes config.json with trustedFolders `list` (read as `c`). */
+  private write(c: Loaded, list: unknown[]): void {
+    // Creating the key now: recorded (and known) without reading the record back.
+    // A config.json fleet-git creates may need its folder made too: recorded, to go with the file.
+    const creating = !c.hadKey && list.length > 0;
+    const created = creating
+      ? this.recordCreatedKey(c.existed ? 'key' : 'file', c.existed ? undefined : mkdirSync(dirname(this.file), { recursive: true }))
+      : this.createdKey();
+    const before = c.hadKey ? (c.doc.trustedFolders as unknown[]) : null;
+    const dropKey = list.length === 0 && created !== null; // fleet-git created the key: with its last entry gone, the key goes too
+    if (dropKey) this.forgetCreatedKey();
+    let text = editList(c.text.trim() === '' ? '{}' : c.text, before, dropKey ? null : list);
+    if (c.text.trim() === '') text = `${text}\n`;
+    if (created?.what === 'file' && text.replace(/\s/g, '') === '{}') {
+      unlinkSync(this.file); // and the file, when fleet-git created that and nothing else is in it
+      if (created.made) removeEmptyUpTo(dirname(this.file), created.made); // and the folders it made for it
+    } else {
+      mkdirSync(dirname(this.file), { recursive: true });
+      writeAtomic(this.file, text);
+    }
   }
 
   /** The topmost folder fleet-git made for the config.json it created, if it made one. */
