@@ -244,12 +244,18 @@ describe('check, then write: a link at the final name is refused by the write it
       readdirSync(dir).filter((n) => n.endsWith('.tmp')),
       [],
     );
-    // Every temporary name this process can pick in the next 3 s (.NAME.fleet-git-PID-TIME.tmp) is a link outside.
+    // The temporary name this process picks (.NAME.fleet-git-PID-TIME.tmp) is a link outside: the clock held still, so
+    // the name is known whatever the load.
     const fresh = join(dir, 'fresh.json');
     const now = Date.now();
-    for (let t = now; t < now + 3000; t++)
-      symlinkSync(join(out, 'theirs'), join(dir, `.fresh.json.fleet-git-${process.pid}-${t.toString(36)}.tmp`));
-    assert.throws(() => writeAtomic(fresh, 'x\n'), /EEXIST/);
+    symlinkSync(join(out, 'theirs'), join(dir, `.fresh.json.fleet-git-${process.pid}-${now.toString(36)}.tmp`));
+    const realNow = Date.now;
+    Date.now = () => now;
+    try {
+      assert.throws(() => writeAtomic(fresh, 'x\n'), /EEXIST/);
+    } finally {
+      Date.now = realNow;
+    }
     assert.ok(!existsSync(fresh));
     assert.deepEqual(snapshot(out), outBefore);
   });
