@@ -2,7 +2,7 @@
 // the hook file, and the exclude block, also when git's info/ folder is missing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { EXCLUDE_BLOCK, addExcludeBlock } from '../src/core/exclude.js';
@@ -71,5 +71,32 @@ it('provisions a worktree whose .git file names its git dir by a relative path',
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stderr, '');
   assert.equal(readFileSync(join(wt, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
+  assert.equal(s.git(wt, 'status', '--porcelain'), '');
+});
+
+it('a hook killed while it copies the hook file leaves no half-written fleet.json, and the next checkout removes its temporary file', () => {
+  const s = sandbox();
+  const repo = s.repo('pc-kill');
+  assert.equal(s.cli(repo, 'enable').status, 0);
+  // A cp that writes part of the file, then kills the hook's subshell (its parent) as a SIGKILL would, mid-write.
+  const bin = join(s.dir, 'killing-bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'cp'), '#!/bin/sh\nfor a; do to=$a; done\nhead -c 100 "$1" >"$to"\nkill -9 $PPID\nsleep 1\n');
+  chmodSync(join(bin, 'cp'), 0o755);
+  const wt = join(s.dir, 'pc-kill-wt');
+  const r = spawnSync('git', ['worktree', 'add', '-q', wt, '-b', 'w'], {
+    cwd: repo,
+    env: { ...s.env, PATH: `${bin}:${s.env.PATH}` },
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(!existsSync(join(wt, HOOK)), 'no half-written hook file');
+  const temps = readdirSync(join(wt, '.github/hooks')).filter((n) => /^\.fleet\.json\.fleet-git-\d+\.tmp$/.test(n));
+  assert.equal(temps.length, 1, 'the kill came mid-write: its temporary file is there');
+  assert.equal(readFileSync(join(wt, '.github/hooks', temps[0]!), 'utf8').length, 100);
+  // The next checkout in that worktree (its hook's process gone): the file written whole, the temporary file removed.
+  s.git(wt, 'checkout', '-q', '-b', 'w2');
+  assert.equal(readFileSync(join(wt, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
+  assert.deepEqual(readdirSync(join(wt, '.github/hooks')), ['fleet.json']);
   assert.equal(s.git(wt, 'status', '--porcelain'), '');
 });
