@@ -300,7 +300,7 @@ describe('setup', () => {
     assert.ok(!recorded.endsWith('\n') && recorded.length > 0, 'the record as fleet-git writes it');
     const bin = join(s.dir, 'bin');
     mkdirSync(bin);
-    for (const t of ['git', 'mkdir', 'cp'])
+    for (const t of ['git', 'mkdir', 'cp', 'mv'])
       symlinkSync(execFileSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim(), join(bin, t));
     const dest = join(s.dir, 'recorded-node');
     const r = spawnSync('git', ['clone', '-q', src, dest], { env: { ...s.env, PATH: bin }, encoding: 'utf8' });
