@@ -7,25 +7,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from './lib/stats.mjs';
+import { homeEnv } from './lib/home-env.mjs';
 
 const RUNS = Number(process.env.RUNS ?? 21);
 const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'fleet-git-bench-clone-'));
 
 function userEnv(name) {
-  const home = join(dir, name);
-  mkdirSync(home);
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
-    GIT_CONFIG_NOSYSTEM: '1',
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_DATA_HOME: join(home, '.local/share'),
-    COPILOT_HOME: join(home, '.copilot'),
-  };
-  writeFileSync(env.GIT_CONFIG_GLOBAL, '[user]\n\tname = b\n\temail = b@example.invalid\n[init]\n\tdefaultBranch = main\n');
-  return env;
+  return homeEnv(join(dir, name));
 }
 const plainEnv = userEnv('plain-home');
 const setupEnv = userEnv('setup-home');

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, built } from './lib/built.mjs';
 import { median } from './lib/stats.mjs';
+import { homeEnv } from './lib/home-env.mjs';
 
 const root = ROOT;
 const CLI = built('cli.cjs');
@@ -24,18 +25,7 @@ const payload = readFileSync(join(root, 'test', 'fixtures', 'copilot-1.0.102', '
 
 const dir = mkdtempSync(join(tmpdir(), 'fleet-git-bench-hook-'));
 const home = join(dir, 'home');
-mkdirSync(home);
-writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = B\n\temail = b@example.invalid\n');
-const env = {
-  PATH: process.env.PATH,
-  HOME: home,
-  LANG: 'C.UTF-8',
-  GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
-  GIT_CONFIG_NOSYSTEM: '1',
-  XDG_CONFIG_HOME: join(home, '.config'),
-  XDG_DATA_HOME: join(home, '.local', 'share'),
-  COPILOT_HOME: join(home, '.copilot'),
-};
+const env = homeEnv(home, { LANG: 'C.UTF-8' });
 const repo = join(dir, 'repo');
 mkdirSync(repo);
 execFileSync('git', ['init', '-q'], { cwd: repo, env });

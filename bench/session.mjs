@@ -39,6 +39,7 @@ import { join } from 'node:path';
 import { startFakeModel } from './lib/fake-model.mjs';
 import { loadavg } from 'node:os';
 import { leastSquares, median, theilSen } from './lib/stats.mjs';
+import { homeEnv } from './lib/home-env.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -62,21 +63,12 @@ const only = opt('kinds', '').split(',').filter(Boolean);
 
 const dir = mkdtempSync(join(tmpdir(), 'fleet-git-bench-session-'));
 const home = join(dir, 'home');
-mkdirSync(home, { recursive: true });
-writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = Bench\n\temail = bench@example.invalid\n[init]\n\tdefaultBranch = main\n');
-const env = {
-  PATH: process.env.PATH,
-  HOME: home,
+const env = homeEnv(home, {
   LANG: 'C.UTF-8',
-  GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
-  GIT_CONFIG_NOSYSTEM: '1',
-  XDG_CONFIG_HOME: join(home, '.config'),
-  XDG_DATA_HOME: join(home, '.local', 'share'),
-  COPILOT_HOME: join(home, '.copilot'),
   // As the machine has it: the hook command must cope with it.
   ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
   ...(process.env.XDG_RUNTIME_DIR ? { XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR } : {}),
-};
+});
 
 function repo(name) {
   const path = join(dir, name);
