@@ -217,6 +217,18 @@ describe('scan', () => {
     assert.equal(d.status, 2);
     assert.equal(d.stderr.trim().split('\n').length, 1);
   });
+
+  it('takes a negative number after --depth (and doctor --timeout) as its value, and refuses it in one line saying what is allowed; exit 2', async () => {
+    for (const argv of [['--depth', '-1'], ['--depth=-1']]) {
+      const r = await sb.fleet(sb.dir, 'scan', ws.root, ...argv);
+      assert.equal(r.status, 2, argv.join(' '));
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr, 'fleet-git: --depth takes a whole number of folder levels (0 or more), not "-1"\n');
+    }
+    const t = await sb.fleet(sb.dir, 'doctor', '--live', '--timeout', '-3');
+    assert.equal(t.status, 2);
+    assert.equal(t.stderr, 'fleet-git: --timeout -3: give a whole number of seconds from 1 to 50\n');
+  });
 });
 
 describe('scan: what Copilot makes of each repository', () => {

@@ -44,6 +44,20 @@ const VALUE_NAMES: Record<string, string> = {
   '--color': 'WHEN',
 };
 
+/** The options whose value is a number: a negative one after them (`--depth -1`) is their value, which the command then judges, not an option clipanion would say is missing its argument. */
+const NUMERIC_OPTIONS = new Set(['--depth', '--timeout']);
+
+/** The command line with `--depth -1` written as `--depth=-1` (up to a `--`, after which the words are another program's). */
+function negativeValuesJoined(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--') return out.concat(argv.slice(i));
+    if (NUMERIC_OPTIONS.has(argv[i]) && /^-\d/.test(argv[i + 1] ?? '')) out.push(`${argv[i]}=${argv[++i]}`);
+    else out.push(argv[i]);
+  }
+  return out;
+}
+
 /** What each command's list of operands is (clipanion 3 prints a bare `...`): the names of their Option.Rest. */
 const REST_NAMES: Record<string, string> = {
   enable: 'repo',
@@ -131,6 +145,7 @@ export async function main(argv: string[], context: Context): Promise<number> {
   // `fleet-git help [COMMAND...]` is `fleet-git [COMMAND...] --help`, as with gh and git.
   const typed = argv;
   if (argv[0] === 'help') argv = [...argv.slice(1), '--help'];
+  argv = negativeValuesJoined(argv);
   // clipanion's help and errors are coloured as the commands' output is (src/colour.ts); a bad --color is reported by the command.
   let mode: ColourMode = 'auto';
   try {
