@@ -3,7 +3,18 @@
 // fleet-git's command line run in-process (the commands' own code, with the
 // sandbox's environment and streams of its own) or as the built process.
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync, readdirSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  mkdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+  readdirSync,
+  lstatSync,
+  readFileSync,
+  readlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -15,6 +26,8 @@ export const ROOT = join(import.meta.dirname, '..');
 /** Real payloads and transcript lines captured from Copilot CLI 1.0.102 (home folder rewritten to /home/dev). */
 export const FIXTURES = join(ROOT, 'test', 'fixtures', 'copilot-1.0.102');
 export const CLI = join(ROOT, 'dist', 'cli.cjs');
+/** The pinned Copilot CLI (devDependency @github/copilot). */
+export const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
 
 export interface Sandbox {
   dir: string;
@@ -188,4 +201,63 @@ export function fleetGitProcesses(home: string): number[] {
     }
   }
   return found;
+}
+
+/**
+ * Resolves once no more events can reach the observer from a sandbox's hooks, after the Copilot processes
+ * that fire them have exited: no fleet-git process runs with that HOME (hook commands, forwarders, agentStop
+ * waiters) and the spool folder is empty or absent, seen so on two looks 20 ms apart (so the observer in this
+ * process has read what the last one sent before it went). A test that expects nothing proves the absence
+ * so, not by sleeping. Throws after `timeoutMs`, naming what was left. Lower the forwarder's linger
+ * (FLEET_GIT_FORWARDER_IDLE_MS in Copilot's environment), or this waits its 10 s out.
+ */
+export async function hooksSettled(home: string, spool: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let quiet = 0;
+  for (;;) {
+    let files: string[] = [];
+    try {
+      files = readdirSync(spool);
+    } catch {
+      /* no spool: nothing waits there */
+    }
+    const processes = fleetGitProcesses(home);
+    quiet = processes.length === 0 && files.length === 0 ? quiet + 1 : 0;
+    if (quiet === 2) return;
+    if (Date.now() >= deadline)
+      throw new Error(`hooks not settled within ${timeoutMs} ms: processes ${JSON.stringify(processes)}, spool ${JSON.stringify(files)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Copilot marks a finished unpack with copilot/pkg/<platform>/<version>/.extraction-complete. */
+function unpacked(cache: string): boolean {
+  const pkg = join(cache, 'copilot', 'pkg');
+  try {
+    return readdirSync(pkg).some((p) => readdirSync(join(pkg, p)).some((v) => existsSync(join(pkg, p, v, '.extraction-complete'))));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A folder to give Copilot as XDG_CACHE_HOME, its package already unpacked there: Copilot's first run in an
+ * empty cache writes 235 MB and costs about 1.5 s of CPU, once per sandbox otherwise. scripts/test.mjs makes
+ * one folder for the whole run (FLEET_GIT_TEST_COPILOT_CACHE) and removes it after; without it, each test
+ * file has its own, removed after the file. The first file unpacks it under a lock (flock), the others wait.
+ * Call it where `sandbox()` is called (it registers the removal). The unpacking run has a HOME of its own.
+ */
+export function copilotCache(): string {
+  let dir = process.env.FLEET_GIT_TEST_COPILOT_CACHE;
+  if (!dir) {
+    const own = realpathSync(mkdtempSync(join(tmpdir(), 'fleet-git-copilot-cache-')));
+    after(() => rmSync(own, { recursive: true, force: true }));
+    dir = own;
+  }
+  if (!existsSync(COPILOT) || unpacked(dir)) return dir; // missing: the test says so
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, COPILOT_HOME: join(dir, 'copilot-home'), XDG_CACHE_HOME: dir };
+  const run = { env, stdio: 'ignore' as const, timeout: 120_000 };
+  const locked = spawnSync('flock', [join(dir, '.unpack.lock'), COPILOT, '--version'], run);
+  if (locked.error) spawnSync(COPILOT, ['--version'], run);
+  return dir;
 }
