@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { CopilotAdapter } from '../src/core/adapter.js';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer } from '../src/copilot/model-server.js';
-import { offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
+import { copilotCache, hooksSettled, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
 import { observerSummary, TestObserver } from './observer-server.js';
 
 const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
@@ -42,6 +42,7 @@ process.stdin.on('end', () => {
 describe("fleet's hook client and fleet-git's CopilotAdapter, on the real Copilot CLI", () => {
   const sb = sandbox('fleet-git-dropin-');
   const paths = userPaths(sb.env, sb.home);
+  const cache = copilotCache();
   let repo: string;
   let obs: TestObserver;
 
@@ -63,7 +64,7 @@ describe("fleet's hook client and fleet-git's CopilotAdapter, on the real Copilo
   test('SessionStart, PostToolUse (Bash: …), Stop with the last message and Stop at the end, each once', { timeout: 120_000 }, async () => {
     const model = await startModelServer();
     try {
-      const env = offlineCopilotEnv(sb.env, model.baseUrl, 'fleet-profile');
+      const env = { ...offlineCopilotEnv(sb.env, model.baseUrl, 'fleet-profile'), XDG_CACHE_HOME: cache };
       const child = spawn(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], {
         cwd: repo,
         env,
@@ -78,7 +79,8 @@ describe("fleet's hook client and fleet-git's CopilotAdapter, on the real Copilo
       const start = await obs.waitFor((e) => e.event === 'SessionStart', 15_000);
       const sid = start.session_id;
       await obs.waitFor((e) => e.session_id === sid && e.event === 'Stop' && e.message === 'complete', 15_000);
-      await new Promise((r) => setTimeout(r, 300)); // anything sent twice would be in by now
+      // Copilot has exited, and it waits for every hook: once no fleet-git process runs and nothing is spooled, anything sent twice is in.
+      await hooksSettled(sb.home, join(paths.dataDir, 'spool'));
       const events = obs.events.filter((e) => e.session_id === sid);
       assert.deepEqual(obs.badLines, []);
       assert.equal(events.length, obs.events.length, 'one session only');
