@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Benchmark of `fleet-git scan` against `find`, of the same workspace all enabled
-// against it not enabled, of a repository with an 80,000-entry index against one
+// against it not enabled (beside a bare script making the same file-system calls
+// per repository, bench/lib/bare-scan.mjs), of a repository with an 80,000-entry index against one
 // of one file, and of bulk enable/remove against scan and against a bare script
 // making the same file-system changes (bench/lib/bare-bulk.mjs; limit 1.5x), with
 // the time per repository, on the synthetic workspace of bench/make-workspace.sh.
@@ -8,13 +9,16 @@
 // 0: not), each beside its bare floor, with the time per repository at both
 // sizes (limit: at 10,000 at most 1.2 times that at 2,000).
 //
-//   node bench/scan.mjs [--repos 2000] [--large 10000] [--runs 7] [--root DIR] [--settle 30]
+//   node bench/scan.mjs [--repos 2000] [--large 10000] [--runs 7] [--root DIR] [--settle 30] [--scan-only]
 //
 // The workspace is built once into a cache folder under the OS temp folder and
 // reused. Every command runs once untimed (warm cache), then the commands are
 // timed in turns (one run of each, repeated), so that each pair meets the same
-// machine load; the medians and the ratios to the baseline are printed, with
-// the peak RSS of one extra run under /usr/bin/time -v.
+// machine load; the medians and the ratios to the baseline are printed, of the
+// wall time and of the CPU time (which the load of a shared machine changes far
+// less), with the peak RSS of one extra run under /usr/bin/time -v and the load
+// average. --scan-only leaves out the bulk runs (and their minutes of waiting
+// for the disk, and the 10,000-repository workspace).
 //
 // To measure one more command, add one line to COMMANDS below.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -37,7 +41,8 @@ const opt = (name, dflt) => {
 const repos = Number(opt('repos', '2000'));
 const runs = Math.max(5, Number(opt('runs', '7')));
 const settle = Number(opt('settle', '30'));
-const large = Number(opt('large', '10000'));
+const scanOnly = args.includes('--scan-only');
+const large = scanOnly ? 0 : Number(opt('large', '10000'));
 const wsRoot = (n) => join(tmpdir(), `fleet-git-bench-ws-${n}`);
 const ROOT = opt('root', wsRoot(repos));
 const node = process.execPath;
@@ -172,6 +177,8 @@ function indexedRepo(name, entries) {
 }
 const oneFile = indexedRepo('one-file', 1);
 const largeIndex = indexedRepo('large-index', 80000);
+spawnSync('sync'); // the 9 MB index goes to the disk now, not while the scans are timed
+const BARE_SCAN = join(HERE, 'lib', 'bare-scan.mjs');
 /**
  * The bulk runs at one size, interleaved with their bare floors (bare, fleet-git,
  * bare, fleet-git), each run after the one that undid it: the bare script's
@@ -242,14 +249,29 @@ function bulkCommands(c, n) {
  */
 const COMMANDS = [
   { name: 'find', argv: ['find', ROOT, '-name', 'node_modules', '-prune', '-o', '-name', '.git', '-print', '-prune'] },
-  { ...scan, key: 'scan', ratioTo: 'find', limit: 3 },
+  // Timed with the copy's throwaway home, as the enabled copy's scan is: the two differ in the repositories alone.
+  { ...scan, key: 'scan', env: bulkEnv, ratioTo: 'find', limit: 3 },
   ...(caSet ? [{ ...scan, name: `${scan.name} (${CA_VAR} set)`, env: process.env, ratioTo: 'find' }] : []),
   {
     name: 'fleet-git scan --json, all enabled (copy)',
+    key: 'scan-enabled',
     argv: [node, CLI, 'scan', COPY, '--json'],
     env: bulkEnv,
     ratioTo: 'scan',
     limit: 1.3,
+  },
+  // The floor of what an enabled repository adds: the same file-system calls
+  // per repository made by a bare script (bench/lib/bare-scan.mjs), no walk, no state.
+  {
+    name: "bare script: scan's reads, not enabled",
+    key: 'bare-plain',
+    argv: [node, BARE_SCAN, 'plain', small.list, COPY, ROOT],
+  },
+  {
+    name: "bare script: scan's reads, all enabled (copy)",
+    key: 'bare-enabled-reads',
+    argv: [node, BARE_SCAN, 'enabled', small.list],
+    ratioTo: 'bare-plain',
   },
   {
     name: 'scan: one repository of one file, enabled',
@@ -266,17 +288,30 @@ const COMMANDS = [
     moreLimit: 2,
     reps: 5,
   },
-  ...bulkCommands(small, repos),
+  ...(scanOnly ? [] : bulkCommands(small, repos)),
   ...(large > 0 ? bulkCommands(bulkCopy(wsRoot(large)), large) : []),
 ];
 const MAX_RSS_MIB = 150;
 
+// Each command runs under bash, whose `times` then prints the CPU time its
+// children took (user and system, to the millisecond): on a machine other work
+// keeps loaded, the CPU a command takes varies far less than its wall time, so
+// both are printed. (bash costs every command the same few milliseconds.)
+const TIMED = '"$@"; s=$?; times >&2; exit $s';
 function runOnce(c) {
   const t = process.hrtime.bigint();
-  const r = spawnSync(c.argv[0], c.argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28, env: c.env ?? process.env });
+  const r = spawnSync('bash', ['-c', TIMED, 'bash', ...c.argv], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 1 << 28,
+    env: c.env ?? process.env,
+    encoding: 'utf8',
+  });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
   if (!(c.okCodes ?? [0]).includes(r.status) && c.name !== 'find') throw new Error(`${c.name} failed (${r.status}): ${r.stderr}`);
-  return ms;
+  // The last line of `times`: the children's user and system time, as 0m0.052s 0m0.012s.
+  const m = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(r.stderr);
+  const cpu = m ? (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000 : NaN;
+  return { ms, cpu };
 }
 function peakRssMiB(c) {
   if (!existsSync('/usr/bin/time')) return null;
@@ -307,10 +342,12 @@ const pause = (s) => {
   if (s > 0) spawnSync('sleep', [String(s)]);
 };
 const times = new Map(COMMANDS.map((c) => [c, []]));
+const cpuTimes = new Map(COMMANDS.map((c) => [c, []]));
 // The machine's load average, as each round starts and as it ends: the figures are only as steady as that.
 const loads = [];
 const noteLoad = (when) => loads.push({ when, avg: loadavg() });
 for (const [r, round] of [COMMANDS.filter((c) => !c.bulk), COMMANDS.filter((c) => c.bulk)].entries()) {
+  if (round.length === 0) continue;
   noteLoad(r === 0 ? 'scans' : 'bulk runs');
   for (const c of round) {
     c.before?.();
@@ -320,7 +357,11 @@ for (const [r, round] of [COMMANDS.filter((c) => !c.bulk), COMMANDS.filter((c) =
     for (const c of round) {
       c.before?.();
       if (c.bulk) pause(settle);
-      for (let k = 0; k < (c.reps ?? 1); k++) times.get(c).push(runOnce(c));
+      for (let k = 0; k < (c.reps ?? 1); k++) {
+        const r = runOnce(c);
+        times.get(c).push(r.ms);
+        cpuTimes.get(c).push(r.cpu);
+      }
     }
   }
 }
@@ -358,6 +399,17 @@ for (const c of COMMANDS) {
     line += ` (RSS limit ${MAX_RSS_MIB} MiB: OVER)`;
   }
   console.log(line);
+  // The CPU time beside it, and its ratio (or difference) to the baseline's: what the load changes least.
+  const cpu = median(cpuTimes.get(c));
+  if (!Number.isNaN(cpu)) {
+    let cl = `${''.padEnd(50)} ${cpu.toFixed(1).padStart(8)} ms CPU`;
+    if (c.ratioTo) {
+      const base = median(cpuTimes.get(byKey.get(c.ratioTo)));
+      cl += `  = ${(cpu / base).toFixed(2)}x ${c.ratioTo}'s CPU`;
+      if (c.moreLimit != null) cl += `, ${cpu - base >= 0 ? '+' : ''}${(cpu - base).toFixed(1)} ms`;
+    }
+    console.log(cl);
+  }
   // The bulk runs each undo the last in the same copy: on some disks (ext4 with
   // discard on a virtual machine, here) every such round makes the next slower.
   if (c.bulk)
@@ -384,6 +436,14 @@ for (const c of COMMANDS) {
     }
     console.log(`${''.padEnd(50)} ${more}`);
   }
+}
+// What an enabled repository adds to a scan, beside what the same file-system calls alone add.
+{
+  const per = (a, b, t) => ((median(t.get(byKey.get(a))) - median(t.get(byKey.get(b)))) / repos) * 1000;
+  console.log(
+    `an enabled repository adds to a scan ${per('scan-enabled', 'scan', times).toFixed(0)} µs (CPU ${per('scan-enabled', 'scan', cpuTimes).toFixed(0)} µs); ` +
+      `the same file-system calls alone add ${per('bare-enabled-reads', 'bare-plain', times).toFixed(0)} µs (CPU ${per('bare-enabled-reads', 'bare-plain', cpuTimes).toFixed(0)} µs)`,
+  );
 }
 console.log(`load average (1, 5, 15 min): ${loads.map((l) => `${l.when} ${l.avg.map((a) => a.toFixed(1)).join(', ')}`).join('; ')}`);
 process.exitCode = failed ? 1 : 0;
