@@ -157,6 +157,44 @@ describe('git config reader', () => {
     }
   });
 
+  it("reads a repository's own file as git does whether or not its text names the key: through an include, and config.worktree with worktreeConfig", () => {
+    const s = sandbox();
+    const repo = s.repo('cfg-local');
+    const wt = join(s.dir, 'cfg-local-wt');
+    s.git(repo, 'commit', '-q', '--allow-empty', '-m', 'one');
+    s.git(repo, 'worktree', 'add', '-q', '-b', 'other', wt);
+    const common = join(repo, '.git');
+    const wtGitDir = join(common, 'worktrees', 'cfg-local-wt');
+    writeFileSync(join(s.home, 'local.inc'), '[core]\n\thooksPath = /from/local/include\n');
+    const base = readFileSync(join(common, 'config'), 'utf8'); // format 1 below: git reads worktreeConfig only then
+    const cases: [string, Record<string, string>][] = [
+      ['', {}],
+      ['[remote "origin"]\n\turl = https://example.invalid/r.git\n', {}],
+      ['[include]\n\tpath = ~/local.inc\n', {}],
+      ['[Include]\n\tPATH = ~/local.inc\n', {}],
+      ['[extensions]\n\tworktreeConfig = true\n', { [join(wtGitDir, 'config.worktree')]: '[core]\n\thooksPath = /worktree/own\n' }],
+      ['[extensions]\n\tworktreeConfig = true\n', { [join(common, 'config.worktree')]: '[core]\n\thooksPath = /main/own\n' }],
+      ['[extensions]\n\tWORKTREECONFIG = true\n', { [join(wtGitDir, 'config.worktree')]: '[include]\n\tpath = ~/local.inc\n' }],
+    ];
+    for (const [text, more] of cases) {
+      writeFileSync(join(common, 'config'), base.replace('repositoryformatversion = 0', 'repositoryformatversion = 1') + text);
+      for (const f of [join(wtGitDir, 'config.worktree'), join(common, 'config.worktree')]) rmSync(f, { force: true });
+      for (const [f, t] of Object.entries(more)) writeFileSync(f, t);
+      for (const [where, gitDir] of [
+        [repo, common],
+        [wt, wtGitDir],
+      ]) {
+        const r = s.run(where, ['config', '--get', 'core.hooksPath']);
+        const mine = new ConfigReader(s.env).get('core', 'hooksPath', common, gitDir);
+        assert.equal(
+          mine?.value ?? null,
+          r.status === 0 ? r.stdout.replace(/\n$/, '') : null,
+          `${text} ${JSON.stringify(more)} in ${where}`,
+        );
+      }
+    }
+  });
+
   it('reads global config and lets local win', () => {
     const s = sandbox();
     const repo = s.repo('cfg2');

@@ -98,61 +98,93 @@ function globalConfigFiles(env: Env, home = env.HOME || homedir()): { scope: Con
   return files;
 }
 
+/** No entries: what a file's text gives when it cannot hold the key asked for (see mayHold). */
+const NONE: readonly ConfigEntry[] = Object.freeze([]);
+
+/**
+ * Whether a config file's text can hold an entry whose key is one of `keys`
+ * (lowercase): a key is written whole on one line, so a text that does not
+ * contain it, in any case, has no such entry. A repository's own file seldom
+ * names the keys fleet-git asks for (hooksPath, objectFormat, worktreeConfig, an
+ * include's path), so most are not parsed at all.
+ */
+function mayHold(text: string, keys: readonly string[]): boolean {
+  const lower = text.toLowerCase();
+  return keys.some((k) => lower.includes(k));
+}
+
+/** A repository's own config file as read once: its text, and its entries once parsed. */
+interface LocalFile {
+  file: string;
+  text: string | null;
+  entries?: readonly ConfigEntry[];
+}
+
+function localEntries(f: LocalFile, keys: readonly string[]): readonly ConfigEntry[] | null {
+  if (f.text === null) return null;
+  if (f.entries) return f.entries;
+  if (!mayHold(f.text, keys)) return NONE;
+  return (f.entries = configEntries(f.text));
+}
+
 /** A cache of parsed files, so a run over many repositories reads and parses the global ones once. */
 export class ConfigReader {
   private parsed = new Map<string, ConfigEntry[] | null>();
   /** A repository's own file as localValues read it, for the next get on it (a repository's state asks both in a row), then dropped. */
-  private handoff: { file: string; entries: ConfigEntry[] | null } | undefined;
+  private handoff: LocalFile | undefined;
   private globals: { scope: ConfigScope; file: string }[] | undefined;
   readonly home: string;
   constructor(private readonly env: Env) {
     this.home = env.HOME || homedir();
   }
 
-  /** A file's entries (null: no such file); kept for the run when `cache`. */
-  private entries(file: string, cache: boolean): ConfigEntry[] | null {
-    if (cache && this.parsed.has(file)) return this.parsed.get(file) ?? null;
-    const text = readTextOrNullOneRead(file); // one open, read and close into a reused buffer: a scan reads thousands
+  /** A file's entries (null: no such file), kept for the run. */
+  private entries(file: string): ConfigEntry[] | null {
+    if (this.parsed.has(file)) return this.parsed.get(file) ?? null;
+    const text = readTextOrNullOneRead(file);
     const entries = text === null ? null : configEntries(text);
-    if (cache) this.parsed.set(file, entries);
+    this.parsed.set(file, entries);
     return entries;
+  }
+
+  /** A repository's own file (or a worktree's), read now: it differs per repository, so it is not kept for the run. */
+  private local(file: string): LocalFile {
+    return { file, text: readTextOrNullOneRead(file) }; // one open, read and close into a reused buffer: a scan reads thousands
   }
 
   /** The values of `section.key` in a repository's own config file only, in order (e.g. extensions.*, which git reads from there alone). */
   localValues(commonDir: string, section: string, key: string): string[] {
-    const file = within(commonDir, 'config');
-    const entries = this.entries(file, false);
-    this.handoff = { file, entries };
+    const f = (this.handoff = this.local(within(commonDir, 'config')));
     const want = section.toLowerCase();
     const wantKey = key.toLowerCase();
-    return (entries ?? []).filter((e) => e.section === want && e.key === wantKey).map((e) => e.value);
+    return (localEntries(f, [wantKey]) ?? NONE).filter((e) => e.section === want && e.key === wantKey).map((e) => e.value);
   }
 
   /** The effective value of `section.key` for a repository (or outside one when commonDir is null). */
   get(section: string, key: string, commonDir: string | null, gitDir: string | null = commonDir): ConfigValue | null {
-    const files: { scope: ConfigScope; file: string; entries?: ConfigEntry[] | null }[] = (this.globals ??= globalConfigFiles(
+    const files: { scope: ConfigScope; file: string; entries?: readonly ConfigEntry[] | null }[] = (this.globals ??= globalConfigFiles(
       this.env,
       this.home,
     )).slice();
+    const want = section.toLowerCase();
+    const wantKey = key.toLowerCase();
     if (commonDir) {
-      // The repository's own file is read once per call (not cached: it differs per repository).
+      // The repository's own file is read once per call (not cached: it differs per repository). It matters through
+      // the key itself, an include's path, or worktreeConfig (which adds the worktree's file): a text naming none is not parsed.
       const file = within(commonDir, 'config');
-      const local = this.handoff?.file === file ? this.handoff.entries : this.entries(file, false);
+      const f = this.handoff?.file === file ? this.handoff : this.local(file);
       this.handoff = undefined;
+      const keys = [wantKey, 'path', 'worktreeconfig'];
+      const local = localEntries(f, keys);
       files.push({ scope: 'local', file, entries: local });
       const worktreeConfig = local?.filter((e) => e.section === 'extensions' && e.key === 'worktreeconfig').at(-1)?.value;
       if (gitDir && isTrue(worktreeConfig)) {
-        files.push({
-          scope: 'worktree',
-          file: join(gitDir, 'config.worktree'),
-          entries: this.entries(join(gitDir, 'config.worktree'), false),
-        });
+        const file = join(gitDir, 'config.worktree');
+        files.push({ scope: 'worktree', file, entries: localEntries(this.local(file), keys) });
       }
     }
     let found: ConfigValue | null = null;
-    const want = section.toLowerCase();
-    const wantKey = key.toLowerCase();
-    const walk = (entries: ConfigEntry[], file: string, scope: ConfigScope, depth: number): void => {
+    const walk = (entries: readonly ConfigEntry[], file: string, scope: ConfigScope, depth: number): void => {
       for (const e of entries) {
         if (e.section === want && e.key === wantKey) found = { value: e.value, scope, file };
         else if (
@@ -162,13 +194,13 @@ export class ConfigReader {
         ) {
           // The included file's values stand where the include is, in the including file's scope.
           const included = includePath(e.value, file, this.home);
-          const inc = included === null ? null : this.entries(included, true);
+          const inc = included === null ? null : this.entries(included);
           if (included !== null && inc !== null) walk(inc, included, scope, depth + 1);
         }
       }
     };
     for (const f of files) {
-      const entries = f.entries !== undefined ? f.entries : this.entries(f.file, true);
+      const entries = f.entries !== undefined ? f.entries : this.entries(f.file);
       if (entries !== null) walk(entries, f.file, f.scope, 0);
     }
     return found;
