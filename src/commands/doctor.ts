@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BUILT_CLIENT, runContext, type RunContext } from '../core/context.js';
 import { hookCommand, NODE_FILE } from '../core/hook-file.js';
 import { findOnPath, INSTALL_HINT } from '../core/run.js';
@@ -9,6 +11,8 @@ import { assessRepo, type RepoState } from '../core/state.js';
 import { loadUserConfig } from '../core/user-config.js';
 import { copilotView, userHookFile, type CopilotView } from '../core/user-hooks.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
+import { IDLE_MS_VAR, PID_FILE } from '../copilot/forwarder.js';
+import { OBSERVER_DIR_VAR } from '../paths.js';
 import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
 
@@ -24,6 +28,16 @@ interface Check {
   fix?: string;
 }
 type Add = (id: string, level: Level, message: string, fix?: string) => void;
+
+/**
+ * Waits, up to `ms`, until the forwarder a hook command started in `spool` has
+ * left (it removes its pid file as it goes) or never came (no pid file).
+ */
+function awaitForwarderGone(spool: string, ms: number): void {
+  const deadline = Date.now() + ms;
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  while (existsSync(join(spool, PID_FILE)) && Date.now() < deadline) Atomics.wait(nap, 0, 0, 20);
+}
 
 const LABEL: Record<Level, string> = { ok: 'ok  ', note: 'note', fault: 'FAIL' };
 
@@ -218,13 +232,26 @@ export class DoctorCommand extends FleetCommand {
       /* keep */
     }
     const cmd = hookCommand('postToolUse', { dataDir: ctx.user.dataDir });
-    const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', cmd], {
-      cwd: this.context.cwd,
-      env: { ...this.context.env },
-      input: '{}',
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
+    // Its test event goes through a spool and to a socket of doctor's own, in a
+    // temporary folder removed once its forwarder has left: a reading command
+    // writes nothing in the data folder (where the spool is without XDG_RUNTIME_DIR)
+    // and sends nothing to the user's observer.
+    const tmp = mkdtempSync(join(tmpdir(), 'fleet-git-doctor-'));
+    let r;
+    try {
+      const run = join(tmp, 'run');
+      mkdirSync(run, { mode: 0o700 });
+      r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', cmd], {
+        cwd: this.context.cwd,
+        env: { ...this.context.env, XDG_RUNTIME_DIR: run, [OBSERVER_DIR_VAR]: join(tmp, 'observer'), [IDLE_MS_VAR]: '50' },
+        input: '{}',
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
+      awaitForwarderGone(join(run, 'fleet-git'), 3000);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
     if (r.error)
       add('hook-client', 'fault', `cannot run /bin/bash (${(r.error as NodeJS.ErrnoException).code}): Copilot runs hooks with it`);
     else if (r.status !== 0 || r.stdout !== '')

@@ -59,8 +59,9 @@ const SPOOL_ENV = [
 ] as const;
 export const PID_FILE = 'forwarder.pid';
 const LOCK_FILE = 'forwarder.sock';
-/** How long the forwarder stays after the last event (FLEET_GIT_FORWARDER_IDLE_MS overrides, for tests). */
+/** How long the forwarder stays after the last event (IDLE_MS_VAR overrides, for tests and doctor's one test event). */
 export const IDLE_MS = 10_000;
+export const IDLE_MS_VAR = 'FLEET_GIT_FORWARDER_IDLE_MS';
 /** A spool file without its trailer this old lost its writer. */
 const ORPHAN_MS = 60_000;
 /** How long a new forwarder waits for one that is leaving to let go of the lock. */
@@ -68,7 +69,7 @@ const LOCK_WAIT_MS = 3000;
 const { errno } = constants;
 
 function idleMs(): number {
-  const n = Number(process.env.FLEET_GIT_FORWARDER_IDLE_MS);
+  const n = Number(process.env[IDLE_MS_VAR]);
   return Number.isFinite(n) && n >= 50 && n <= 600_000 ? n : IDLE_MS;
 }
 
