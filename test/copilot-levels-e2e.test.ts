@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
-import { CLI, ROOT, sandbox } from './helpers.js';
+import { CLI, copilotCache, hooksSettled, ROOT, sandbox } from './helpers.js';
 import { TestObserver, type Received } from './observer-server.js';
 
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -35,119 +35,155 @@ function spawnAndWait(
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+function checkInstalled() {
+  assert.ok(existsSync(COPILOT), `the Copilot CLI is missing at ${COPILOT}: run npm ci (it is a pinned devDependency)`);
+  assert.ok(existsSync(CLI), `${CLI} is missing: run npm run build`);
+}
 
-describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip, concurrency: false }, () => {
-  const sb = sandbox('fleet-git-levels-');
-  const paths = userPaths(sb.env, sb.home);
-  let obs: TestObserver;
-  let model: ModelServer;
-  let repo: string;
+// The two parts share nothing (a sandbox, observer and model server each) and run side by side.
+describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip, concurrency: 2 }, () => {
+  const cache = copilotCache();
 
-  before(async () => {
-    assert.ok(existsSync(COPILOT), `the Copilot CLI is missing at ${COPILOT}: run npm ci (it is a pinned devDependency)`);
-    assert.ok(existsSync(CLI), `${CLI} is missing: run npm run build`);
-    repo = sb.repo('demo');
-    obs = await TestObserver.start(paths.fleetSocket);
-    model = await startModelServer();
+  describe('trust and both hook levels, one repository, session after session', { concurrency: 1 }, () => {
+    const sb = sandbox('fleet-git-levels-');
+    const paths = userPaths(sb.env, sb.home);
+    let obs: TestObserver;
+    let model: ModelServer;
+    let repo: string;
+
+    before(async () => {
+      checkInstalled();
+      repo = sb.repo('demo');
+      obs = await TestObserver.start(paths.fleetSocket);
+      model = await startModelServer();
+    });
+    after(async () => {
+      await obs?.close();
+      await model?.close();
+    });
+
+    /** One `copilot -p` session, no COPILOT_ALLOW_ALL; the events that reached the observer for it. */
+    async function session(expectEvents: boolean): Promise<Received[]> {
+      const from = obs.events.length;
+      const requests = model.requests.length;
+      const env = {
+        ...sb.env,
+        COPILOT_OFFLINE: 'true',
+        COPILOT_PROVIDER_BASE_URL: model.baseUrl,
+        COPILOT_PROVIDER_API_KEY: 'dummy',
+        COPILOT_MODEL: 'gpt-4.1',
+        XDG_CACHE_HOME: cache,
+        // The forwarder goes 200 ms after its last event instead of 10 s, so hooksSettled below need not wait that out.
+        FLEET_GIT_FORWARDER_IDLE_MS: '200',
+      };
+      const r = await spawnAndWait(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], repo, env);
+      assert.equal(r.code, 0, `copilot -p failed:\n${r.output}`);
+      assert.ok(model.requests.length >= requests + 3, 'the session ran its three model steps');
+      if (expectEvents)
+        await obs.waitFor(
+          (e) => obs.events.indexOf(e) >= from && e.event === 'Stop' && e.last_assistant_message === SCRIPT.finalText,
+          15_000,
+        );
+      // Copilot has exited: once no hook command or forwarder runs and the spool is empty, no event can still
+      // arrive, so what is in is all there is (for the untrusted session: that none came).
+      await hooksSettled(sb.home, join(paths.dataDir, 'spool'));
+      return obs.events.slice(from);
+    }
+
+    const counts = (events: Received[]) =>
+      events.reduce<Record<string, number>>((m, e) => ({ ...m, [String(e.event)]: (m[String(e.event)] ?? 0) + 1 }), {});
+    let baseline: Record<string, number> = {};
+
+    test(
+      'untrusted, without COPILOT_ALLOW_ALL: repository hooks do not fire; after enable --trust they do',
+      { timeout: 120_000 },
+      async () => {
+        assert.equal(sb.cli(repo, 'enable').status, 0);
+        assert.deepEqual(await session(false), []);
+        // Copilot reads a config.json with comments inside the JSON and trailing commas (measured with
+        // 1.0.102: it then trusts what is listed); fleet-git's edit keeps the comments.
+        const config = join(sb.env.COPILOT_HOME, 'config.json');
+        const before = readFileSync(config, 'utf8').replace(
+          /\n\}\s*$/,
+          ',\n  // a comment inside the JSON\n  "x": [1, /* two */ 2,],\n}\n',
+        );
+        writeFileSync(config, before);
+        const t = sb.cli(repo, 'enable', '--trust');
+        assert.equal(t.status, 0, t.stderr);
+        const after = readFileSync(config, 'utf8');
+        for (const kept of ['// a comment inside the JSON', '/* two */']) assert.ok(after.includes(kept), after);
+        const events = await session(true);
+        baseline = counts(events);
+        assert.equal(baseline.SessionStart, 1);
+        assert.equal(new Set(events.map((e) => e.session_id)).size, 1);
+      },
+    );
+
+    test('both levels installed: each event arrives once', { timeout: 120_000 }, async () => {
+      assert.ok(baseline.SessionStart, 'needs the previous test');
+      const u = sb.cli(repo, 'enable', '--user');
+      assert.equal(u.status, 0, u.stderr);
+      const both = await session(true);
+      assert.deepEqual(counts(both), baseline, 'the same events as with the repository level alone');
+      // The user level alone (repository disabled, trust removed) reports too.
+      assert.equal(sb.cli(repo, 'disable').status, 0);
+      assert.deepEqual(counts(await session(true)), baseline);
+      assert.equal(sb.cli(repo, 'disable', '--user').status, 0);
+    });
   });
-  after(async () => {
-    await obs?.close();
-    await model?.close();
-  });
 
-  /** One `copilot -p` session, no COPILOT_ALLOW_ALL; the events that reached the observer for it. */
-  async function session(expectEvents: boolean): Promise<Received[]> {
-    const from = obs.events.length;
-    const requests = model.requests.length;
-    const env = {
-      ...sb.env,
-      COPILOT_OFFLINE: 'true',
-      COPILOT_PROVIDER_BASE_URL: model.baseUrl,
-      COPILOT_PROVIDER_API_KEY: 'dummy',
-      COPILOT_MODEL: 'gpt-4.1',
-    };
-    const r = await spawnAndWait(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], repo, env);
-    assert.equal(r.code, 0, `copilot -p failed:\n${r.output}`);
-    assert.ok(model.requests.length >= requests + 3, 'the session ran its three model steps');
-    if (expectEvents)
+  describe('fleet-git run', () => {
+    const sb = sandbox('fleet-git-levels-run-');
+    const paths = userPaths(sb.env, sb.home);
+    let obs: TestObserver;
+    let model: ModelServer;
+
+    before(async () => {
+      checkInstalled();
+      obs = await TestObserver.start(paths.fleetSocket);
+      model = await startModelServer();
+    });
+    after(async () => {
+      await obs?.close();
+      await model?.close();
+    });
+
+    test("fleet-git run: the session's events reach the observer with fleet_model_name", { timeout: 120_000 }, async () => {
+      const fresh = sb.repo('run-demo');
+      mkdirSync(paths.fleetDir, { recursive: true });
+      writeFileSync(
+        paths.fleetModels,
+        JSON.stringify({
+          models: [
+            {
+              name: 'e2e-run',
+              tool: 'copilot',
+              model: 'gpt-4.1',
+              apiKey: null,
+              env: { COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: model.baseUrl, COPILOT_PROVIDER_API_KEY: 'dummy' },
+              args: ['--no-auto-update'],
+            },
+          ],
+          pools: [],
+        }),
+      );
+      const from = obs.events.length;
+      const r = await spawnAndWait(process.execPath, [CLI, 'run', '--', '-p', 'list files'], fresh, {
+        ...sb.env,
+        PATH: `${BIN}:${sb.env.PATH}`,
+        XDG_CACHE_HOME: cache,
+      });
+      assert.equal(r.code, 0, r.output);
       await obs.waitFor(
         (e) => obs.events.indexOf(e) >= from && e.event === 'Stop' && e.last_assistant_message === SCRIPT.finalText,
         15_000,
       );
-    await sleep(expectEvents ? 500 : 2500);
-    return obs.events.slice(from);
-  }
-
-  const counts = (events: Received[]) =>
-    events.reduce<Record<string, number>>((m, e) => ({ ...m, [String(e.event)]: (m[String(e.event)] ?? 0) + 1 }), {});
-  let baseline: Record<string, number> = {};
-
-  test(
-    'untrusted, without COPILOT_ALLOW_ALL: repository hooks do not fire; after enable --trust they do',
-    { timeout: 120_000 },
-    async () => {
-      assert.equal(sb.cli(repo, 'enable').status, 0);
-      assert.deepEqual(await session(false), []);
-      // Copilot reads a config.json with comments inside the JSON and trailing commas (measured with
-      // 1.0.102: it then trusts what is listed); fleet-git's edit keeps the comments.
-      const config = join(sb.env.COPILOT_HOME, 'config.json');
-      const before = readFileSync(config, 'utf8').replace(/\n\}\s*$/, ',\n  // a comment inside the JSON\n  "x": [1, /* two */ 2,],\n}\n');
-      writeFileSync(config, before);
-      const t = sb.cli(repo, 'enable', '--trust');
-      assert.equal(t.status, 0, t.stderr);
-      const after = readFileSync(config, 'utf8');
-      for (const kept of ['// a comment inside the JSON', '/* two */']) assert.ok(after.includes(kept), after);
-      const events = await session(true);
-      baseline = counts(events);
-      assert.equal(baseline.SessionStart, 1);
-      assert.equal(new Set(events.map((e) => e.session_id)).size, 1);
-    },
-  );
-
-  test('both levels installed: each event arrives once', { timeout: 120_000 }, async () => {
-    assert.ok(baseline.SessionStart, 'needs the previous test');
-    const u = sb.cli(repo, 'enable', '--user');
-    assert.equal(u.status, 0, u.stderr);
-    const both = await session(true);
-    assert.deepEqual(counts(both), baseline, 'the same events as with the repository level alone');
-    // The user level alone (repository disabled, trust removed) reports too.
-    assert.equal(sb.cli(repo, 'disable').status, 0);
-    assert.deepEqual(counts(await session(true)), baseline);
-    assert.equal(sb.cli(repo, 'disable', '--user').status, 0);
-  });
-
-  test("fleet-git run: the session's events reach the observer with fleet_model_name", { timeout: 120_000 }, async () => {
-    const fresh = sb.repo('run-demo');
-    mkdirSync(paths.fleetDir, { recursive: true });
-    writeFileSync(
-      paths.fleetModels,
-      JSON.stringify({
-        models: [
-          {
-            name: 'e2e-run',
-            tool: 'copilot',
-            model: 'gpt-4.1',
-            apiKey: null,
-            env: { COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: model.baseUrl, COPILOT_PROVIDER_API_KEY: 'dummy' },
-            args: ['--no-auto-update'],
-          },
-        ],
-        pools: [],
-      }),
-    );
-    const from = obs.events.length;
-    const r = await spawnAndWait(process.execPath, [CLI, 'run', '--', '-p', 'list files'], fresh, {
-      ...sb.env,
-      PATH: `${BIN}:${sb.env.PATH}`,
+      const events = obs.events.slice(from);
+      const start = events.find((e) => e.event === 'SessionStart');
+      assert.ok(start, JSON.stringify(events));
+      assert.equal(start.cwd, fresh);
+      assert.equal(start.model, 'gpt-4.1');
+      for (const e of events) assert.equal(e.fleet_model_name, 'e2e-run', JSON.stringify(e));
     });
-    assert.equal(r.code, 0, r.output);
-    await obs.waitFor((e) => obs.events.indexOf(e) >= from && e.event === 'Stop' && e.last_assistant_message === SCRIPT.finalText, 15_000);
-    const events = obs.events.slice(from);
-    const start = events.find((e) => e.event === 'SessionStart');
-    assert.ok(start, JSON.stringify(events));
-    assert.equal(start.cwd, fresh);
-    assert.equal(start.model, 'gpt-4.1');
-    for (const e of events) assert.equal(e.fleet_model_name, 'e2e-run', JSON.stringify(e));
   });
 });
