@@ -8,14 +8,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { PassThrough } from 'node:stream';
-import { Cli } from 'clipanion';
 import { gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
-import { EnableCommand } from '../src/commands/enable.js';
-import { DisableCommand } from '../src/commands/disable.js';
-import { RemoveCommand } from '../src/commands/remove.js';
-import { UninstallCommand } from '../src/commands/uninstall.js';
-import type { Context } from '../src/commands/base.js';
 import { upstreamFleetJson } from './workspace.js';
 import { applyPlan, type Plan } from '../src/core/plan.js';
 import { planDisable, planEnable } from '../src/core/actions.js';
@@ -32,32 +25,8 @@ interface Case {
   repo: string;
 }
 
-/** Runs a command in-process (the commands' own code, with the sandbox's environment and streams of its own). */
-async function run(c: Case, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  const cli = new Cli<Context>({ binaryName: 'fleet-git' });
-  for (const command of [EnableCommand, DisableCommand, RemoveCommand, UninstallCommand]) cli.register(command);
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const text = (s: PassThrough) => {
-    let t = '';
-    s.on('data', (d) => {
-      t += d;
-    });
-    return () => t;
-  };
-  const out = text(stdout);
-  const err = text(stderr);
-  const status = await cli.run(args, {
-    ...Cli.defaultContext,
-    stdin: new PassThrough(),
-    stdout,
-    stderr,
-    cwd: c.repo,
-    env: c.sb.env,
-    home: c.sb.home,
-  });
-  return { status, stdout: out(), stderr: err() };
-}
+/** Runs a command line in-process (sb.fleet) in the case's repository. */
+const run = (c: Case, ...args: string[]) => c.sb.fleet(c.repo, ...args);
 
 /** A starting state: a repository under `code/`, made as a user (or another tool) would leave it. */
 type State = (c: Case) => void | Promise<void>;

@@ -4,6 +4,7 @@
 // sandbox's environment and streams of its own) or as the built process.
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   mkdtempSync,
   mkdirSync,
@@ -51,10 +52,7 @@ export function sandbox(prefix = 'fleet-git-test-'): Sandbox {
   const home = join(dir, 'home');
   mkdirSync(home, { recursive: true });
   const globalConfig = join(home, '.gitconfig');
-  writeFileSync(
-    globalConfig,
-    '[user]\n\tname = Test\n\temail = test@example.invalid\n[commit]\n\tgpgSign = false\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n',
-  );
+  writeFileSync(globalConfig, GLOBAL_CONFIG);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
@@ -79,14 +77,51 @@ export function sandbox(prefix = 'fleet-git-test-'): Sandbox {
     fleet: (cwd, ...args) => fleetInProcess(args, { cwd, env }),
     repo(name) {
       const path = join(dir, name);
-      mkdirSync(path, { recursive: true });
-      git(path, 'init', '-q', '-b', 'main');
-      writeFileSync(join(path, 'README.md'), `# ${name}\n`);
-      git(path, 'add', '-A');
-      git(path, 'commit', '-q', '-m', 'init');
+      // git init, add and commit cost four processes (the commit starts git maintenance); a copy of the
+      // same repository made once costs none. Only where git would make the same repository: the
+      // sandbox's global config and git environment as sandbox() made them.
+      const plain = Object.keys(env).every((k) => !k.startsWith('GIT_') || k in PLAIN_GIT_ENV);
+      if (plain && env.GIT_CONFIG_GLOBAL === globalConfig && readFileSync(globalConfig, 'utf8') === GLOBAL_CONFIG) {
+        cpSync(templateRepo(name, env), path, { recursive: true, preserveTimestamps: true });
+        return path;
+      }
+      makeRepo(path, name, git);
       return path;
     },
   };
+}
+
+const GLOBAL_CONFIG =
+  '[user]\n\tname = Test\n\temail = test@example.invalid\n[commit]\n\tgpgSign = false\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n';
+const PLAIN_GIT_ENV = { GIT_CONFIG_GLOBAL: 1, GIT_CONFIG_NOSYSTEM: 1 };
+
+function makeRepo(path: string, name: string, git: (cwd: string, ...args: string[]) => string) {
+  mkdirSync(path, { recursive: true });
+  git(path, 'init', '-q', '-b', 'main');
+  writeFileSync(join(path, 'README.md'), `# ${name}\n`);
+  git(path, 'add', '-A');
+  git(path, 'commit', '-q', '-m', 'init');
+}
+
+let templates: string | undefined;
+const templateOf = new Map<string, string>();
+
+/** The repository sandbox().repo(name) makes, made once in this process (in a folder of its own) and then copied. */
+function templateRepo(name: string, env: Record<string, string>): string {
+  const key = `${process.umask()} ${name}`; // a copy keeps the modes the umask gave
+  let path = templateOf.get(key);
+  if (path) return path;
+  if (!templates) {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'fleet-git-test-repos-')));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    templates = dir;
+  }
+  path = join(templates, String(templateOf.size));
+  makeRepo(path, name, (cwd, ...args) =>
+    execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim(),
+  );
+  templateOf.set(key, path);
+  return path;
 }
 
 /** What a command line gave: its exit code and everything it wrote on stdout and stderr. */
