@@ -102,28 +102,28 @@ function globalConfigFiles(env: Env, home = env.HOME || homedir()): { scope: Con
 const NONE: readonly ConfigEntry[] = Object.freeze([]);
 
 /**
- * Whether a config file's text can hold an entry whose key is one of `keys`
- * (lowercase): a key is written whole on one line, so a text that does not
+ * Whether a config file's text, lowercased, can hold an entry whose key is one
+ * of `keys` (lowercase): a key is written whole on one line, so a text that does not
  * contain it, in any case, has no such entry. A repository's own file seldom
  * names the keys fleet-git asks for (hooksPath, objectFormat, worktreeConfig, an
  * include's path), so most are not parsed at all.
  */
-function mayHold(text: string, keys: readonly string[]): boolean {
-  const lower = text.toLowerCase();
+function mayHold(lower: string, keys: readonly string[]): boolean {
   return keys.some((k) => lower.includes(k));
 }
 
-/** A repository's own config file as read once: its text, and its entries once parsed. */
+/** A repository's own config file as read once: its text (and lowercased, once asked), and its entries once parsed. */
 interface LocalFile {
   file: string;
   text: string | null;
+  lower?: string;
   entries?: readonly ConfigEntry[];
 }
 
 function localEntries(f: LocalFile, keys: readonly string[]): readonly ConfigEntry[] | null {
   if (f.text === null) return null;
   if (f.entries) return f.entries;
-  if (!mayHold(f.text, keys)) return NONE;
+  if (!mayHold((f.lower ??= f.text.toLowerCase()), keys)) return NONE;
   return (f.entries = configEntries(f.text));
 }
 
