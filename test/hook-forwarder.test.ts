@@ -200,12 +200,15 @@ describe('hook command and forwarder', () => {
   });
 
   test('a stale pid in forwarder.pid while a forwarder runs: it puts its own back, and the next hooks start no other', async () => {
-    await runHook(t.cmd('postToolUse'), tool('stale-pid', 0), t.env);
+    // The running forwarder must outlast the gaps between this test's hooks (400 ms could pass between two
+    // of them on a loaded machine, and a forwarder that left idle is rightly replaced by the next hook).
+    const env = { ...t.env, FLEET_GIT_FORWARDER_IDLE_MS: '3000' };
+    await runHook(t.cmd('postToolUse'), tool('stale-pid', 0), env);
     await obs.waitFor((e) => e.session_id === 'stale-pid' && stepOf(e) === 0);
     const forwarder = t.forwarderPid();
     assert.ok(forwarder && alive(forwarder));
     const gone = spawnSync('/bin/sh', ['-c', 'echo $$']).stdout.toString().trim(); // a pid whose process has exited
-    const node = countingNode(t.sb.dir, t.env);
+    const node = countingNode(t.sb.dir, env);
     // Stopped, so that it cannot put its pid back before the hook reads the stale one.
     process.kill(forwarder, 'SIGSTOP');
     try {
@@ -221,6 +224,7 @@ describe('hook command and forwarder', () => {
     // The one started finds the lock taken and leaves; the running one puts its pid back.
     await until('the running forwarder to put its pid back', () => t.forwarderPid() === forwarder, 2000);
     for (let i = 2; i < 6; i++) {
+      await new Promise((r) => setTimeout(r, 700));
       await runHook(t.cmd('postToolUse'), tool('stale-pid', i), node.env);
       await obs.waitFor((e) => e.session_id === 'stale-pid' && stepOf(e) === i);
     }
