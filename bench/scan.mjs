@@ -9,7 +9,7 @@
 // 0: not), each beside its bare floor, with the time per repository at both
 // sizes (limit: at 10,000 at most 1.2 times that at 2,000).
 //
-//   node bench/scan.mjs [--repos 2000] [--large 10000] [--runs 7] [--root DIR] [--settle 30] [--scan-only]
+//   node bench/scan.mjs [--repos 2000] [--large 10000] [--runs 7] [--root DIR] [--settle 30] [--scan-only | --bulk-only]
 //
 // The workspace is built once into a cache folder under the OS temp folder and
 // reused. Every command runs once untimed (warm cache), then the commands are
@@ -18,7 +18,12 @@
 // wall time and of the CPU time (which the load of a shared machine changes far
 // less), with the peak RSS of one extra run under /usr/bin/time -v and the load
 // average. --scan-only leaves out the bulk runs (and their minutes of waiting
-// for the disk, and the 10,000-repository workspace).
+// for the disk, and the 10,000-repository workspace); --bulk-only measures the
+// bulk runs and their bare floors alone (no find, scans or index repositories).
+// The whole run, with its 30 s settles, takes some 80 minutes: while working on
+// the bulk commands, `--bulk-only --repos 10000 --large 0 --settle 5 --runs 3`
+// measures one size with short settles (--runs below 5 only with --bulk-only;
+// the README's figures come from the defaults).
 //
 // To measure one more command, add one line to COMMANDS below.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -39,7 +44,8 @@ const opt = (name, dflt) => {
   return i >= 0 ? args[i + 1] : dflt;
 };
 const repos = Number(opt('repos', '2000'));
-const runs = Math.max(5, Number(opt('runs', '7')));
+const bulkOnly = args.includes('--bulk-only');
+const runs = Math.max(bulkOnly ? 1 : 5, Number(opt('runs', '7')));
 const settle = Number(opt('settle', '30'));
 const scanOnly = args.includes('--scan-only');
 const large = scanOnly ? 0 : Number(opt('large', '10000'));
@@ -156,7 +162,7 @@ const bulkEnv = small.env;
 const bulkRun = small.run;
 // The copy all enabled, for its scan beside the cached workspace's (the bulk
 // round undoes it first: its enable runs after a remove).
-bulkRun('enable', '--under', COPY);
+if (!bulkOnly) bulkRun('enable', '--under', COPY);
 // A repository whose index has 80,000 entries (about 9 MB, paths of 45 bytes,
 // one blob for all, no files written), and one with one file, each enabled
 // under its own root: what a large repository adds to a scan.
@@ -175,8 +181,8 @@ function indexedRepo(name, entries) {
   if (bulkRun('enable', dir).status !== 0) throw new Error(`enable failed in ${dir}`);
   return join(INDEXED, name);
 }
-const oneFile = indexedRepo('one-file', 1);
-const largeIndex = indexedRepo('large-index', 80000);
+const oneFile = bulkOnly ? null : indexedRepo('one-file', 1);
+const largeIndex = bulkOnly ? null : indexedRepo('large-index', 80000);
 spawnSync('sync'); // the 9 MB index goes to the disk now, not while the scans are timed
 const BARE_SCAN = join(HERE, 'lib', 'bare-scan.mjs');
 /**
@@ -204,8 +210,7 @@ function bulkCommands(c, n) {
       argv: [node, CLI, 'enable', '--under', c.copy],
       env: c.env,
       okCodes: [0, 1],
-      ratioTo: 'scan',
-      limit: n === repos ? 15 : undefined,
+      ...(bulkOnly ? {} : { ratioTo: 'scan', limit: n === repos ? 15 : undefined }),
       floor: `bare-enable@${n}`,
       perRepoOf: n === repos ? undefined : `enable@${repos}`,
       before: () => bare('undo'),
@@ -226,8 +231,7 @@ function bulkCommands(c, n) {
       key: `remove@${n}`,
       argv: [node, CLI, 'remove', c.copy, '--yes'],
       env: c.env,
-      ratioTo: 'scan',
-      limit: n === repos ? 15 : undefined,
+      ...(bulkOnly ? {} : { ratioTo: 'scan', limit: n === repos ? 15 : undefined }),
       floor: `bare-remove@${n}`,
       perRepoOf: n === repos ? undefined : `remove@${repos}`,
       before: () => c.run('enable', '--under', c.copy),
@@ -247,7 +251,7 @@ function bulkCommands(c, n) {
  * bare floor: limit 1.5x), perRepoOf (the key of the same command at --repos:
  * its time per repository at most 1.2 times that one's).
  */
-const COMMANDS = [
+const SCANS = [
   { name: 'find', argv: ['find', ROOT, '-name', 'node_modules', '-prune', '-o', '-name', '.git', '-print', '-prune'] },
   // Timed with the copy's throwaway home, as the enabled copy's scan is: the two differ in the repositories alone.
   { ...scan, key: 'scan', env: bulkEnv, ratioTo: 'find', limit: 3 },
@@ -288,6 +292,9 @@ const COMMANDS = [
     moreLimit: 2,
     reps: 5,
   },
+];
+const COMMANDS = [
+  ...(bulkOnly ? [] : SCANS),
   ...(scanOnly ? [] : bulkCommands(small, repos)),
   ...(large > 0 ? bulkCommands(bulkCopy(wsRoot(large)), large) : []),
 ];
@@ -348,6 +355,7 @@ const loads = [];
 const noteLoad = (when) => loads.push({ when, avg: loadavg() });
 for (const [r, round] of [COMMANDS.filter((c) => !c.bulk), COMMANDS.filter((c) => c.bulk)].entries()) {
   if (round.length === 0) continue;
+  if (round.length === 0) continue; // --bulk-only: no scans
   noteLoad(r === 0 ? 'scans' : 'bulk runs');
   for (const c of round) {
     c.before?.();
