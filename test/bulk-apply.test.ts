@@ -2,7 +2,7 @@
 // same files, outcomes and counts as in the main thread alone, also when a
 // helper fails and the main thread does its share again.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { applyAll, WORKER_FILE, type ApplyOptions, type BulkAction } from '../src/core/bulk-apply.js';
@@ -28,12 +28,12 @@ describe('bulk enable and remove in helper threads', () => {
   after(() => ws?.unlock());
   const snap = () => workspaceSnapshot(ws);
 
-  /** Runs the action over every repository found; the outcomes as text, in row order. */
-  async function run(action: BulkAction, opts: ApplyOptions) {
-    const s = await survey([ws.root], ctx);
-    const { results, counts, helpers } = await applyAll(s.rows, ctx, action, opts);
+  /** Runs the action over every repository found (read by the survey, or not: `read`); the outcomes as text, in row order. */
+  async function run(action: BulkAction, opts: ApplyOptions, read = true) {
+    const s = await survey([ws.root], ctx, {}, read);
+    const { results, counts, helpers, untouched } = await applyAll(s.rows, ctx, action, opts);
     const lines = results.map((r) => `${r.row.path}: ${r.error ?? JSON.stringify(r.outcome)}`);
-    return { lines, counts, helpers };
+    return { lines, counts, helpers, untouched, rows: s.rows };
   }
 
   it('two helpers write exactly what the main thread writes, and report it in the same order', async () => {
@@ -80,5 +80,45 @@ describe('bulk enable and remove in helper threads', () => {
     assert.deepEqual(snap(), enabled);
     await run({ do: 'disable', upstream: false }, { threads: 2, minRows: 0, workerFile: broken });
     assert.deepEqual(snap(), pristine);
+  });
+
+  it('rows the survey found without reading them: each read once, under its lock, with the same files and outcomes; with pick, one with nothing of fleet-git is left without a lock', async () => {
+    const pristine = snap();
+    const enable: BulkAction = { do: 'enable', force: false };
+    const remove: BulkAction = { do: 'disable', upstream: false };
+    const read = await run(enable, { threads: 1 });
+    const enabled = snap();
+    await run(remove, { threads: 1 });
+    assert.deepEqual(snap(), pristine);
+
+    for (const opts of [{ threads: 1 }, { threads: 2, minRows: 0 }]) {
+      const unread = await run(enable, opts, false);
+      assert.ok(unread.rows.some((r) => r.unread) && unread.rows.every((r) => !r.state), 'the survey read no repository');
+      assert.deepEqual(unread.lines, read.lines, JSON.stringify(opts));
+      assert.deepEqual(unread.counts, read.counts);
+      assert.deepEqual(snap(), enabled);
+      // remove with pick on the enabled workspace: every repository is acted on, and every byte comes back.
+      const off = await run(remove, { ...opts, pick: { listed: [] } }, false);
+      assert.equal(off.untouched, 1, 'solo, which enable could not change (a git process held its index), has nothing to remove');
+      assert.deepEqual(snap(), pristine, `remove with pick puts every byte back (${JSON.stringify(opts)})`);
+
+      // Nothing of fleet-git anywhere: no repository is locked (its common git dir is not written), none is counted.
+      const commonDirs = off.rows.flatMap((r) => (r.unread ? [r.unread.commonDir] : []));
+      const mtimes = () => commonDirs.map((d) => `${d} ${statSync(d).mtimeMs}`);
+      const before = mtimes();
+      const none = await run(remove, { ...opts, pick: { listed: [] } }, false);
+      assert.deepEqual(mtimes(), before, 'no lock was made in a repository with nothing to remove');
+      assert.deepEqual(none.counts, { changed: 0, unchanged: 0, leftAlone: 0, failed: 1 }, none.lines.join('\n'));
+      assert.ok(none.lines[0].startsWith(`${ws.p.archived}: cannot be read: `), 'the unreadable one fails with its reason');
+      assert.equal(none.untouched, commonDirs.length - 1);
+      // A repository fleet-git listed in trustedFolders is picked, though it has nothing else of fleet-git.
+      const listed = await run(remove, { ...opts, pick: { listed: [ws.p.solo] } }, false);
+      assert.equal(listed.untouched, commonDirs.length - 2);
+      assert.ok(
+        listed.lines.some((l) => l.startsWith(`${ws.p.solo}: `)),
+        listed.lines.join('\n'),
+      );
+      assert.deepEqual(snap(), pristine);
+    }
   });
 });

@@ -1,7 +1,7 @@
 // fleet-git remove (and enable --under) over a generated workspace, the
 // commands run in-process: every repository back exactly as it was before it was enabled.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sandbox, type Sandbox } from './helpers.js';
@@ -184,5 +184,33 @@ describe('remove', () => {
     assert.ok(existsSync(join(ws.p.solo, HOOK)), 'the locked repository was not touched');
     for (const p of [ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.lefthook, ws.p.upstream])
       assert.ok(!existsSync(join(p, HOOK)), `${p} went on`);
+  });
+
+  it('--yes reads each repository in the helper threads: the same repositories and counts as --dry-run finds, and one with nothing of fleet-git gets no lock', async () => {
+    const { sb, ws, snap } = setup();
+    const before = snap();
+    for (const p of [ws.p.solo, ws.p.app]) assert.equal((await sb.fleet(p, 'enable')).status, 0);
+    // Many repositories of nothing but a plain commit: enough for the helper threads (64 at least).
+    const plain = join(ws.root, 'plain');
+    const plainDirs: string[] = [];
+    for (let i = 0; i < 70; i++) {
+      const dir = join(plain, `r${i}`);
+      mkdirSync(dir, { recursive: true });
+      sb.git(dir, 'init', '-q');
+      plainDirs.push(join(dir, '.git'));
+    }
+    const dry = await sb.fleet(sb.dir, 'remove', ws.root, '--dry-run');
+    const found = /(\d+ of \d+ repositories under .* have fleet-git or upstream fleet files)/.exec(dry.stdout)?.[1];
+    assert.ok(found, dry.stdout);
+    const mtimes = () => plainDirs.map((d) => statSync(d).mtimeMs);
+    const plainBefore = mtimes();
+    const r = await sb.fleet(sb.dir, 'remove', ws.root, '--yes');
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.stdout.endsWith(`(${found})\n`), `the run finds what the dry run found:\n${r.stdout}\n${found}`);
+    assert.match(r.stdout, /remove: 3 changed, \d+ unchanged, 0 failed/);
+    assert.deepEqual(mtimes(), plainBefore, 'no lock was made where there was nothing to remove');
+    const expected = { ...before };
+    delete expected[`states/upstream/${HOOK}`];
+    assert.deepEqual(Object.fromEntries(Object.entries(snap()).filter(([k]) => k !== 'plain' && !k.startsWith('plain/'))), expected);
   });
 });

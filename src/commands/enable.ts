@@ -4,6 +4,7 @@ import { actOnRepo } from '../core/repo-lock.js';
 import type { Plan } from '../core/actions.js';
 import { planJson } from '../core/plan.js';
 import type { RepoState } from '../core/state.js';
+import type { Row } from '../core/bulk.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import {
@@ -131,13 +132,15 @@ export class EnableCommand extends FleetCommand {
     const bulk = await loadBulk();
     const { ignoreMatcher } = await import('../core/discover.js');
     const hits = new Set<string>();
+    // The real run reads each repository only under its lock (bulk-apply.ts): the survey finds them, and reads them for --dry-run.
     const s = await withProgress(this.context, (onProgress) =>
-      bulk.survey([root], ctx, { ignore: [...configIgnore, ...this.exclude], ignoreHits: hits, onProgress }),
+      bulk.survey([root], ctx, { ignore: [...configIgnore, ...this.exclude], ignoreHits: hits, onProgress }, this.dryRun),
     );
     const include = ignoreMatcher(this.include, hits);
     const exclude = ignoreMatcher(this.exclude, hits);
+    const usable = (r: Row) => r.state || r.unread || r.unreadable;
     const wanted = s.rows.filter((r) => {
-      if (!r.state && !r.unreadable) return false;
+      if (!usable(r)) return false;
       const rel = r.path.startsWith(`${root}/`) ? r.path.slice(root.length + 1) : r.path;
       const name = rel.slice(rel.lastIndexOf('/') + 1);
       // --exclude prunes the walk; it also drops a repository reached through a worktree elsewhere.
@@ -180,8 +183,8 @@ export class EnableCommand extends FleetCommand {
       ctx,
       { do: 'enable', force: this.force },
       {
-        after: (o, row) => {
-          for (const root of edit && row.state ? trustRoots(row.state) : []) {
+        after: (o, _row, where) => {
+          for (const root of edit ? trustRoots(where) : []) {
             if (edit!.add(root)) {
               trusted++;
               o.changes.push(
@@ -208,7 +211,7 @@ export class EnableCommand extends FleetCommand {
         );
       }
     }
-    const unusable = s.rows.filter((r) => !r.state && !r.unreadable).length;
+    const unusable = s.rows.filter((r) => !usable(r)).length;
     out.push(
       `enable: ${countsLine(counts)} (${wanted.length} repositor${wanted.length === 1 ? 'y' : 'ies'} under ${root}${unusable ? `; ${unusable} not usable, see fleet-git scan` : ''})`,
     );

@@ -36,7 +36,10 @@ export class RemoveCommand extends FleetCommand {
     const ignore = loadUserConfig(this.context.env, this.context.home).config.scan.ignore; // an invalid file: one line, exit 2
     const [bulk, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
-    const s = await withProgress(this.context, (onProgress) => bulk.survey(roots, ctx, { ignore, onProgress }));
+    // With --yes nothing is asked or printed before the run: the survey only finds the repositories, and each is read
+    // by a helper thread, once without its lock to learn whether it has anything to remove, then under it (bulk-apply.ts).
+    const lazy = this.yes && !this.dryRun;
+    const s = await withProgress(this.context, (onProgress) => bulk.survey(roots, ctx, { ignore, onProgress }, !lazy));
     // Copilot's trustedFolders entries that fleet-git added go too (one write at the end).
     const edit = new TrustEdit(ctx.user);
     const listed = (r: Row) => (r.state ? trustRoots(r.state).filter((root) => edit.listed(root)) : []);
@@ -53,12 +56,14 @@ export class RemoveCommand extends FleetCommand {
     const targets: Row[] = [];
     let untouched = 0;
     for (const r of s.rows) {
-      if (ours(r) || r.unreadable) targets.push(r);
+      if (r.unread || ours(r) || r.unreadable) targets.push(r);
       else if (r.state) untouched++;
     }
     const out = new LineBuffer(this.context.stdout);
     const err = new LineBuffer(this.context.stderr);
-    const found = `${targets.length} of ${targets.length + untouched} repositor${targets.length + untouched === 1 ? 'y' : 'ies'} under ${s.roots.join(', ')} ha${targets.length === 1 ? 's' : 've'} fleet-git or upstream fleet files`;
+    const foundLine = (n: number, of: number) =>
+      `${n} of ${of} repositor${of === 1 ? 'y' : 'ies'} under ${s.roots.join(', ')} ha${n === 1 ? 's' : 've'} fleet-git or upstream fleet files`;
+    const found = foundLine(targets.length, targets.length + untouched);
 
     if (this.dryRun && this.json) {
       const repos = targets.map((r) => {
@@ -110,13 +115,14 @@ export class RemoveCommand extends FleetCommand {
     let untrusted = 0;
     const { applyAll } = await import('../core/bulk-apply.js');
     const report = new BulkReport(out, err, 'removed', this.quiet);
-    const { counts } = await applyAll(
+    const applied = await applyAll(
       targets,
       ctx,
       { do: 'disable', upstream: true },
       {
-        after: (o, row) => {
-          for (const root of trustError === null ? listed(row) : []) {
+        pick: { listed: edit.recorded() },
+        after: (o, _row, where) => {
+          for (const root of trustError === null ? trustRoots(where).filter((root) => edit.listed(root)) : []) {
             try {
               if (edit.remove(root)) {
                 untrusted++;
@@ -133,6 +139,8 @@ export class RemoveCommand extends FleetCommand {
       },
     );
     report.finish();
+    const counts = applied.counts;
+    untouched += applied.untouched; // rows not read by the survey, found to have nothing to remove
     counts.unchanged += untouched;
     if (trustError === null) {
       try {
@@ -144,7 +152,9 @@ export class RemoveCommand extends FleetCommand {
       }
     } else trustError = `${trustError}; the entries fleet-git added stay in trustedFolders`;
     if (trustError !== null) err.push(`fleet-git: ${trustError}`);
-    out.push(`remove: ${countsLine(counts)} (${found})`);
+    out.push(
+      `remove: ${countsLine(counts)} (${foundLine(targets.length - applied.untouched, targets.length - applied.untouched + untouched)})`,
+    );
     out.flush();
     err.flush();
     return trustError !== null || counts.failed > 0 || counts.leftAlone > 0 ? EXIT.partial : EXIT.ok;

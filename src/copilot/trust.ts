@@ -228,6 +228,11 @@ export class TrustEdit {
     return this.record.has(root);
   }
 
+  /** Every folder fleet-git listed (its record). */
+  recorded(): string[] {
+    return [...this.record];
+  }
+
   /** Takes `root` out if fleet-git listed it (config.json is read only then). True when it was taken out. */
   remove(root: string): boolean {
     if (!this.record.has(root)) return false;

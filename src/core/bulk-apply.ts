@@ -8,7 +8,12 @@
 // reads, gained nothing and stays in one thread). Each repository is done
 // under its lock (repo-lock.ts; here a hard link to one file made for the
 // run, which costs no inode), and its state read afresh once the lock is
-// held, with the same assessRepo. The main thread hands the results on in the order of the rows. Both actions can
+// held, with the same assessRepo. A row the survey found without reading it
+// (Row.unread) is read there only, so the helpers start on rows the main
+// thread has not read, and no repository is read twice; with `pick`, a
+// helper reads it first without the lock to learn whether it has anything to
+// do there (remove: nothing of fleet-git, no lock taken, nothing written).
+// The main thread hands the results on in the order of the rows. Both actions can
 // be repeated without harm, so when a helper fails (its file missing, an error
 // in it) the main thread does that helper's share again itself.
 import { existsSync } from 'node:fs';
@@ -17,9 +22,9 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { PACKAGE_ROOT } from '../package-root.js';
 import type { Outcome } from './actions.js';
-import { gitLock, reasonOf, type Row } from './bulk.js';
+import { gitLock, hasFleetState, reasonOf, type Row } from './bulk.js';
 import type { RunContext } from './context.js';
-import { applyAction, bulkLockSource, withRepoLock, type RepoAction } from './repo-lock.js';
+import { applyAction, bulkLockSource, planAction, withRepoLock, type RepoAction } from './repo-lock.js';
 import { assessRepo, type RepoState } from './state.js';
 import type { Repo } from '../git/repo.js';
 
@@ -30,7 +35,37 @@ export type BulkAction = RepoAction;
 export interface Applied {
   outcome?: Outcome;
   error?: string;
+  /** The repository's path and its linked worktrees' paths, as read under the lock (for the caller's trustedFolders edit). */
+  where?: Where;
+  /** With `pick`: it has nothing to act on, and was left as it was (no lock taken). */
+  untouched?: true;
 }
+
+/** Where a repository and its linked worktrees are. */
+export interface Where {
+  path: string;
+  worktrees: { path: string }[];
+}
+
+/**
+ * Which repositories a bulk run acts on when the survey did not read them: only
+ * those with anything of fleet-git (hasFleetState, with the action's plan), or whose
+ * path or a worktree's is among `listed` (trustedFolders entries fleet-git
+ * added). Read without the lock first; those are read again under it.
+ */
+export interface Pick {
+  listed: string[];
+}
+
+/** A Pick's paths as a Set, made once per run (a helper gets its own copy of the Pick). */
+const listedSets = new WeakMap<Pick, Set<string>>();
+function listedSet(pick: Pick): Set<string> {
+  let set = listedSets.get(pick);
+  if (!set) listedSets.set(pick, (set = new Set(pick.listed)));
+  return set;
+}
+
+const whereOf = (s: RepoState): Where => ({ path: s.path, worktrees: s.worktrees.map((w) => ({ path: w.path })) });
 
 export interface BulkResult extends Applied {
   row: Row;
@@ -50,10 +85,11 @@ export const WORKER_FILE = join(PACKAGE_ROOT, 'dist', 'bulk-worker.js');
 export interface HelperJob {
   ctx: Omit<RunContext, 'config'>;
   action: BulkAction;
-  /** Row index and repository. */
-  share: [number, Repo][];
+  /** Row index, repository, and whether `pick` applies to it. */
+  share: [number, Repo, boolean][];
   /** The file each repository's lock is a hard link to (bulkLockSource), or null. */
   linkFrom: string | null;
+  pick?: Pick;
 }
 
 /**
@@ -61,7 +97,18 @@ export interface HelperJob {
  * be stale: another fleet-git may have changed it since), then applies the
  * action. Never throws.
  */
-export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, linkFrom: string | null): Applied {
+export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, linkFrom: string | null, pick?: Pick): Applied {
+  if (pick) {
+    let s: RepoState;
+    try {
+      s = assessRepo(repo, ctx);
+    } catch (err) {
+      return { error: `cannot be read: ${reasonOf(err)}` };
+    }
+    const listed = listedSet(pick);
+    if (!hasFleetState(s, () => planAction(s, ctx, action)) && !(listed.has(s.path) || s.worktrees.some((w) => listed.has(w.path))))
+      return { untouched: true };
+  }
   try {
     return withRepoLock(
       repo,
@@ -75,7 +122,7 @@ export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, lin
         }
         const lock = gitLock(s);
         if (lock) return { error: lock };
-        return { outcome: applyAction(s, ctx, action, killed) };
+        return { outcome: applyAction(s, ctx, action, killed), where: whereOf(s) };
       },
       linkFrom,
     );
@@ -85,8 +132,10 @@ export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, lin
 }
 
 export interface ApplyOptions {
-  /** Runs in the main thread on each outcome, in row order, before onResult (e.g. a trustedFolders edit). */
-  after?: (o: Outcome, row: Row) => void;
+  /** Runs in the main thread on each outcome, in row order, before onResult (e.g. a trustedFolders edit); `where`: as read under the lock. */
+  after?: (o: Outcome, row: Row, where: Where) => void;
+  /** For rows the survey did not read: act only on those it picks (see Pick). */
+  pick?: Pick;
   onResult?: (r: BulkResult) => void;
   /** Helper threads at most (default: 2 with a second core, else none; FLEET_GIT_THREADS=1 in the environment: none). */
   threads?: number;
@@ -102,10 +151,14 @@ export async function applyAll(
   ctx: RunContext,
   action: BulkAction,
   opts: ApplyOptions = {},
-): Promise<{ results: BulkResult[]; counts: BulkCounts; helpers: number }> {
-  const todo = rows.filter((r) => r.state || r.unreadable);
+): Promise<{ results: BulkResult[]; counts: BulkCounts; helpers: number; untouched: number }> {
+  const repoOf = (r: Row): Repo | null => r.state?.repo ?? r.unread ?? null;
+  const todo = rows.filter((r) => repoOf(r) || r.unreadable);
   const results: BulkResult[] = [];
   const counts: BulkCounts = { changed: 0, unchanged: 0, leftAlone: 0, failed: 0 };
+  let untouched = 0;
+  // Only rows the survey did not read are picked (it decided about the others).
+  const pickOf = (r: Row): Pick | undefined => (r.unread ? opts.pick : undefined);
   const got: (Applied | undefined)[] = new Array(todo.length);
   let next = 0;
   // Results are handed on in row order, as soon as all before them are in.
@@ -114,7 +167,11 @@ export async function applyAll(
     got[i] = a;
     for (; next < todo.length && got[next]; next++) {
       const r: BulkResult = { row: todo[next], ...got[next] };
-      if (r.outcome) opts.after?.(r.outcome, r.row);
+      if (r.untouched) {
+        untouched++;
+        continue;
+      }
+      if (r.outcome) opts.after?.(r.outcome, r.row, r.where ?? (r.row.state ? whereOf(r.row.state) : { path: r.row.path, worktrees: [] }));
       if (r.error !== undefined) counts.failed++;
       else if (r.outcome!.notes.length > 0) counts.leftAlone++;
       else if (r.outcome!.changes.length > 0) counts.changed++;
@@ -127,16 +184,17 @@ export async function applyAll(
   const linkFrom = source?.path ?? null;
   const inMain = (i: number) => {
     const row = todo[i];
-    if (!row.state) return settle(i, { error: row.reason ?? 'cannot be read' });
-    settle(i, applyAfresh(row.state.repo, ctx, action, linkFrom));
+    const repo = repoOf(row);
+    if (!repo) return settle(i, { error: row.reason ?? 'cannot be read' });
+    settle(i, applyAfresh(repo, ctx, action, linkFrom, pickOf(row)));
   };
 
-  const work = todo.map((_, i) => i).filter((i) => todo[i].state);
+  const work = todo.map((_, i) => i).filter((i) => repoOf(todo[i]));
   const threads = opts.threads ?? (ctx.env.FLEET_GIT_THREADS === '1' ? 1 : Math.min(2, availableParallelism()));
   const file = opts.workerFile ?? WORKER_FILE;
   const helpers = threads > 1 && work.length >= (opts.minRows ?? 64) && existsSync(file) ? threads : 0;
   try {
-    for (let i = 0; i < todo.length; i++) if (!todo[i].state) inMain(i);
+    for (let i = 0; i < todo.length; i++) if (!repoOf(todo[i])) inMain(i);
     if (helpers === 0) {
       for (const i of work) inMain(i);
     } else {
@@ -146,7 +204,8 @@ export async function applyAll(
           runHelper(
             file,
             { ctx, action, linkFrom },
-            share.map((i) => [i, todo[i].state!.repo]),
+            share.map((i) => [i, repoOf(todo[i])!, pickOf(todo[i]) !== undefined]),
+            opts.pick,
             settle,
           ),
         ),
@@ -159,14 +218,15 @@ export async function applyAll(
   } finally {
     source?.dispose();
   }
-  return { results, counts, helpers };
+  return { results, counts, helpers, untouched };
 }
 
 /** Runs one helper on its share; resolves with true when it failed before answering for all of it. */
 function runHelper(
   file: string,
   run: { ctx: RunContext; action: BulkAction; linkFrom: string | null },
-  share: [number, Repo][],
+  share: [number, Repo, boolean][],
+  pick: Pick | undefined,
   settle: (i: number, a: Applied) => void,
 ): Promise<boolean> {
   return new Promise((done) => {
@@ -174,7 +234,7 @@ function runHelper(
     let worker: Worker;
     try {
       const { config: _ownReader, ...rest } = run.ctx; // a helper makes its own config reader
-      const job: HelperJob = { ctx: rest, action: run.action, share, linkFrom: run.linkFrom };
+      const job: HelperJob = { ctx: rest, action: run.action, share, linkFrom: run.linkFrom, ...(pick ? { pick } : {}) };
       worker = new Worker(file, { workerData: job });
     } catch {
       return done(true);

@@ -37,6 +37,11 @@ export interface Row {
   outside?: boolean;
   /** Its state could not be read (an unreadable or corrupt file): an action on it counts as failed. */
   unreadable?: boolean;
+  /**
+   * A repository found but not read (survey with `read: false`): a bulk run
+   * reads it once, under its lock (state is null and group says nothing yet).
+   */
+  unread?: Repo;
 }
 
 export interface Survey {
@@ -160,13 +165,23 @@ export function assessUnit(u: Unit, ctx: RunContext): Row {
   return row;
 }
 
+/** A row for a repository found and not read yet (see Row.unread). */
+function unreadRow(u: Unit): Row {
+  const row: Row = { path: u.repo.root, kind: u.kind, group: 'not-enabled', state: null, unread: u.repo };
+  if (u.enclosing) row.enclosing = u.enclosing;
+  if (u.outside) row.outside = true;
+  return row;
+}
+
 /**
  * Finds every repository and oddity under `roots` and reads each repository's
  * state once (a linked worktree is reported inside its repository's row).
+ * `read: false`: finds them only, for a bulk run that reads each under its
+ * lock anyway (bulk-apply.ts), so that no repository is read twice.
  */
-export async function survey(roots: string[], ctx: RunContext, opts: DiscoverOptions = {}): Promise<Survey> {
+export async function survey(roots: string[], ctx: RunContext, opts: DiscoverOptions = {}, read = true): Promise<Survey> {
   const d = await discoverUnits(roots, opts);
-  const rows = d.rows.concat(d.units.map((u) => assessUnit(u, ctx)));
+  const rows = d.rows.concat(d.units.map((u) => (read ? assessUnit(u, ctx) : unreadRow(u))));
   rows.sort(byPath);
   return { roots: d.roots, rows, foldersSeen: d.foldersSeen };
 }
