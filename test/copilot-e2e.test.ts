@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
-import { CLI, fleetGitProcesses, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
+import { CLI, copilotCache, fleetGitProcesses, hooksSettled, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
 import { observerSummary, TestObserver, type Received } from './observer-server.js';
 
 const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
@@ -46,15 +46,20 @@ function parentOf(pid: number): number | null {
   }
 }
 
-describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
-  const sb = sandbox('fleet-git-e2e-');
+/**
+ * One case's world: a sandbox (HOME, data folder, spool, observer socket) with an enabled repository, its
+ * observer, and what that saw about each SessionStart's ppid while Copilot ran. Cases share nothing but
+ * Copilot's package cache, so they run at once. Call it in a describe's body (it registers hooks).
+ */
+function world(prefix: string, cache: string) {
+  const sb = sandbox(prefix);
   const paths = userPaths(sb.env, sb.home);
-  let repo: string;
+  let repo = '';
   let copilotPid = 0;
   let copilotRunning = false;
   // What the observer saw about each SessionStart's ppid while Copilot ran.
   const ppidChecks: Array<{ ppid: number; alive: boolean; during: boolean; isCopilot: boolean | null; parent: number | null }> = [];
-  let obs: TestObserver;
+  let obs!: TestObserver;
 
   before(async () => {
     assert.ok(existsSync(COPILOT), `the Copilot CLI is missing at ${COPILOT}: run npm ci (it is a pinned devDependency)`);
@@ -76,7 +81,7 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
   after(() => obs?.close());
 
   function runCopilot(model: ModelServer, prompt: string, more: Record<string, string> = {}): Promise<Run> {
-    const env = { ...offlineCopilotEnv(sb.env, model.baseUrl, 'e2e-profile'), ...more };
+    const env = { ...offlineCopilotEnv(sb.env, model.baseUrl, 'e2e-profile'), XDG_CACHE_HOME: cache, ...more };
     const child = spawn(COPILOT, ['-p', prompt, '--allow-all', '--no-auto-update'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const pid = child.pid ?? 0;
     copilotPid = pid;
@@ -147,103 +152,135 @@ describe('Copilot CLI 1.0.102 end to end', { skip }, () => {
     assert.equal(file.lastMessage?.text, SCRIPT.finalText);
   }
 
-  test('a session: start with a live ppid, a bash call, a failed view, the final answer', { timeout: 120_000 }, async () => {
-    const model = await startModelServer();
-    try {
-      const run = await runCopilot(model, 'list files');
-      assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
-      assert.ok(model.requests.length >= 3, `the model server saw ${model.requests.length} requests`);
-      const { sid, events } = await sessionEvents();
-      checkSession(sid, events);
-    } finally {
-      await model.close();
-    }
-  });
-
-  test('a slow final answer (the transcript lags behind agentStop) still reaches the observer', { timeout: 120_000 }, async () => {
-    const model = await startModelServer({ finalDelayMs: 2500 });
-    try {
-      const run = await runCopilot(model, 'list files slowly');
-      assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
-      const { sid, events } = await sessionEvents();
-      checkSession(sid, events);
-    } finally {
-      await model.close();
-    }
-  });
-
-  test(
-    '8 sessions at once, 50 tool calls each: every event reaches the observer once, each session in order',
-    { timeout: 600_000 },
-    async () => {
-      const model = await startModelServer({ toolCalls: 50 });
-      const before = new Set(obs.events.map((e) => e.session_id));
-      try {
-        // Each session its own terminal; the forwarder lingers 1 s instead of 10 once idle.
-        const terminal = (i: number) => ({
-          TERM_PROGRAM: 'iTerm.app',
-          ITERM_SESSION_ID: `w0t${i}p0:E2E-${i}`,
-          FLEET_GIT_FORWARDER_IDLE_MS: '1000',
-        });
-        const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => runCopilot(model, `steps, session ${i}`, terminal(i))));
-        for (const run of runs) assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
-        const sessions = () => [...new Set(obs.events.map((e) => e.session_id))].filter((s) => !before.has(s));
-        await obs.waitFor(
-          () =>
-            sessions().length === 8 && sessions().every((sid) => obs.events.some((e) => e.session_id === sid && e.message === 'complete')),
-          60_000,
-        );
-        await new Promise((r) => setTimeout(r, 500));
-        for (const sid of sessions()) {
-          const got = obs.events.filter((e) => e.session_id === sid);
-          const shape = got.map((e) =>
-            e.event === 'PostToolUse'
-              ? Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string }).command))?.[1])
-              : `${e.event}${e.message ? `:${e.message}` : ''}`,
-          );
-          assert.deepEqual(
-            shape,
-            ['SessionStart', ...Array.from({ length: 50 }, (_, i) => i), 'Stop:end_turn', 'Stop:complete'],
-            sid as string,
-          );
-        }
-        assert.deepEqual(obs.badLines, []);
-        // Each SessionStart: the Copilot process of its own session as ppid (alive then), the hook's pid, its terminal, its model.
-        const starts = sessions().map((sid) => obs.events.find((e) => e.session_id === sid && e.event === 'SessionStart')!);
-        const runPids = runs.map((r) => r.pid);
-        for (const start of starts) {
-          const check = ppidChecks.find((c) => c.ppid === start.ppid);
-          assert.ok(check, `${start.session_id}: no ppid`);
-          assert.deepEqual(
-            [check.during, check.alive],
-            [true, true],
-            `${start.session_id}: ppid ${start.ppid} not alive while Copilot ran`,
-          );
-          if (process.platform === 'linux')
-            assert.ok(
-              runPids.includes(start.ppid as number) || runPids.includes(check.parent as number),
-              `${start.session_id}: ppid ${start.ppid} (parent ${check.parent}) is none of the Copilot processes ${runPids.join(', ')}`,
-            );
-          assert.equal(typeof start.pid, 'number');
-          assert.notEqual(start.pid, start.ppid);
-          assert.deepEqual([start.model, start.fleet_model_name, start.term_program], ['gpt-4.1', 'e2e-profile', 'iTerm.app']);
-        }
-        assert.equal(new Set(starts.map((e) => e.ppid)).size, 8, 'one Copilot process per session');
-        assert.deepEqual(
-          starts.map((e) => e.iterm_session_id).sort(),
-          Array.from({ length: 8 }, (_, i) => `w0t${i}p0:E2E-${i}`),
-          "each session's own terminal",
-        );
-        // Once no session sends anything, nothing of fleet-git runs, and the spool is an empty folder only its owner reads.
-        const deadline = Date.now() + 15_000;
-        while (fleetGitProcesses(sb.home).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-        assert.deepEqual(fleetGitProcesses(sb.home), [], 'processes left running with the sandbox HOME');
-        const spool = join(paths.dataDir, 'spool');
-        assert.deepEqual(readdirSync(spool), []);
-        assert.equal(statSync(spool).mode & 0o777, 0o700);
-      } finally {
-        await model.close();
-      }
+  return {
+    sb,
+    paths,
+    ppidChecks,
+    runCopilot,
+    sessionEvents,
+    checkSession,
+    get obs() {
+      return obs;
     },
-  );
+  };
+}
+
+// Each case in a describe of its own (its world's hooks run for it alone). The two single sessions run at once;
+// the 8 sessions after them, alone: ten Copilots starting together on 2 loaded cores can keep a sessionStart hook
+// waiting past its timeoutSec.
+describe('Copilot CLI 1.0.102 end to end', { skip, concurrency: 1 }, () => {
+  const cache = copilotCache();
+
+  describe('single sessions, side by side', { concurrency: 2 }, () => {
+    describe('one session', () => {
+      const w = world('fleet-git-e2e-', cache);
+      test('a session: start with a live ppid, a bash call, a failed view, the final answer', { timeout: 120_000 }, async () => {
+        const model = await startModelServer();
+        try {
+          const run = await w.runCopilot(model, 'list files');
+          assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
+          assert.ok(model.requests.length >= 3, `the model server saw ${model.requests.length} requests`);
+          const { sid, events } = await w.sessionEvents();
+          w.checkSession(sid, events);
+        } finally {
+          await model.close();
+        }
+      });
+    });
+
+    describe('a slow final answer', () => {
+      const w = world('fleet-git-e2e-slow-', cache);
+      test('a slow final answer (the transcript lags behind agentStop) still reaches the observer', { timeout: 120_000 }, async () => {
+        const model = await startModelServer({ finalDelayMs: 2500 });
+        try {
+          const run = await w.runCopilot(model, 'list files slowly');
+          assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
+          const { sid, events } = await w.sessionEvents();
+          w.checkSession(sid, events);
+        } finally {
+          await model.close();
+        }
+      });
+    });
+  });
+
+  describe('8 sessions at once', () => {
+    const w = world('fleet-git-e2e-8-', cache);
+    test(
+      '8 sessions at once, 50 tool calls each: every event reaches the observer once, each session in order',
+      { timeout: 600_000 },
+      async () => {
+        const model = await startModelServer({ toolCalls: 50 });
+        const before = new Set(w.obs.events.map((e) => e.session_id));
+        try {
+          // Each session its own terminal; the forwarder lingers 1 s instead of 10 once idle.
+          const terminal = (i: number) => ({
+            TERM_PROGRAM: 'iTerm.app',
+            ITERM_SESSION_ID: `w0t${i}p0:E2E-${i}`,
+            FLEET_GIT_FORWARDER_IDLE_MS: '1000',
+          });
+          const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => w.runCopilot(model, `steps, session ${i}`, terminal(i))));
+          for (const run of runs) assert.equal(run.code, 0, `copilot -p failed:\n${run.output}`);
+          const sessions = () => [...new Set(w.obs.events.map((e) => e.session_id))].filter((s) => !before.has(s));
+          await w.obs.waitFor(
+            () =>
+              sessions().length === 8 &&
+              sessions().every((sid) => w.obs.events.some((e) => e.session_id === sid && e.message === 'complete')),
+            60_000,
+          );
+          // Every Copilot has exited: once no hook command or forwarder runs and the spool is empty (the forwarder
+          // goes 1 s after the last event), nothing more can arrive, a second copy of anything included.
+          const spool = join(w.paths.dataDir, 'spool');
+          await hooksSettled(w.sb.home, spool, 15_000);
+          for (const sid of sessions()) {
+            const got = w.obs.events.filter((e) => e.session_id === sid);
+            const shape = got.map((e) =>
+              e.event === 'PostToolUse'
+                ? Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string }).command))?.[1])
+                : `${e.event}${e.message ? `:${e.message}` : ''}`,
+            );
+            assert.deepEqual(
+              shape,
+              ['SessionStart', ...Array.from({ length: 50 }, (_, i) => i), 'Stop:end_turn', 'Stop:complete'],
+              sid as string,
+            );
+          }
+          assert.deepEqual(w.obs.badLines, []);
+          // Each SessionStart: the Copilot process of its own session as ppid (alive then), the hook's pid, its terminal, its model.
+          const starts = sessions().map((sid) => w.obs.events.find((e) => e.session_id === sid && e.event === 'SessionStart')!);
+          const runPids = runs.map((r) => r.pid);
+          for (const start of starts) {
+            const check = w.ppidChecks.find((c) => c.ppid === start.ppid);
+            assert.ok(check, `${start.session_id}: no ppid`);
+            assert.deepEqual(
+              [check.during, check.alive],
+              [true, true],
+              `${start.session_id}: ppid ${start.ppid} not alive while Copilot ran`,
+            );
+            if (process.platform === 'linux')
+              assert.ok(
+                runPids.includes(start.ppid as number) || runPids.includes(check.parent as number),
+                `${start.session_id}: ppid ${start.ppid} (parent ${check.parent}) is none of the Copilot processes ${runPids.join(', ')}`,
+              );
+            assert.equal(typeof start.pid, 'number');
+            assert.notEqual(start.pid, start.ppid);
+            assert.deepEqual([start.model, start.fleet_model_name, start.term_program], ['gpt-4.1', 'e2e-profile', 'iTerm.app']);
+          }
+          assert.equal(new Set(starts.map((e) => e.ppid)).size, 8, 'one Copilot process per session');
+          assert.deepEqual(
+            starts.map((e) => e.iterm_session_id).sort(),
+            Array.from({ length: 8 }, (_, i) => `w0t${i}p0:E2E-${i}`),
+            "each session's own terminal",
+          );
+          // Once no session sends anything, nothing of fleet-git runs (hooksSettled waited up to 15 s for that), and
+          // the spool is an empty folder only its owner reads.
+          assert.deepEqual(fleetGitProcesses(w.sb.home), [], 'processes left running with the sandbox HOME');
+          assert.deepEqual(readdirSync(spool), []);
+          assert.equal(statSync(spool).mode & 0o777, 0o700);
+        } finally {
+          await model.close();
+        }
+      },
+    );
+  });
 });
