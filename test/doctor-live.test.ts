@@ -3,27 +3,15 @@
 // COPILOT_HOME, XDG folders, a temporary repository), asserting the report's
 // JSON or its lines and exit code: each cause made to happen, not described.
 // Copilot unpacks itself into XDG_CACHE_HOME on its first run: one cache
-// folder for the whole file, so that happens once. Needs `npm run build`.
+// folder for the whole test run (copilotCache), so that happens once. Needs `npm run build`.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { LiveReport } from '../src/core/live-probe.js';
 import { userPaths } from '../src/paths.js';
-import { CLI, ROOT, sandbox, snapshot, type Sandbox } from './helpers.js';
+import { CLI, copilotCache, hooksSettled, ROOT, sandbox, snapshot, type Sandbox } from './helpers.js';
 import { fakeCopilotSession } from './fake-copilot.js';
 import { TestObserver } from './observer-server.js';
 
@@ -34,8 +22,7 @@ const skip =
     ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
     : false;
 
-const cache = realpathSync(mkdtempSync(join(tmpdir(), 'fleet-git-live-cache-')));
-after(() => rmSync(cache, { recursive: true, force: true }));
+const cache = copilotCache();
 
 interface Doctor {
   code: number | null;
@@ -310,7 +297,9 @@ describe('fleet-git doctor --live, the real Copilot CLI', { skip, concurrency: 3
           snapshot(paths.dataDir, (rel) => rel === 'cli-main.cache'),
           data,
         );
-        await new Promise((res) => setTimeout(res, 300));
+        // doctor has exited and swept the probe's processes: once none of fleet-git's runs with this HOME and the
+        // user's spool is empty, nothing can still reach the user's observer.
+        await hooksSettled(sb.home, join(paths.dataDir, 'spool'));
         assert.deepEqual(obs.events, []);
         assert.equal(existsSync(ran), false, "a user-level hook file that is not fleet-git's ran");
         const notify = r.hookFiles.find((h) => h.path.endsWith('notify.json'))!;
@@ -326,7 +315,7 @@ describe('fleet-git doctor --live, the real Copilot CLI', { skip, concurrency: 3
   );
 });
 
-describe('fleet-git doctor --live, bad input and a session that cannot finish', () => {
+describe('fleet-git doctor --live, bad input and a session that cannot finish', { concurrency: 2 }, () => {
   test('not a repository, no Copilot: one line, exit 2', async () => {
     const sb = sandbox('fleet-git-live-input-');
     const d = await doctor(sb, sb.dir, ['--copilot', COPILOT]);
