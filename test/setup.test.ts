@@ -25,14 +25,14 @@ const GIT_DEFAULT_EXCLUDE = readFileSync('/usr/share/git-core/templates/info/exc
 const churn = (rel: string) =>
   /(^|\/)\.git\/(index|logs|FETCH_HEAD|ORIG_HEAD)$/.test(rel) || /(^|\/)modules\/[^/]+\/(index|logs)$/.test(rel);
 
-function status(s: Sandbox, cwd: string) {
-  const r = s.cli(cwd, 'status', '--json');
+async function status(s: Sandbox, cwd: string) {
+  const r = await s.fleet(cwd, 'status', '--json');
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 }
 
-function setup(s: Sandbox, ...args: string[]) {
-  const r = s.cli(s.dir, 'setup', ...args);
+async function setup(s: Sandbox, ...args: string[]) {
+  const r = await s.fleet(s.dir, 'setup', ...args);
   assert.equal(r.status, 0, r.stdout + r.stderr);
   return r;
 }
@@ -49,29 +49,29 @@ function writeConfig(s: Sandbox, text: string): void {
   writeFileSync(join(s.env.XDG_CONFIG_HOME, 'fleet-git', 'config.json5'), text);
 }
 
-function assertProvisioned(s: Sandbox, path: string): void {
+async function assertProvisioned(s: Sandbox, path: string): Promise<void> {
   assert.ok(existsSync(join(path, HOOK)), `${path} has the hook file`);
   assert.equal(s.git(path, 'status', '--porcelain'), '', 'nothing shows up for commit');
-  const st = status(s, path);
+  const st = await status(s, path);
   assert.deepEqual([st.path, st.enabled, st.problems], [path, true, []]);
   for (const w of st.worktrees) assert.deepEqual([w.enabled, w.problems], [true, []]);
 }
 
 describe('setup', () => {
-  it('without a template folder: makes one, points init.templateDir at it, and new clones arrive enabled', () => {
+  it('without a template folder: makes one, points init.templateDir at it, and new clones arrive enabled', async () => {
     const s = sandbox();
     const src = s.repo('src');
     const globalBefore = readFileSync(s.env.GIT_CONFIG_GLOBAL);
-    const r = setup(s);
+    const r = await setup(s);
     const tpl = join(s.env.XDG_DATA_HOME, 'fleet-git', 'template');
     assert.equal(s.git(s.dir, 'config', '--global', 'init.templateDir'), tpl);
     assert.match(r.stdout, /set init\.templateDir/);
     assert.equal(readFileSync(join(tpl, 'info/exclude'), 'utf8'), GIT_DEFAULT_EXCLUDE, "git's usual info/exclude is kept");
-    assert.match(s.cli(src, 'status').stdout, /new clones \(fleet-git setup\): in effect/);
+    assert.match((await s.fleet(src, 'status')).stdout, /new clones \(fleet-git setup\): in effect/);
 
     const { path, stderr } = clone(s, src, 'c1');
     assert.equal(stderr, '');
-    assertProvisioned(s, path);
+    await assertProvisioned(s, path);
     const exclude = readFileSync(join(path, '.git/info/exclude'), 'utf8');
     assert.equal(
       exclude,
@@ -82,47 +82,47 @@ describe('setup', () => {
     // The clone's hook is now the one `enable` writes: worktrees are provisioned.
     s.git(path, 'worktree', 'add', '-q', join(s.dir, 'c1-wt'), '-b', 'wt');
     assert.ok(existsSync(join(s.dir, 'c1-wt', HOOK)));
-    assert.equal(status(s, path).worktrees[0].enabled, true);
+    assert.equal((await status(s, path)).worktrees[0].enabled, true);
 
     // setup --undo: the global config back byte for byte, the template gone, c1 still enabled.
-    const u = s.cli(s.dir, 'setup', '--undo');
+    const u = await s.fleet(s.dir, 'setup', '--undo');
     assert.equal(u.status, 0, u.stderr);
     assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), globalBefore);
     assert.ok(!existsSync(tpl));
-    assert.match(s.cli(src, 'status').stdout, /new clones \(fleet-git setup\): not in effect/);
-    assert.equal(status(s, path).enabled, true);
-    assert.deepEqual(status(s, path).problems, []);
+    assert.match((await s.fleet(src, 'status')).stdout, /new clones \(fleet-git setup\): not in effect/);
+    assert.equal((await status(s, path)).enabled, true);
+    assert.deepEqual((await status(s, path)).problems, []);
     s.git(path, 'worktree', 'add', '-q', join(s.dir, 'c1-wt2'), '-b', 'wt2');
     assert.ok(existsSync(join(s.dir, 'c1-wt2', HOOK)), 'enabled repositories keep working after undo');
     const after = clone(s, src, 'c2');
     assert.ok(!existsSync(join(after.path, '.github')), 'no longer for new clones');
     // Undo twice: nothing to undo.
-    assert.match(s.cli(s.dir, 'setup', '--undo').stdout, /nothing to undo/);
+    assert.match((await s.fleet(s.dir, 'setup', '--undo')).stdout, /nothing to undo/);
   });
 
-  it('is idempotent: a second run changes no byte', () => {
+  it('is idempotent: a second run changes no byte', async () => {
     const s = sandbox();
-    setup(s);
+    await setup(s);
     const snap = () => ({ cfg: readFileSync(s.env.GIT_CONFIG_GLOBAL, 'utf8'), data: snapshot(join(s.env.XDG_DATA_HOME, 'fleet-git')) });
     const before = snap();
-    const r = setup(s);
+    const r = await setup(s);
     assert.match(r.stdout, /already set up, nothing changed/);
     assert.deepEqual(snap(), before);
     // Undo restores even a global config file that did not exist.
     rmSync(join(s.env.XDG_DATA_HOME, 'fleet-git'), { recursive: true });
     s.git(s.dir, 'config', '--global', '--unset', 'init.templateDir');
     unlinkSync(s.env.GIT_CONFIG_GLOBAL);
-    setup(s);
+    await setup(s);
     assert.ok(existsSync(s.env.GIT_CONFIG_GLOBAL));
-    setup(s, '--undo');
+    await setup(s, '--undo');
     assert.ok(!existsSync(s.env.GIT_CONFIG_GLOBAL));
   });
 
-  it('a clone the config leaves out is exactly as git makes it (but for the inert hook copy), not enabled, and enable makes it normal', () => {
+  it('a clone the config leaves out is exactly as git makes it (but for the inert hook copy), not enabled, and enable makes it normal', async () => {
     const s = sandbox();
     const src = s.repo('src');
     const plain = clone(s, src, 'plain');
-    setup(s);
+    await setup(s);
     writeConfig(s, `{ include: ['~/code'], exclude: ['${s.dir}/out*'] }`);
     const out = clone(s, src, 'out');
     assert.equal(out.stderr, '');
@@ -130,7 +130,7 @@ describe('setup', () => {
     assert.match(got['.git/hooks/post-checkout'], /^file 755 /);
     delete got['.git/hooks/post-checkout'];
     assert.deepEqual(got, snapshot(plain.path, churn), 'no hook file, no exclude block, no record');
-    assert.deepEqual(status(s, out.path), {
+    assert.deepEqual(await status(s, out.path), {
       path: out.path,
       kind: 'repo',
       enabled: false,
@@ -141,19 +141,19 @@ describe('setup', () => {
     // A later checkout there stays inert too.
     s.git(out.path, 'checkout', '-q', '-b', 'x');
     assert.ok(!existsSync(join(out.path, '.github')));
-    const e = s.cli(out.path, 'enable');
+    const e = await s.fleet(out.path, 'enable');
     assert.equal(e.status, 0, e.stderr);
-    assertProvisioned(s, out.path);
+    await assertProvisioned(s, out.path);
     // Also not included: a clone outside ~/code (include is set).
     const other = clone(s, src, 'other');
     assert.ok(!existsSync(join(other.path, '.github')));
     // Included.
     mkdirSync(join(s.home, 'code'));
     const inc = clone(s, src, 'home/code/inc');
-    assertProvisioned(s, inc.path);
+    await assertProvisioned(s, inc.path);
   });
 
-  it("keeps a user's template folder and runs their post-checkout first; undo puts the folder back byte for byte", () => {
+  it("keeps a user's template folder and runs their post-checkout first; undo puts the folder back byte for byte", async () => {
     const s = sandbox();
     const src = s.repo('src');
     const tpl = join(s.dir, 'my-template');
@@ -165,24 +165,24 @@ describe('setup', () => {
     s.git(s.dir, 'config', '--global', 'init.templateDir', tpl);
     const cfgBefore = readFileSync(s.env.GIT_CONFIG_GLOBAL);
     const tplBefore = snapshot(tpl);
-    const r = setup(s);
+    const r = await setup(s);
     assert.match(r.stdout, /kept your template folder/);
     assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), cfgBefore, 'the setting is kept as it was');
     const { path } = clone(s, src, 'c');
     assert.equal(readFileSync(join(s.dir, 'mine.log'), 'utf8'), `mine 1 ${path}\n`, "the user's template hook still runs");
-    assertProvisioned(s, path);
+    await assertProvisioned(s, path);
     assert.match(readFileSync(join(path, '.git/info/exclude'), 'utf8'), /^\*\.mine$/m);
     // Worktrees: the user's hook and fleet-git's, chained as enable does.
     s.git(path, 'worktree', 'add', '-q', join(s.dir, 'c-wt'), '-b', 'w');
     assert.ok(existsSync(join(s.dir, 'c-wt', HOOK)));
     assert.match(readFileSync(join(s.dir, 'mine.log'), 'utf8'), /mine 1 .*c-wt$/m);
-    setup(s, '--undo');
+    await setup(s, '--undo');
     assert.deepEqual(snapshot(tpl), tplBefore);
     assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), cfgBefore);
-    assertProvisioned(s, path);
+    await assertProvisioned(s, path);
   });
 
-  it('a template hook and a different one kept aside already: stops with one line, changing nothing; the same one: goes ahead', () => {
+  it('a template hook and a different one kept aside already: stops with one line, changing nothing; the same one: goes ahead', async () => {
     const s = sandbox();
     const tpl = join(s.dir, 'tpl-two');
     mkdirSync(join(tpl, 'hooks'), { recursive: true });
@@ -191,7 +191,7 @@ describe('setup', () => {
     s.git(s.dir, 'config', '--global', 'init.templateDir', tpl);
     const before = snapshot(tpl);
     const cfgBefore = readFileSync(s.env.GIT_CONFIG_GLOBAL);
-    const r = s.cli(s.dir, 'setup');
+    const r = await s.fleet(s.dir, 'setup');
     assert.notEqual(r.status, 0);
     assert.match(
       r.stderr,
@@ -201,31 +201,31 @@ describe('setup', () => {
     assert.deepEqual(snapshot(tpl), before);
     assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), cfgBefore);
     writeFileSync(join(tpl, 'hooks/post-checkout.fleet-git-prev'), '#!/bin/sh\necho now\n');
-    assert.equal(s.cli(s.dir, 'setup').status, 0);
+    assert.equal((await s.fleet(s.dir, 'setup')).status, 0);
     assert.equal(readFileSync(join(tpl, 'hooks/post-checkout.fleet-git-prev'), 'utf8'), '#!/bin/sh\necho now\n');
   });
 
-  it('--recurse-submodules, --no-checkout then checkout, --bare', () => {
+  it('--recurse-submodules, --no-checkout then checkout, --bare', async () => {
     const s = sandbox();
     const lib = s.repo('lib');
     const app = s.repo('app');
     s.git(app, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'lib');
     s.git(app, 'commit', '-q', '-m', 'lib');
-    setup(s);
+    await setup(s);
     const sup = clone(s, app, 'sup', '--recurse-submodules');
     assert.equal(sup.stderr, '');
-    assertProvisioned(s, sup.path);
+    await assertProvisioned(s, sup.path);
     const sub = join(sup.path, 'lib');
     assert.ok(existsSync(join(sub, HOOK)), 'the submodule is provisioned');
     assert.equal(s.git(sub, 'status', '--porcelain'), '');
-    assert.equal(status(s, sub).enabled, true);
+    assert.equal((await status(s, sub)).enabled, true);
     assert.equal(s.git(sup.path, 'status', '--porcelain'), '', 'the superproject sees no change in the submodule');
 
     const nc = clone(s, app, 'nc', '--no-checkout');
     assert.ok(!existsSync(join(nc.path, '.github')), 'no checkout, no hook run');
-    assert.equal(status(s, nc.path).enabled, false);
+    assert.equal((await status(s, nc.path)).enabled, false);
     s.git(nc.path, 'checkout', '-q', 'main');
-    assertProvisioned(s, nc.path);
+    await assertProvisioned(s, nc.path);
 
     const bare = clone(s, app, 'bare.git', '--bare');
     assert.ok(existsSync(join(bare.path, 'hooks/post-checkout')), 'git copies the template hook');
@@ -233,10 +233,10 @@ describe('setup', () => {
     assert.ok(!existsSync(join(bare.path, 'fleet-git-created')));
   });
 
-  it("clones follow the config's globs as picomatch reads them: * stays within a folder name, ** spans folders", () => {
+  it("clones follow the config's globs as picomatch reads them: * stays within a folder name, ** spans folders", async () => {
     const s = sandbox();
     const src = s.repo('src');
-    setup(s);
+    await setup(s);
     writeConfig(s, `{ include: ['~/code/**'], exclude: ['~/code/*/forks', '**/tmp-*'] }`);
     const at = (rel: string) => existsSync(join(clone(s, src, `home/${rel}`).path, HOOK));
     assert.equal(at('code/a/forks/lib'), false, '~/code/*/forks covers what is below it');
@@ -245,28 +245,28 @@ describe('setup', () => {
     assert.equal(at('code/deep/er/repo'), true, '~/code/** at any depth');
     assert.equal(at('elsewhere/repo'), false, 'not included');
     for (const p of ['code/a/b/forks/lib', 'code/x/tmp-1', 'elsewhere/repo']) {
-      const r = s.cli(s.dir, 'config', '--json', '--test', join(s.home, p));
+      const r = await s.fleet(s.dir, 'config', '--json', '--test', join(s.home, p));
       assert.equal(JSON.parse(r.stdout).included, p.startsWith('code/a/b'), `config --test says what the hook did: ${p}`);
     }
   });
 
-  it('rules an older fleet-git compiled (another dialect, no version) are compiled again by the next clone', () => {
+  it('rules an older fleet-git compiled (another dialect, no version) are compiled again by the next clone', async () => {
     const s = sandbox();
     const src = s.repo('src');
-    setup(s);
+    await setup(s);
     const rules = join(s.env.XDG_DATA_HOME, 'fleet-git', 'clone-rules.sh');
     // As fleet-git 0.1 wrote them for no config file: current by the config test alone, and taking no clone here.
     writeFileSync(rules, '# fleet-git clone rules\nfleet_git_rules_cfg=absent\nfleet_git_included() {\n\treturn 1\n}\n');
-    assert.match(s.cli(s.dir, 'status', join(s.dir, 'src')).stdout, /another fleet-git compiled them/);
-    assertProvisioned(s, clone(s, src, 'after-upgrade').path);
+    assert.match((await s.fleet(s.dir, 'status', join(s.dir, 'src'))).stdout, /another fleet-git compiled them/);
+    await assertProvisioned(s, clone(s, src, 'after-upgrade').path);
     assert.match(readFileSync(rules, 'utf8'), /^fleet_git_rules_version=2$/m, 'compiled again');
   });
 
-  it('a broken config, a changed config with no Node: the clone succeeds untouched with one line on stderr', () => {
+  it('a broken config, a changed config with no Node: the clone succeeds untouched with one line on stderr', async () => {
     const s = sandbox();
     const src = s.repo('src');
     const plain = clone(s, src, 'plain');
-    setup(s);
+    await setup(s);
     writeConfig(s, '{ include: [ }');
     const broken = clone(s, src, 'broken');
     assert.equal(broken.stderr.trim().split('\n').length, 1, broken.stderr);
@@ -288,13 +288,13 @@ describe('setup', () => {
     assert.equal(r, '');
     assert.ok(!existsSync(join(dest, '.github')));
     // With Node back, the next clone compiles the rules itself and is provisioned.
-    assertProvisioned(s, clone(s, src, 'back').path);
+    await assertProvisioned(s, clone(s, src, 'back').path);
   });
 
-  it('a changed config and no node on PATH: the hook runs the node fleet-git recorded (one line, no final newline) and provisions the clone', () => {
+  it('a changed config and no node on PATH: the hook runs the node fleet-git recorded (one line, no final newline) and provisions the clone', async () => {
     const s = sandbox();
     const src = s.repo('src');
-    setup(s);
+    await setup(s);
     writeConfig(s, '{ exclude: [] }');
     const recorded = readFileSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'node'), 'utf8');
     assert.ok(!recorded.endsWith('\n') && recorded.length > 0, 'the record as fleet-git writes it');
@@ -306,17 +306,17 @@ describe('setup', () => {
     const r = spawnSync('git', ['clone', '-q', src, dest], { env: { ...s.env, PATH: bin }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stderr, '');
-    assertProvisioned(s, dest);
+    await assertProvisioned(s, dest);
   });
 
-  it('with a global core.hooksPath: says so, offers the alternative, changes no git config', () => {
+  it('with a global core.hooksPath: says so, offers the alternative, changes no git config', async () => {
     const s = sandbox();
     const src = s.repo('src');
     const hooks = join(s.dir, 'global-hooks');
     mkdirSync(hooks);
     s.git(s.dir, 'config', '--global', 'core.hooksPath', hooks);
     const before = readFileSync(s.env.GIT_CONFIG_GLOBAL);
-    const r = s.cli(s.dir, 'setup');
+    const r = await s.fleet(s.dir, 'setup');
     assert.equal(r.status, 1);
     assert.match(r.stderr, /core\.hooksPath=.*never from a template/);
     assert.match(r.stderr, /fleet-git enable/);
@@ -329,8 +329,8 @@ describe('setup', () => {
     const c = clone(s, src, 'c');
     assert.ok(existsSync(join(c.path, HOOK)));
     assert.equal(s.git(c.path, 'status', '--porcelain'), '');
-    assert.match(s.cli(c.path, 'status').stdout, /new clones \(fleet-git setup\): through .*core\.hooksPath/);
-    const u = s.cli(s.dir, 'setup', '--undo');
+    assert.match((await s.fleet(c.path, 'status')).stdout, /new clones \(fleet-git setup\): through .*core\.hooksPath/);
+    const u = await s.fleet(s.dir, 'setup', '--undo');
     assert.equal(u.status, 0, u.stderr);
     assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'clone-hook')));
     assert.deepEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL), before);
@@ -348,12 +348,12 @@ function snapshotTimes(root: string, skip?: (rel: string) => boolean): Record<st
 }
 
 describe('a reading command writes nothing (issue 13)', () => {
-  it('status, scan, doctor and config on a config changed since setup compiled its rules leave the data and config folders as they were; the next clone follows the new rules', () => {
+  it('status, scan, doctor and config on a config changed since setup compiled its rules leave the data and config folders as they were; the next clone follows the new rules', async () => {
     const s = sandbox();
     const src = s.repo('src');
     const repo = s.repo('work/enabled');
-    assert.equal(s.cli(repo, 'enable').status, 0);
-    setup(s);
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
+    await setup(s);
     const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
     const config = join(s.env.XDG_CONFIG_HOME, 'fleet-git');
     const rules = join(data, 'clone-rules.sh');
@@ -362,7 +362,7 @@ describe('a reading command writes nothing (issue 13)', () => {
     // The config written after the rules, as a user's later edit is.
     const later = new Date(Date.now() + 5000);
     utimesSync(join(config, 'config.json5'), later, later);
-    assert.match(s.cli(repo, 'status').stdout, /the config file changed since its rules were compiled/);
+    assert.match((await s.fleet(repo, 'status')).stdout, /the config file changed since its rules were compiled/);
     // doctor runs the hook command as Copilot does, with XDG_RUNTIME_DIR unset here (the data folder's spool
     // then): its test event goes through a spool of its own in a temporary folder.
     const now = () => ({ data: snapshotTimes(data), config: snapshotTimes(config) });
@@ -379,7 +379,7 @@ describe('a reading command writes nothing (issue 13)', () => {
       ['config', '--test', join(s.dir, 'skipped')],
       ['help'],
     ]) {
-      const r = s.cli(repo, ...args);
+      const r = await s.fleet(repo, ...args);
       assert.ok(r.status === 0 || (args[0] === 'doctor' && r.status === 1), `${args.join(' ')}: ${r.stderr}`);
       assert.deepEqual(now(), before, `${args.join(' ')} wrote nothing`);
     }
@@ -389,6 +389,6 @@ describe('a reading command writes nothing (issue 13)', () => {
     assert.equal(skipped.stderr, '');
     assert.ok(!existsSync(join(skipped.path, '.github')), 'the excluded clone is left as git made it');
     assert.notEqual(readFileSync(rules, 'utf8'), compiled, 'the hook compiled the new rules');
-    assertProvisioned(s, clone(s, src, 'kept').path);
+    await assertProvisioned(s, clone(s, src, 'kept').path);
   });
 });
