@@ -6,7 +6,7 @@
 // change files, for every N until the run gets through; so every point between
 // two such calls is hit once.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -14,28 +14,22 @@ import { CLI, gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
 
 const SYSCALLS = ['mkdir', 'write', 'rename', 'unlink', 'rmdir', 'ftruncate', 'fchmod', 'chmod'];
 
-/** Runs the CLI under strace, killed as it enters the nth `syscall`; whether it was killed (false: it got through first). */
-function killedRun(s: Sandbox, cwd: string, syscall: string, n: number, args: string[]): boolean {
-  const r = spawnSync(
-    'strace',
-    [
-      '-f',
-      '-qq',
-      '-o',
-      '/dev/null',
-      '-e',
-      `trace=${syscall}`,
-      '-e',
-      `inject=${syscall}:signal=KILL:when=${n}`,
-      process.execPath,
-      CLI,
-      ...args,
-    ],
-    { cwd, env: s.env, encoding: 'utf8' },
-  );
+/**
+ * Runs the CLI under strace, killed as it enters the nth `syscall`; whether it was killed (false: it got through first).
+ * The event loop waits on it (not spawnSync), so the tests, each in a sandbox of its own, run at once.
+ */
+async function killedRun(s: Sandbox, cwd: string, syscall: string, n: number, args: string[]): Promise<boolean> {
+  const argv = ['-f', '-qq', '-o', '/dev/null', '-e', `trace=${syscall}`, '-e', `inject=${syscall}:signal=KILL:when=${n}`];
+  const child = spawn('strace', [...argv, process.execPath, CLI, ...args], { cwd, env: s.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const r = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+    child.on('error', (error) => resolve({ status: null, signal: null, error }));
+    child.on('close', (status, signal) => resolve({ status, signal }));
+  });
   assert.ok(r.error === undefined, `strace runs: ${r.error}`);
   if (r.status === 0) return false;
-  assert.ok(r.signal === 'SIGKILL' || r.status === 137, `${syscall} #${n}: killed, not failed (${r.status} ${r.stderr})`);
+  assert.ok(r.signal === 'SIGKILL' || r.status === 137, `${syscall} #${n}: killed, not failed (${r.status} ${stderr})`);
   return true;
 }
 
@@ -85,7 +79,7 @@ async function sweep(
   for (const syscall of SYSCALLS) {
     for (let n = 1; n < 200; n++) {
       await prepare();
-      const killed = killedRun(s, root, syscall, n, args);
+      const killed = await killedRun(s, root, syscall, n, args);
       await finish();
       paths.forEach((p, i) =>
         assert.deepEqual(snapshot(p, gitChurn), original[i], `${args.join(' ')}, killed at ${syscall} #${n}: ${p} is as it was`),
@@ -98,7 +92,7 @@ async function sweep(
   return kills;
 }
 
-describe('SIGKILL at every point', () => {
+describe('SIGKILL at every point', { concurrency: true }, () => {
   it('of enable, then disable: nothing of fleet-git is left', async () => {
     const s = sandbox();
     const [repo] = repos(s, join(s.dir, 'e'));
