@@ -25,8 +25,8 @@ export interface DisableOptions {
   killed?: boolean | undefined;
 }
 
-/** The lock fleet-git holds in a repository's common git dir while it changes it (repo-lock.ts takes it). */
-export const LOCK_FILE = 'fleet-git.lock';
+import { LOCK_FILE } from '../paths.js';
+export { LOCK_FILE };
 
 /** What enable writes: the hook file and the git hook, as this fleet-git renders them. */
 export type Rendered = Pick<RunContext, 'hookFile' | 'gitHook'>;

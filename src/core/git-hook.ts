@@ -6,7 +6,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { LINK, lstatIfPresent, readBytesOrNullOneRead, readTextOrNull, readTextOrNullStatFirst, textOf, within } from '../fs/atomic.js';
 import type { ConfigReader } from '../git/config.js';
 import type { Repo } from '../git/repo.js';
-import { expandHome } from '../paths.js';
+import { expandHome, LOCK_FILE } from '../paths.js';
 import { RULES_VERSION } from './clone-rules.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
 import { applyPlan, Planner } from './plan.js';
@@ -89,6 +89,7 @@ export function renderGitHook(canonicalHookFile: string, template?: TemplateDeci
     pattern: shQuote(`/${HOOK_FILE_PATH}`),
     mark: shQuote(HOOK_MARK),
     ours: OURS_FLAG,
+    lock: shQuote(LOCK_FILE),
   });
 }
 

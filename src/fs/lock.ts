@@ -8,7 +8,8 @@
 // /proc exists (Linux), the holder also writes its start time (field 22 of
 // /proc/PID/stat, clock ticks since boot) and the boot's id: a lock is stale
 // when the process of that PID started at another time or in another boot.
-// Elsewhere (macOS) the PID alone is written and judged.
+// Elsewhere (macOS) the PID alone is written and judged. The post-checkout
+// hook (templates/post-checkout) takes the same lock in sh, with the same text.
 //
 // Making a file costs an inode (60 µs on this disk at rest, more when busy);
 // a hard link to a file made once costs none: a run over thousands of
@@ -77,7 +78,7 @@ export function holderAlive(text: string): boolean | null {
   if (!m) return null;
   const pid = Number(m[1]);
   if (!isAlive(pid)) return false;
-  if (m[2] === undefined) return true; // a PID alone (macOS, or the shell hook): judged by it
+  if (m[2] === undefined) return true; // a PID alone (macOS, where the post-checkout hook also writes one): judged by it
   const boot = thisBoot();
   if (boot !== null && boot !== m[3]) return false; // written in another boot: every process of that one is gone
   const start = processStart(pid);
