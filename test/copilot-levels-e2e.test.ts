@@ -40,95 +40,134 @@ function checkInstalled() {
   assert.ok(existsSync(CLI), `${CLI} is missing: run npm run build`);
 }
 
-// The two parts share nothing (a sandbox, observer and model server each) and run side by side.
-describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip, concurrency: 2 }, () => {
+/**
+ * A sandbox (HOME, COPILOT_HOME, spool, observer socket) with a repository, its observer and model server, and
+ * `session()`: one `copilot -p` there. Call it in a describe's body (it registers hooks).
+ */
+function world(prefix: string, cache: string) {
+  const sb = sandbox(prefix);
+  const paths = userPaths(sb.env, sb.home);
+  let obs: TestObserver;
+  let model: ModelServer;
+  let repo = '';
+
+  before(async () => {
+    checkInstalled();
+    repo = sb.repo('demo');
+    obs = await TestObserver.start(paths.fleetSocket);
+    model = await startModelServer();
+  });
+  after(async () => {
+    await obs?.close();
+    await model?.close();
+  });
+
+  /** One `copilot -p` session, no COPILOT_ALLOW_ALL; the events that reached the observer for it. */
+  async function session(expectEvents: boolean): Promise<Received[]> {
+    const from = obs.events.length;
+    const requests = model.requests.length;
+    const env = {
+      ...sb.env,
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: model.baseUrl,
+      COPILOT_PROVIDER_API_KEY: 'dummy',
+      COPILOT_MODEL: 'gpt-4.1',
+      XDG_CACHE_HOME: cache,
+      // The forwarder goes 200 ms after its last event instead of 10 s, so hooksSettled below need not wait that out.
+      FLEET_GIT_FORWARDER_IDLE_MS: '200',
+    };
+    const r = await spawnAndWait(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], repo, env);
+    assert.equal(r.code, 0, `copilot -p failed:\n${r.output}`);
+    assert.ok(model.requests.length >= requests + 3, 'the session ran its three model steps');
+    if (expectEvents)
+      await obs.waitFor(
+        (e) => obs.events.indexOf(e) >= from && e.event === 'Stop' && e.last_assistant_message === SCRIPT.finalText,
+        15_000,
+      );
+    // Copilot has exited: once no hook command or forwarder runs and the spool is empty, no event can still
+    // arrive, so what is in is all there is (for the untrusted session: that none came).
+    await hooksSettled(sb.home, join(paths.dataDir, 'spool'));
+    return obs.events.slice(from);
+  }
+
+  return {
+    sb,
+    session,
+    get repo() {
+      return repo;
+    },
+  };
+}
+
+const counts = (events: Received[]) =>
+  events.reduce<Record<string, number>>((m, e) => ({ ...m, [String(e.event)]: (m[String(e.event)] ?? 0) + 1 }), {});
+
+// Three parts that share nothing (a sandbox, observer and model server each) run side by side; the second
+// compares its sessions with the first's once that has its baseline.
+describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip, concurrency: 3 }, () => {
   const cache = copilotCache();
+  let setBaseline: (b: Record<string, number> | null) => void = () => {};
+  const baseline = new Promise<Record<string, number> | null>((resolve) => (setBaseline = resolve));
 
-  describe('trust and both hook levels, one repository, session after session', { concurrency: 1 }, () => {
-    const sb = sandbox('fleet-git-levels-');
-    const paths = userPaths(sb.env, sb.home);
-    let obs: TestObserver;
-    let model: ModelServer;
-    let repo: string;
-
-    before(async () => {
-      checkInstalled();
-      repo = sb.repo('demo');
-      obs = await TestObserver.start(paths.fleetSocket);
-      model = await startModelServer();
-    });
-    after(async () => {
-      await obs?.close();
-      await model?.close();
-    });
-
-    /** One `copilot -p` session, no COPILOT_ALLOW_ALL; the events that reached the observer for it. */
-    async function session(expectEvents: boolean): Promise<Received[]> {
-      const from = obs.events.length;
-      const requests = model.requests.length;
-      const env = {
-        ...sb.env,
-        COPILOT_OFFLINE: 'true',
-        COPILOT_PROVIDER_BASE_URL: model.baseUrl,
-        COPILOT_PROVIDER_API_KEY: 'dummy',
-        COPILOT_MODEL: 'gpt-4.1',
-        XDG_CACHE_HOME: cache,
-        // The forwarder goes 200 ms after its last event instead of 10 s, so hooksSettled below need not wait that out.
-        FLEET_GIT_FORWARDER_IDLE_MS: '200',
-      };
-      const r = await spawnAndWait(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], repo, env);
-      assert.equal(r.code, 0, `copilot -p failed:\n${r.output}`);
-      assert.ok(model.requests.length >= requests + 3, 'the session ran its three model steps');
-      if (expectEvents)
-        await obs.waitFor(
-          (e) => obs.events.indexOf(e) >= from && e.event === 'Stop' && e.last_assistant_message === SCRIPT.finalText,
-          15_000,
-        );
-      // Copilot has exited: once no hook command or forwarder runs and the spool is empty, no event can still
-      // arrive, so what is in is all there is (for the untrusted session: that none came).
-      await hooksSettled(sb.home, join(paths.dataDir, 'spool'));
-      return obs.events.slice(from);
-    }
-
-    const counts = (events: Received[]) =>
-      events.reduce<Record<string, number>>((m, e) => ({ ...m, [String(e.event)]: (m[String(e.event)] ?? 0) + 1 }), {});
-    let baseline: Record<string, number> = {};
-
+  describe('trust', () => {
+    const w = world('fleet-git-levels-', cache);
     test(
       'untrusted, without COPILOT_ALLOW_ALL: repository hooks do not fire; after enable --trust they do',
       { timeout: 120_000 },
       async () => {
-        assert.equal(sb.cli(repo, 'enable').status, 0);
-        assert.deepEqual(await session(false), []);
-        // Copilot reads a config.json with comments inside the JSON and trailing commas (measured with
-        // 1.0.102: it then trusts what is listed); fleet-git's edit keeps the comments.
-        const config = join(sb.env.COPILOT_HOME, 'config.json');
-        const before = readFileSync(config, 'utf8').replace(
-          /\n\}\s*$/,
-          ',\n  // a comment inside the JSON\n  "x": [1, /* two */ 2,],\n}\n',
-        );
-        writeFileSync(config, before);
-        const t = sb.cli(repo, 'enable', '--trust');
-        assert.equal(t.status, 0, t.stderr);
-        const after = readFileSync(config, 'utf8');
-        for (const kept of ['// a comment inside the JSON', '/* two */']) assert.ok(after.includes(kept), after);
-        const events = await session(true);
-        baseline = counts(events);
-        assert.equal(baseline.SessionStart, 1);
-        assert.equal(new Set(events.map((e) => e.session_id)).size, 1);
+        const { sb, repo } = w;
+        try {
+          assert.equal(sb.cli(repo, 'enable').status, 0);
+          assert.deepEqual(await w.session(false), []);
+          // Copilot reads a config.json with comments inside the JSON and trailing commas (measured with
+          // 1.0.102: it then trusts what is listed); fleet-git's edit keeps the comments.
+          const config = join(sb.env.COPILOT_HOME, 'config.json');
+          const before = readFileSync(config, 'utf8').replace(
+            /\n\}\s*$/,
+            ',\n  // a comment inside the JSON\n  "x": [1, /* two */ 2,],\n}\n',
+          );
+          writeFileSync(config, before);
+          const t = sb.cli(repo, 'enable', '--trust');
+          assert.equal(t.status, 0, t.stderr);
+          const after = readFileSync(config, 'utf8');
+          for (const kept of ['// a comment inside the JSON', '/* two */']) assert.ok(after.includes(kept), after);
+          const events = await w.session(true);
+          const got = counts(events);
+          assert.equal(got.SessionStart, 1);
+          assert.equal(new Set(events.map((e) => e.session_id)).size, 1);
+          setBaseline(got);
+        } finally {
+          setBaseline(null);
+        }
       },
     );
+  });
 
+  describe('both levels', () => {
+    // Each state in a repository of its own, so the two sessions run at once: both levels installed; the user
+    // level alone (the repository enabled and trusted, then disabled: its hook file and trust removed).
+    const both = world('fleet-git-levels-both-', cache);
+    const alone = world('fleet-git-levels-user-', cache);
     test('both levels installed: each event arrives once', { timeout: 120_000 }, async () => {
-      assert.ok(baseline.SessionStart, 'needs the previous test');
-      const u = sb.cli(repo, 'enable', '--user');
-      assert.equal(u.status, 0, u.stderr);
-      const both = await session(true);
-      assert.deepEqual(counts(both), baseline, 'the same events as with the repository level alone');
-      // The user level alone (repository disabled, trust removed) reports too.
-      assert.equal(sb.cli(repo, 'disable').status, 0);
-      assert.deepEqual(counts(await session(true)), baseline);
-      assert.equal(sb.cli(repo, 'disable', '--user').status, 0);
+      const ready = (w: typeof both) => {
+        for (const args of [
+          ['enable', '--trust'],
+          ['enable', '--user'],
+        ]) {
+          const r = w.sb.cli(w.repo, ...args);
+          assert.equal(r.status, 0, r.stderr);
+        }
+      };
+      ready(both);
+      ready(alone);
+      assert.equal(alone.sb.cli(alone.repo, 'disable').status, 0);
+      const [bothEvents, aloneEvents] = await Promise.all([both.session(true), alone.session(true)]);
+      const first = await baseline;
+      assert.ok(first?.SessionStart, 'needs the first test');
+      assert.deepEqual(counts(bothEvents), first, 'the same events as with the repository level alone');
+      // The user level alone reports too.
+      assert.deepEqual(counts(aloneEvents), first);
+      assert.equal(alone.sb.cli(alone.repo, 'disable', '--user').status, 0);
     });
   });
 
