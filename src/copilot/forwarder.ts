@@ -28,6 +28,18 @@
 // event whose hook still saw it alive is not left behind: a hook that reads the
 // file after that starts a new forwarder, which waits for the lock.
 //
+// Why three parts and not one (looked at 2026-12-01): the socket lock alone is
+// exact; the hook's claim of `forwarder.pid` only saves a node start per event
+// burst, and its "empty and the oldest event over 5 s" rule only judges a claim
+// whose hook died before it started a forwarder. A claim by `mkdir` of a folder
+// the forwarder writes its pid into would keep all three: a claim judged
+// abandoned can be wrong (a hook stalled past the limit), so the socket lock
+// still makes one forwarder; the abandoned case still needs its rule; and the
+// hook still reads a pid to tell a live forwarder. It would also start a process
+// (bash has no `mkdir` builtin, where noclobber needs none) on Copilot's path
+// each time a forwarder is started, and two (`rm -r`, `mkdir`) to take over a
+// killed one's folder.
+//
 // Per session, events are delivered one after another in spool order; an
 // agentStop whose final message is not in the transcript yet holds back only
 // its own session's later events. Each file is removed just before its event
