@@ -2,12 +2,13 @@
 // lock in its common git dir (fleet-git.lock), each reads the repository again
 // once it holds the lock, and the end state is the one a single run leaves.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { holderAlive, holderText, processStart } from '../src/fs/lock.js';
 import { CLI, gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
+import { runCli } from './spawn.js';
 
 const HOOK = '.github/hooks/fleet.json';
 const LOCK = 'fleet-git.lock';
@@ -21,21 +22,10 @@ interface Done {
 /** Starts fleet-git processes at the same moment and waits for all of them. */
 function together(s: Sandbox, cwd: string, runs: string[][], env: Record<string, string> = {}): Promise<Done[]> {
   return Promise.all(
-    runs.map(
-      (args) =>
-        new Promise<Done>((resolve) => {
-          const p = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...s.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-          let stdout = '';
-          let stderr = '';
-          p.stdout.on('data', (d) => {
-            stdout += d;
-          });
-          p.stderr.on('data', (d) => {
-            stderr += d;
-          });
-          p.on('close', (status) => resolve({ status, stdout, stderr }));
-        }),
-    ),
+    runs.map(async (args) => {
+      const r = await runCli(args, { cwd, env: { ...s.env, ...env } });
+      return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+    }),
   );
 }
 

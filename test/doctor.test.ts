@@ -1,11 +1,11 @@
 // fleet-git doctor: every check passing in a set-up sandbox, and each failing one saying what to do.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
-import { CLI, sandbox } from './helpers.js';
+import { sandbox } from './helpers.js';
+import { runCli } from './spawn.js';
 import { TestObserver } from './observer-server.js';
 
 function doctor(
@@ -13,12 +13,7 @@ function doctor(
   env: Record<string, string>,
   ...args: string[]
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'doctor', ...args], { cwd, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr })));
+  return runCli(['doctor', ...args], { cwd, env });
 }
 
 describe('fleet-git doctor', () => {

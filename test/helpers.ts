@@ -2,7 +2,8 @@
 // HOME or global git config), real git repositories in temporary folders, and
 // fleet-git's command line run in-process (the commands' own code, with the
 // sandbox's environment and streams of its own) or as the built process.
-import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { CLI, runSync } from './spawn.js';
 import {
   cpSync,
   existsSync,
@@ -26,7 +27,7 @@ import { main } from '../src/commands/command-line.js';
 export const ROOT = join(import.meta.dirname, '..');
 /** Real payloads and transcript lines captured from Copilot CLI 1.0.102 (home folder rewritten to /home/dev). */
 export const FIXTURES = join(ROOT, 'test', 'fixtures', 'copilot-1.0.102');
-export const CLI = join(ROOT, 'dist', 'cli.cjs');
+export { CLI };
 /** The pinned Copilot CLI (devDependency @github/copilot). */
 export const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
 
@@ -65,15 +66,14 @@ export function sandbox(prefix = 'fleet-git-test-'): Sandbox {
     NO_COLOR: '1',
   };
   after(() => rmSync(dir, { recursive: true, force: true }));
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  const git = (cwd: string, ...args: string[]) => gitOut(cwd, args, env);
   return {
     dir,
     home,
     env,
     git,
-    run: (cwd, args) => spawnSync('git', args, { cwd, env, encoding: 'utf8' }),
-    cli: (cwd, ...args) => spawnSync(process.execPath, [CLI, ...args], { cwd, env, encoding: 'utf8' }),
+    run: (cwd, args) => runSync('git', args, { cwd, env }),
+    cli: (cwd, ...args) => runSync(process.execPath, [CLI, ...args], { cwd, env }),
     fleet: (cwd, ...args) => fleetInProcess(args, { cwd, env }),
     repo(name) {
       const path = join(dir, name);
@@ -89,6 +89,14 @@ export function sandbox(prefix = 'fleet-git-test-'): Sandbox {
       return path;
     },
   };
+}
+
+/** git's stdout (trimmed); throws, with its stderr, when it fails. */
+function gitOut(cwd: string, args: string[], env: Record<string, string>): string {
+  const r = runSync('git', args, { cwd, env });
+  if (r.error || r.status !== 0)
+    throw new Error(`git ${args.join(' ')} (in ${cwd}): ${r.error?.message ?? `exit ${r.status}`}\n${r.stderr}`);
+  return r.stdout.trim();
 }
 
 const GLOBAL_CONFIG =
@@ -117,9 +125,7 @@ function templateRepo(name: string, env: Record<string, string>): string {
     templates = dir;
   }
   path = join(templates, String(templateOf.size));
-  makeRepo(path, name, (cwd, ...args) =>
-    execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim(),
-  );
+  makeRepo(path, name, (cwd, ...args) => gitOut(cwd, args, env));
   templateOf.set(key, path);
   return path;
 }
@@ -199,7 +205,7 @@ export function snapshot(root: string, skip: (rel: string) => boolean = () => fa
 }
 
 export function run(cmd: string, args: string[], opts: { cwd: string; env: Record<string, string>; input?: string }) {
-  return spawnSync(cmd, args, { ...opts, encoding: 'utf8' });
+  return runSync(cmd, args, opts);
 }
 
 /** git's own churn (index, logs, packed refs, the last fetch and commit message): not fleet-git's doing, left out of snapshots. */

@@ -1,11 +1,11 @@
 // The built hook client (dist/hook-client.cjs, from `npm run build`) run as a
 // real process, the way Copilot runs it, without blocking the event loop (an
 // observer may live in the test's own process).
-import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './helpers.js';
+import { run } from './spawn.js';
 
 export const CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
 
@@ -17,18 +17,11 @@ export interface Ran {
 }
 
 /** Runs the client with `args` and `input` on stdin; `shell`: through bash, as a hook command line would. */
-export function runClient(env: Record<string, string>, args: string[], input: string | Buffer, shell = false): Promise<Ran> {
-  const started = Date.now();
-  const child = shell
-    ? spawn('/bin/bash', ['--norc', '--noprofile', '-c', `"$0" "$@"; exit 0`, process.execPath, CLIENT, ...args], { env })
-    : spawn(process.execPath, [CLIENT, ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdin.on('error', () => {});
-  child.stdin.end(input);
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
+export async function runClient(env: Record<string, string>, args: string[], input: string | Buffer, shell = false): Promise<Ran> {
+  const r = shell
+    ? await run('/bin/bash', ['--norc', '--noprofile', '-c', `"$0" "$@"; exit 0`, process.execPath, CLIENT, ...args], { env, input })
+    : await run(process.execPath, [CLIENT, ...args], { env, input });
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr, ms: r.ms };
 }
 
 let inputs = 0;
@@ -49,7 +42,7 @@ export interface HookRan {
  * `returned` is false when it had not exited and closed its output within
  * `limitMs` (as Copilot waits: exit and stdio closed).
  */
-export function runHook(
+export async function runHook(
   cmd: string,
   input: string | Buffer,
   env: Record<string, string>,
@@ -57,26 +50,10 @@ export function runHook(
 ): Promise<HookRan & { pid: number }> {
   const file = join(tmpdir(), `fleet-git-hook-input-${process.pid}-${++inputs}`);
   if (opts.pipe) writeFileSync(file, input);
-  const started = performance.now();
-  const child = opts.pipe
-    ? spawn('/bin/sh', ['-c', 'cat "$0" | /bin/bash --norc --noprofile -c "$1"', file, cmd], { env, cwd: opts.cwd })
-    : spawn('/bin/bash', ['--norc', '--noprofile', '-c', cmd], { env, cwd: opts.cwd });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  child.stdin.on('error', () => {});
-  if (opts.pipe) child.stdin.end();
-  else child.stdin.end(input);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve({ code: null, stdout, stderr, returned: false, pid: child.pid ?? 0, ms: performance.now() - started });
-    }, opts.limitMs ?? 10_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (opts.pipe) rmSync(file, { force: true });
-      resolve({ code, stdout, stderr, returned: true, pid: child.pid ?? 0, ms: performance.now() - started });
-    });
-  });
+  const limitMs = opts.limitMs ?? 10_000;
+  const r = opts.pipe
+    ? await run('/bin/sh', ['-c', 'cat "$0" | /bin/bash --norc --noprofile -c "$1"', file, cmd], { env, cwd: opts.cwd, limitMs })
+    : await run('/bin/bash', ['--norc', '--noprofile', '-c', cmd], { env, cwd: opts.cwd, input, limitMs });
+  if (opts.pipe && !r.timedOut) rmSync(file, { force: true });
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr, returned: !r.timedOut, pid: r.pid, ms: r.ms };
 }

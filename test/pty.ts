@@ -3,7 +3,7 @@
 // child a pty as stdin, stdout and stderr and forwards what is typed into its
 // own stdin. On the pty stdout and stderr are one stream, line ends are \r\n,
 // and what is typed is echoed back into the output.
-import { spawn } from 'node:child_process';
+import { start } from './spawn.js';
 import { shQuote } from '../src/core/templates.js';
 
 export interface PtyResult {
@@ -37,41 +37,31 @@ export interface PtyOptions {
 export function ptySpawn(argv: string[], opts: PtyOptions): PtySession {
   // script runs its -c text with $SHELL: every word is shell-quoted, so hostile paths stay one argument.
   const command = `exec ${argv.map(shQuote).join(' ')}`;
-  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const { child, done: exited } = start('script', ['-qfec', command, '/dev/null'], {
     cwd: opts.cwd,
     env: { ...opts.env, SHELL: '/bin/sh' },
-    stdio: ['pipe', 'pipe', 'pipe'],
+    limitMs: timeoutMs,
+    typing: true,
   });
   let raw = '';
-  let scriptErr = '';
   let cursor = 0;
   const listeners = new Set<() => void>();
-  child.stdout.setEncoding('utf8');
   child.stdout.on('data', (d: string) => {
     raw += d;
     for (const l of [...listeners]) l();
   });
-  child.stderr.on('data', (d) => (scriptErr += d));
-  child.stdin.on('error', () => {
-    /* the command has ended: nothing more to type */
-  });
 
-  const done = new Promise<PtyResult>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${argv.join(' ')}: still running after ${opts.timeoutMs ?? 30_000} ms; the terminal showed:\n${raw}`));
-    }, opts.timeoutMs ?? 30_000);
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot run util-linux script (${e.code ?? e.message}): the terminal tests need it (Debian package bsdutils)`));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      child.stdin.destroy();
-      for (const l of [...listeners]) l();
-      if (scriptErr) reject(new Error(`script: ${scriptErr.trim()}`));
-      else resolve({ code, raw, text: raw.replace(/\r\n/g, '\n') });
-    });
+  const done = exited.then((r): PtyResult => {
+    child.stdin.destroy();
+    for (const l of [...listeners]) l();
+    if (r.error)
+      throw new Error(
+        `cannot run util-linux script (${(r.error as NodeJS.ErrnoException).code ?? r.error.message}): the terminal tests need it (Debian package bsdutils)`,
+      );
+    if (r.timedOut) throw new Error(`${argv.join(' ')}: still running after ${timeoutMs} ms; the terminal showed:\n${raw}`);
+    if (r.stderr) throw new Error(`script: ${r.stderr.trim()}`);
+    return { code: r.code, raw, text: raw.replace(/\r\n/g, '\n') };
   });
   done.catch(() => {
     /* reported to whoever awaits it */
@@ -80,7 +70,7 @@ export function ptySpawn(argv: string[], opts: PtyOptions): PtySession {
   return {
     output: () => raw,
     type: (text) => {
-      child.stdin.write(text);
+      if (child.stdin.writable) child.stdin.write(text);
     },
     done,
     waitFor(pattern, ms = 15_000) {

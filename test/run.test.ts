@@ -2,12 +2,12 @@
 // its arguments, environment, working folder and the signals it receives
 // (fake-copilot.ts).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fakeCopilot } from './fake-copilot.js';
 import { CLI, sandbox } from './helpers.js';
+import { start } from './spawn.js';
 
 const KEY = 'github_pat_SECRET_never_printed_123';
 
@@ -16,16 +16,7 @@ function setup(models: unknown) {
   const { bin, log, env, paths, recorded } = fakeCopilot(sb, models);
   const repo = sb.repo('proj');
   const cli = (args: string[], extra: Record<string, string> = {}, input = '') => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: repo, env: { ...env, ...extra } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdin.end(input);
-    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((r) =>
-      child.on('close', (code) => r({ code, stdout, stderr })),
-    );
-    return { child, done };
+    return start(process.execPath, [CLI, ...args], { cwd: repo, env: { ...env, ...extra }, input });
   };
   return { sb, env, repo, log, paths, cli, recorded, bin };
 }

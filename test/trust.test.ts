@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { spawn } from 'node:child_process';
 import { FolderIndex, TRUST_LOCK, readTrustRecord, trustedFolders } from '../src/copilot/trust.js';
 import { userPaths } from '../src/paths.js';
-import { CLI, sandbox } from './helpers.js';
+import { sandbox } from './helpers.js';
+import { runCli } from './spawn.js';
 import { runClient } from './hook-run.js';
 import type { UserPaths } from '../src/paths.js';
 
@@ -218,15 +218,10 @@ describe('trust edits at once', () => {
     const repos = Array.from({ length: 6 }, (_, i) => sb.repo(`at-once-${i}`));
     const all = (args: string[]) =>
       Promise.all(
-        repos.map(
-          (repo) =>
-            new Promise<{ status: number | null; stderr: string }>((resolve) => {
-              const p = spawn(process.execPath, [CLI, ...args], { cwd: repo, env: sb.env, stdio: ['ignore', 'ignore', 'pipe'] });
-              let stderr = '';
-              p.stderr.on('data', (d) => (stderr += d));
-              p.on('close', (status) => resolve({ status, stderr }));
-            }),
-        ),
+        repos.map(async (repo) => {
+          const r = await runCli(args, { cwd: repo, env: sb.env });
+          return { status: r.code, stderr: r.stderr };
+        }),
       );
     for (let round = 0; round < 4; round++) {
       for (const r of await all(['enable', '--trust'])) assert.equal(r.status, 0, r.stderr);
