@@ -78,14 +78,15 @@ export function sandbox(prefix = 'fleet-git-test-'): Sandbox {
     repo(name) {
       const path = join(dir, name);
       // git init, add and commit cost four processes (the commit starts git maintenance); a copy of the
-      // same repository made once costs none. Only where git would make the same repository: the
-      // sandbox's global config and git environment as sandbox() made them.
-      const plain = Object.keys(env).every((k) => !k.startsWith('GIT_') || k in PLAIN_GIT_ENV);
-      if (plain && env.GIT_CONFIG_GLOBAL === globalConfig && readFileSync(globalConfig, 'utf8') === GLOBAL_CONFIG) {
-        cpSync(templateRepo(name, env), path, { recursive: true, preserveTimestamps: true });
-        return path;
+      // same repository made before in this process costs none. Only where git would make the same
+      // repository: the sandbox's global config as sandbox() wrote it, the same umask and GIT_* variables.
+      const key = sameRepoKey(name, env, globalConfig);
+      const made = key === undefined ? undefined : madeRepos.get(key);
+      if (made) cpSync(made, path, { recursive: true, preserveTimestamps: true });
+      else {
+        makeRepo(path, name, git);
+        if (key !== undefined) madeRepos.set(key, keepCopy(path));
       }
-      makeRepo(path, name, git);
       return path;
     },
   };
@@ -101,7 +102,19 @@ function gitOut(cwd: string, args: string[], env: Record<string, string>): strin
 
 const GLOBAL_CONFIG =
   '[user]\n\tname = Test\n\temail = test@example.invalid\n[commit]\n\tgpgSign = false\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n';
-const PLAIN_GIT_ENV = { GIT_CONFIG_GLOBAL: 1, GIT_CONFIG_NOSYSTEM: 1 };
+/** The GIT_* variables a repository may be copied under (the dates are part of what it is). */
+const COPYABLE_GIT_ENV = /^GIT_(CONFIG_GLOBAL|CONFIG_NOSYSTEM|(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE))$/;
+
+/** What sandbox().repo(name) makes depends on, or undefined where it may depend on more. */
+function sameRepoKey(name: string, env: Record<string, string>, globalConfig: string): string | undefined {
+  const git = Object.keys(env)
+    .filter((k) => k.startsWith('GIT_'))
+    .sort();
+  if (!git.every((k) => COPYABLE_GIT_ENV.test(k)) || env.GIT_CONFIG_GLOBAL !== globalConfig) return undefined;
+  if (readFileSync(globalConfig, 'utf8') !== GLOBAL_CONFIG) return undefined;
+  const vars = git.filter((k) => k !== 'GIT_CONFIG_GLOBAL').map((k) => `${k}=${env[k]}`);
+  return JSON.stringify([process.umask(), name, vars]); // a copy keeps the modes the umask gave
+}
 
 function makeRepo(path: string, name: string, git: (cwd: string, ...args: string[]) => string) {
   mkdirSync(path, { recursive: true });
@@ -111,23 +124,19 @@ function makeRepo(path: string, name: string, git: (cwd: string, ...args: string
   git(path, 'commit', '-q', '-m', 'init');
 }
 
-let templates: string | undefined;
-const templateOf = new Map<string, string>();
+let kept: string | undefined;
+const madeRepos = new Map<string, string>();
 
-/** The repository sandbox().repo(name) makes, made once in this process (in a folder of its own) and then copied. */
-function templateRepo(name: string, env: Record<string, string>): string {
-  const key = `${process.umask()} ${name}`; // a copy keeps the modes the umask gave
-  let path = templateOf.get(key);
-  if (path) return path;
-  if (!templates) {
+/** A copy of a repository just made, in a folder of this process's own (removed at its exit). */
+function keepCopy(path: string): string {
+  if (!kept) {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'fleet-git-test-repos-')));
     process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-    templates = dir;
+    kept = dir;
   }
-  path = join(templates, String(templateOf.size));
-  makeRepo(path, name, (cwd, ...args) => gitOut(cwd, args, env));
-  templateOf.set(key, path);
-  return path;
+  const copy = join(kept, String(madeRepos.size));
+  cpSync(path, copy, { recursive: true, preserveTimestamps: true });
+  return copy;
 }
 
 /** What a command line gave: its exit code and everything it wrote on stdout and stderr. */
