@@ -445,8 +445,8 @@ for (const c of COMMANDS) {
     console.log(`${''.padEnd(50)} ${more}`);
   }
 }
-// What an enabled repository adds to a scan, beside what the same file-system calls alone add.
-{
+// What an enabled repository adds to a scan, beside what the same file-system calls alone add (--bulk-only: no scans).
+if (!bulkOnly) {
   const per = (a, b, t) => ((median(t.get(byKey.get(a))) - median(t.get(byKey.get(b)))) / repos) * 1000;
   console.log(
     `an enabled repository adds to a scan ${per('scan-enabled', 'scan', times).toFixed(0)} µs (CPU ${per('scan-enabled', 'scan', cpuTimes).toFixed(0)} µs); ` +
