@@ -13,6 +13,7 @@ import { copilotView, userHookFile, type CopilotView } from '../core/user-hooks.
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import { IDLE_MS_VAR, PID_FILE } from '../copilot/forwarder.js';
 import { OBSERVER_DIR_VAR } from '../paths.js';
+import { sleepSync } from '../fs/sleep.js';
 import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
 
@@ -35,8 +36,7 @@ type Add = (id: string, level: Level, message: string, fix?: string) => void;
  */
 function awaitForwarderGone(spool: string, ms: number): void {
   const deadline = Date.now() + ms;
-  const nap = new Int32Array(new SharedArrayBuffer(4));
-  while (existsSync(join(spool, PID_FILE)) && Date.now() < deadline) Atomics.wait(nap, 0, 0, 20);
+  while (existsSync(join(spool, PID_FILE)) && Date.now() < deadline) sleepSync(20);
 }
 
 const LABEL: Record<Level, string> = { ok: 'ok  ', note: 'note', fault: 'FAIL' };

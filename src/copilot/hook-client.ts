@@ -19,6 +19,7 @@ import { restoreSessionMessage } from '../fleet/sessions.js';
 import { awaitFinalMessage, deliver, pathsOf, prepare, stopWaitMs } from './hook-event.js';
 import { FORWARD_FLAG, forward } from './forwarder.js';
 import { OURS_FLAG, isOurHookFile } from './hook-mark.js';
+import { sleepSync } from '../fs/sleep.js';
 
 /** argv[2] of the detached process that waits for an agentStop's final message. */
 export const AWAIT_STOP_FLAG = '--await-stop';
@@ -47,7 +48,7 @@ function readStdin(): string | null {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EAGAIN') {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+        sleepSync(2);
         continue;
       }
       if (code === 'EOF') break;

@@ -3,6 +3,7 @@
 // model, the tail for the turn's final assistant message. Never throws.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { sleepSync } from '../fs/sleep.js';
 
 /** Where Copilot keeps a session's transcript. */
 export function transcriptPathFor(copilotHome: string, sessionId: string): string {
@@ -124,12 +125,11 @@ export function readFinalMessage(path: string): FinalMessage {
  */
 export function waitForFinalMessage(path: string, waitMs: number, pollMs = 25): string | null {
   const deadline = Date.now() + waitMs;
-  let sleeper: Int32Array | undefined;
   for (;;) {
     const final = readFinalMessage(path);
     if (final.state === 'found') return final.text;
     const left = deadline - Date.now();
     if (left <= 0) return null;
-    Atomics.wait((sleeper ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, Math.min(pollMs, left));
+    sleepSync(Math.min(pollMs, left));
   }
 }

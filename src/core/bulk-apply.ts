@@ -92,6 +92,15 @@ export interface HelperJob {
   pick?: Pick;
 }
 
+/** The repository's state, or the row's error when it cannot be read. */
+function readOrError(repo: Repo, ctx: RunContext): RepoState | { error: string } {
+  try {
+    return assessRepo(repo, ctx);
+  } catch (err) {
+    return { error: `cannot be read: ${reasonOf(err)}` };
+  }
+}
+
 /**
  * Takes the repository's lock, reads its state afresh (the survey's reading may
  * be stale: another fleet-git may have changed it since), then applies the
@@ -99,12 +108,8 @@ export interface HelperJob {
  */
 export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, linkFrom: string | null, pick?: Pick): Applied {
   if (pick) {
-    let s: RepoState;
-    try {
-      s = assessRepo(repo, ctx);
-    } catch (err) {
-      return { error: `cannot be read: ${reasonOf(err)}` };
-    }
+    const s = readOrError(repo, ctx);
+    if ('error' in s) return s;
     const listed = listedSet(pick);
     if (!hasFleetState(s, () => planAction(s, ctx, action)) && !(listed.has(s.path) || s.worktrees.some((w) => listed.has(w.path))))
       return { untouched: true };
@@ -114,12 +119,8 @@ export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, lin
       repo,
       ctx.env,
       (killed): Applied => {
-        let s: RepoState;
-        try {
-          s = assessRepo(repo, ctx);
-        } catch (err) {
-          return { error: `cannot be read: ${reasonOf(err)}` };
-        }
+        const s = readOrError(repo, ctx);
+        if ('error' in s) return s;
         const lock = gitLock(s);
         if (lock) return { error: lock };
         return { outcome: applyAction(s, ctx, action, killed), where: whereOf(s) };

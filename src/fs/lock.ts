@@ -19,6 +19,7 @@
 // system), the lock is a file of its own.
 import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { isAlive, isCode } from './atomic.js';
+import { sleepSync } from './sleep.js';
 
 /** The lock is held by another live process past the wait: one line, what to do. */
 export class LockBusyError extends Error {}
@@ -89,11 +90,6 @@ const CREATE = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | const
 
 /** A lock's content is written just after it is made: an empty one younger than this is being written. */
 const FRESH_MS = 5000;
-
-const pause = new Int32Array(new SharedArrayBuffer(4));
-function sleep(ms: number): void {
-  Atomics.wait(pause, 0, 0, ms);
-}
 
 /** Makes the file `path` with `text`, failing with EEXIST when something (a file, a link) is there. */
 function createExclusive(path: string, text: string): void {
@@ -174,7 +170,7 @@ function takeOverStale(path: string): boolean {
       } catch {
         /* another one did */
       }
-    } else sleep(1); // another one is taking it over
+    } else sleepSync(1); // another one is taking it over
     return false;
   }
   try {
@@ -223,7 +219,7 @@ export function acquireLock(path: string, opts: LockOptions): Release {
         `${path} is held by ${s.pid === null ? 'another process' : `process ${s.pid}`}, another fleet-git working in this repository: try again once it is done (if no fleet-git is running, remove that file)`,
       );
     }
-    sleep(nap);
+    sleepSync(nap);
     nap = Math.min(nap * 2, 50);
   }
 }
