@@ -5,6 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { definedOptions } from '../src/commands/base.js';
+import { commandDefinitions } from '../src/commands/command-line.js';
 import { sandbox } from './helpers.js';
 
 const COMMANDS = ['enable', 'disable', 'status', 'setup', 'config', 'scan', 'remove', 'run', 'model', 'doctor', 'uninstall', 'completion'];
@@ -86,6 +88,29 @@ describe('operands', () => {
     }
     // A command named in part is still offered whole.
     assert.equal(sb.cli(sb.dir, 'model').stderr, 'fleet-git: Command not found: model (did you mean fleet-git model list?)\n');
+  });
+});
+
+describe('option values', () => {
+  const sb = sandbox();
+  test('a negative number after any option that takes a value is its value (`--depth -1` is `--depth=-1`), for every option of every command the definitions give; refused, it is one line', async () => {
+    const seen: string[] = [];
+    for (const d of await commandDefinitions()) {
+      const words = d.path.split(' ').slice(1);
+      // The required operands (`remove <root>`), so that only the option is judged.
+      const operands = [...d.usage.matchAll(/<[^>]+>/g)].map(() => 'x');
+      for (const o of definedOptions(d).filter((o) => o.value)) {
+        const what = `${words.join(' ')} ${o.name} -7`;
+        const spaced = await sb.fleet(sb.dir, ...words, o.name, '-7', ...operands);
+        const bound = await sb.fleet(sb.dir, ...words, `${o.name}=-7`, ...operands);
+        assert.doesNotMatch(spaced.stderr, /Not enough arguments|option name|positional/i, what);
+        assert.deepEqual([spaced.status, spaced.stdout, spaced.stderr], [bound.status, bound.stdout, bound.stderr], what);
+        if (spaced.status !== 0) assert.match(spaced.stderr, /^fleet-git: [^\n]+\n$/, what);
+        seen.push(`${words[0]} ${o.name}`);
+      }
+    }
+    // The numeric options among them, and options of other kinds.
+    for (const o of ['scan --depth', 'doctor --timeout', 'enable --under', 'scan --ignore', 'run --model']) assert.ok(seen.includes(o), o);
   });
 });
 

@@ -1,9 +1,9 @@
 // The command line: the Cli, its command list and main(), which runs one
 // command line in a context (its cwd, env, home and streams) and touches no
 // process: src/main.ts starts it for the process, tests run it in-process.
-import { Builtins, Cli, type CommandClass } from 'clipanion';
+import { Builtins, Cli, type CommandClass, type Definition } from 'clipanion';
 import pkg from '../../package.json' with { type: 'json' }; // bundled: --version is package.json's
-import { EXIT, type Context } from './base.js';
+import { definedOptions, EXIT, type Context } from './base.js';
 import { colourInArgv, colourMode, useColour, type ColourMode } from '../colour.js';
 
 type Load = () => Promise<CommandClass<Context>>;
@@ -44,15 +44,26 @@ const VALUE_NAMES: Record<string, string> = {
   '--color': 'WHEN',
 };
 
-/** The options whose value is a number: a negative one after them (`--depth -1`) is their value, which the command then judges, not an option clipanion would say is missing its argument. */
-const NUMERIC_OPTIONS = new Set(['--depth', '--timeout']);
-
-/** The command line with `--depth -1` written as `--depth=-1` (up to a `--`, after which the words are another program's). */
-function negativeValuesJoined(argv: string[]): string[] {
+/**
+ * The command line with `--depth -1` written as `--depth=-1` (up to a `--`, after which the words are
+ * another program's), for every option in `definitions` that takes a value: a negative number after
+ * one is its value, which the command then judges, not an option clipanion would say is missing its
+ * argument. No option can be spelled `-1` (clipanion's names start with a letter), so for any option
+ * that takes a value the word can only be that value; the options are read from the commands' own
+ * definitions, so a new numeric option is covered without being listed anywhere.
+ */
+function negativeValuesJoined(argv: string[], definitions: Definition[]): string[] {
+  const takesValue = new Set(
+    definitions.flatMap((d) =>
+      definedOptions(d)
+        .filter((o) => o.value)
+        .map((o) => o.name),
+    ),
+  );
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--') return out.concat(argv.slice(i));
-    if (NUMERIC_OPTIONS.has(argv[i]) && /^-\d/.test(argv[i + 1] ?? '')) out.push(`${argv[i]}=${argv[++i]}`);
+    if (takesValue.has(argv[i]) && /^-\d/.test(argv[i + 1] ?? '')) out.push(`${argv[i]}=${argv[++i]}`);
     else out.push(argv[i]);
   }
   return out;
@@ -145,7 +156,6 @@ export async function main(argv: string[], context: Context): Promise<number> {
   // `fleet-git help [COMMAND...]` is `fleet-git [COMMAND...] --help`, as with gh and git.
   const typed = argv;
   if (argv[0] === 'help') argv = [...argv.slice(1), '--help'];
-  argv = negativeValuesJoined(argv);
   // clipanion's help and errors are coloured as the commands' output is (src/colour.ts); a bad --color is reported by the command.
   let mode: ColourMode = 'auto';
   try {
@@ -154,6 +164,8 @@ export async function main(argv: string[], context: Context): Promise<number> {
     /* the command says so */
   }
   const cli = await makeCli(argv, useColour(mode, context.stdout, context.env));
+  const definitions = cli.definitions();
+  argv = negativeValuesJoined(argv, definitions);
   // The list of commands takes --color too (clipanion's own help command has no options).
   if (argv.some((a) => a === '--help' || a === '-h') && withoutColour(argv).length === 1) argv = withoutColour(argv);
   let command;
@@ -170,10 +182,7 @@ export async function main(argv: string[], context: Context): Promise<number> {
     let meant = /did you mean:\s*\n\s*\$ (.+?)\s*$/m.exec(message)?.[1]?.replace(/ \[[^\]]*\]| \.\.\./g, '');
     const known = Object.hasOwn(COMMANDS, argv[0] ?? '');
     const options = known
-      ? cli
-          .definitions()
-          .filter((d) => d.path.split(' ')[1] === argv[0])
-          .flatMap((d) => d.options.flatMap((o) => o.definition.split(' ')[0].split(',')))
+      ? definitions.filter((d) => d.path.split(' ')[1] === argv[0]).flatMap((d) => definedOptions(d).map((o) => o.name))
       : [];
     // An unknown option: the nearest option of the command named (clipanion names none). After a
     // folder (`scan ~/code --jsn`), clipanion says only "Command not found": the option is found here.
@@ -199,4 +208,9 @@ export async function main(argv: string[], context: Context): Promise<number> {
     return EXIT.usage;
   }
   return cli.run(command, context).then((code) => (command.help ? EXIT.ok : code));
+}
+
+/** Every command's definition, as clipanion gives them (help, completion and the command line read them). */
+export async function commandDefinitions(): Promise<Definition[]> {
+  return (await makeCli([], false)).definitions();
 }

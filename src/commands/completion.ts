@@ -2,7 +2,7 @@
 // made from the commands' own definitions (their names, options and whether
 // an option takes a value), so it cannot drift from what the commands accept.
 import { Option } from 'clipanion';
-import { FleetCommand, EXIT, InputError } from './base.js';
+import { definedOptions, FleetCommand, EXIT, InputError } from './base.js';
 
 /** One command as completion sees it: its words after fleet-git, its description, its options. */
 export interface Spec {
@@ -153,10 +153,7 @@ export class CompletionCommand extends FleetCommand {
       .map((d) => ({
         words: d.path.split(' ').slice(1),
         description: d.description ?? '',
-        options: d.options.flatMap((o) => {
-          const [names, ...value] = o.definition.split(' ');
-          return names.split(',').map((name) => ({ name, value: value.length > 0, description: o.description ?? '' }));
-        }),
+        options: definedOptions(d),
       }))
       .filter((s) => s.words.length > 0 && !s.words[0].startsWith('-'));
     this.context.stdout.write(make(specs));
