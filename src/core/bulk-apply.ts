@@ -10,9 +10,11 @@
 // run, which costs no inode), and its state read afresh once the lock is
 // held, with the same assessRepo. A row the survey found without reading it
 // (Row.unread) is read there only, so the helpers start on rows the main
-// thread has not read, and no repository is read twice; with `pick`, a
-// helper reads it first without the lock to learn whether it has anything to
-// do there (remove: nothing of fleet-git, no lock taken, nothing written).
+// thread has not read; with `pick` (remove), a helper first reads its
+// info/exclude: fleet-git's block there says it has something to remove, and
+// it is read once, under its lock; without the block it is read first without
+// the lock to learn whether it has anything of fleet-git (none: no lock taken,
+// nothing written), and again under the lock if so.
 // The main thread hands the results on in the order of the rows. Both actions can
 // be repeated without harm, so when a helper fails (its file missing, an error
 // in it) the main thread does that helper's share again itself.
@@ -25,7 +27,8 @@ import type { Outcome } from './actions.js';
 import { gitLock, hasFleetState, reasonOf, type Row } from './bulk.js';
 import type { RunContext } from './context.js';
 import { applyAction, bulkLockSource, planAction, withRepoLock, type RepoAction } from './repo-lock.js';
-import { assessRepo, type RepoState } from './state.js';
+import { hasExcludeBlock } from './exclude.js';
+import { assessRepo, readExclude, type ExcludeRead, type RepoState } from './state.js';
 import type { Repo } from '../git/repo.js';
 
 /** What a bulk run does to each repository. */
@@ -37,7 +40,7 @@ export interface Applied {
   error?: string;
   /** The repository's path and its linked worktrees' paths, as read under the lock (for the caller's trustedFolders edit). */
   where?: Where;
-  /** With `pick`: it has nothing to act on, and was left as it was (no lock taken). */
+  /** With `pick`: it has nothing to act on, and was left as it was (no lock taken, or, when that was known only under it, nothing written). */
   untouched?: true;
 }
 
@@ -92,27 +95,44 @@ export interface HelperJob {
   pick?: Pick;
 }
 
-/** The repository's state, or the row's error when it cannot be read. */
-function readOrError(repo: Repo, ctx: RunContext): RepoState | { error: string } {
+/** The repository's state, or the row's error when it cannot be read (`exclude`: see assessRepo). */
+function readOrError(repo: Repo, ctx: RunContext, exclude?: ExcludeRead): RepoState | { error: string } {
   try {
-    return assessRepo(repo, ctx);
+    return assessRepo(repo, ctx, exclude);
   } catch (err) {
     return { error: `cannot be read: ${reasonOf(err)}` };
   }
 }
 
+/** Whether `pick` takes the repository (see Pick). */
+function picked(s: RepoState, ctx: RunContext, action: BulkAction, pick: Pick): boolean {
+  const listed = listedSet(pick);
+  return hasFleetState(s, () => planAction(s, ctx, action)) || listed.has(s.path) || s.worktrees.some((w) => listed.has(w.path));
+}
+
 /**
  * Takes the repository's lock, reads its state afresh (the survey's reading may
  * be stale: another fleet-git may have changed it since), then applies the
- * action. Never throws.
+ * action. With `pick`, a repository whose info/exclude holds fleet-git's block
+ * (read without following a link) surely has something to act on (disable
+ * takes the block out, and the block makes it enabled): it is read under the
+ * lock only, once. Another is read first without the lock, to learn whether
+ * it has anything, and, if so, again under the lock. Both are judged again
+ * under the lock: one with nothing left there is left as it is. Never throws.
  */
 export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, linkFrom: string | null, pick?: Pick): Applied {
   if (pick) {
-    const s = readOrError(repo, ctx);
-    if ('error' in s) return s;
-    const listed = listedSet(pick);
-    if (!hasFleetState(s, () => planAction(s, ctx, action)) && !(listed.has(s.path) || s.worktrees.some((w) => listed.has(w.path))))
-      return { untouched: true };
+    let exclude: ExcludeRead;
+    try {
+      exclude = readExclude(repo);
+    } catch (err) {
+      return { error: `cannot be read: ${reasonOf(err)}` };
+    }
+    if (!(exclude.link === false && hasExcludeBlock(exclude.text))) {
+      const s = readOrError(repo, ctx, exclude);
+      if ('error' in s) return s;
+      if (!picked(s, ctx, action, pick)) return { untouched: true };
+    }
   }
   try {
     return withRepoLock(
@@ -121,6 +141,7 @@ export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, lin
       (killed): Applied => {
         const s = readOrError(repo, ctx);
         if ('error' in s) return s;
+        if (pick && !picked(s, ctx, action, pick)) return { untouched: true };
         const lock = gitLock(s);
         if (lock) return { error: lock };
         return { outcome: applyAction(s, ctx, action, killed), where: whereOf(s) };

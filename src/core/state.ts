@@ -263,33 +263,40 @@ export function allWorktrees(s: RepoState): WorktreeState[] {
   return s.main ? [s.main, ...s.worktrees] : s.worktrees;
 }
 
-/** info/exclude's text; opened without following a link, which `links` records (an open that fails on one reads it again through it). */
-function readExclude(path: string, links: Map<string, boolean | null>): string | null {
-  const bytes = readBytesOrNullOneRead(path, true);
-  links.set(path, bytes === LINK ? true : bytes === null ? null : false);
-  return bytes === LINK ? readTextOrNullOneRead(path) : bytes === null ? null : bytes.toString('utf8');
+/** The common dir's info/exclude as assessRepo reads it: its text (null: none), and whether it is a link (null: none). */
+export interface ExcludeRead {
+  text: string | null;
+  link: boolean | null;
 }
 
-/** Reads and judges one repository and all its worktrees. */
-export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
+/** Reads info/exclude, opened without following a link (an open that fails on one reads it again through it). */
+export function readExclude(repo: Repo): ExcludeRead {
+  const path = within(repo.commonDir, 'info/exclude');
+  const bytes = readBytesOrNullOneRead(path, true);
+  if (bytes === LINK) return { text: readTextOrNullOneRead(path), link: true };
+  return bytes === null ? { text: null, link: null } : { text: bytes.toString('utf8'), link: false };
+}
+
+/** Reads and judges one repository and all its worktrees (`readBefore`: its info/exclude, when the caller has just read it). */
+export function assessRepo(repo: Repo, ctx: RunContext, readBefore?: ExcludeRead): RepoState {
   const texts = new Map<string, string | null>();
   const all = listWorktrees(repo).map((wt) =>
     worktreeState(wt, repo.commonDir, ctx, texts, wt.main && wt.root === repo.root ? repo.listed : undefined),
   );
   const main = all.find((w) => w.kind === 'main') ?? null;
   const linked = all.filter((w) => w.kind !== 'main');
-  const links = new Map<string, boolean | null>();
+  const exclude = readBefore ?? readExclude(repo);
   const excludePath = within(repo.commonDir, 'info/exclude');
-  const excludeText = readExclude(excludePath, links);
-  texts.set(excludePath, excludeText);
-  const exclude = hasExcludeBlock(excludeText);
+  const links = new Map<string, boolean | null>([[excludePath, exclude.link]]);
+  texts.set(excludePath, exclude.text);
+  const block = hasExcludeBlock(exclude.text);
   const own = readGitHook(within(repo.commonDir, 'hooks'), ctx.gitHook, texts, links);
-  const s = new RepoRead(repo, main, linked, exclude, own, ctx.config, texts, links);
+  const s = new RepoRead(repo, main, linked, block, own, ctx.config, texts, links);
   const gitHookOurs = (own.kind === 'ours' && !own.template) || own.displacedCopy !== null;
   // The block alone, beside fleet's own hook files only (CopilotAdapter.installHooks for fleet's client keeps them out of
   // commits with it), is not fleet-git enabled: nothing of fleet-git's runs there.
-  const forUpstreamOnly = exclude && !gitHookOurs && all.some((w) => w.hookFile.kind === 'upstream' && w.hookFile.hinted === true);
-  s.enabled = (exclude && !forUpstreamOnly) || gitHookOurs || all.some((w) => w.enabled);
+  const forUpstreamOnly = block && !gitHookOurs && all.some((w) => w.hookFile.kind === 'upstream' && w.hookFile.hinted === true);
+  s.enabled = (block && !forUpstreamOnly) || gitHookOurs || all.some((w) => w.enabled);
   const problems = s.problems;
   // Symbolic links are looked for only where fleet-git has something: a scan of thousands without it makes no extra call.
   if (s.enabled || all.some((w) => w.hookFile.kind !== 'absent')) {
@@ -303,7 +310,7 @@ export function assessRepo(repo: Repo, ctx: RunContext): RepoState {
       else if (!w.tracked)
         w.problems.push({ code: 'hook-file-missing', message: `${HOOK_FILE_PATH} is missing in ${w.path}: run fleet-git enable` });
     }
-    if (!exclude)
+    if (!block)
       problems.push({
         code: 'exclude-missing',
         message: `info/exclude has no fleet-git block, so ${HOOK_FILE_PATH} could be committed: run fleet-git enable`,
