@@ -1,6 +1,7 @@
 // fleet-git doctor: every check passing in a set-up sandbox, and each failing one saying what to do.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
@@ -133,3 +134,80 @@ function withoutCopilot(path: string): string {
     .filter((d) => d && !existsSync(join(d, 'copilot')))
     .join(':');
 }
+
+describe('fleet-git doctor: the hook-client check', () => {
+  // Each case runs the real CLI; its test event goes through the real hook command, spool and forwarder.
+  const sb = sandbox();
+  const repo = sb.repo('proj');
+  const paths = userPaths(sb.env, sb.home);
+  const tmp = join(sb.dir, 'tmp');
+  mkdirSync(tmp);
+  const env = { ...sb.env, TMPDIR: tmp };
+  /** The stdout's lines equal to `line` (every check is one line). */
+  const lines = (stdout: string, line: string) => stdout.split('\n').filter((l) => l === line);
+  const enabled = () => assert.equal(sb.cli(repo, 'enable').status, 0);
+
+  test("ok only when the test sessionStart arrived on doctor's own socket, normalized; nothing reaches the user's observer, nothing is left", async () => {
+    enabled();
+    const obs = await TestObserver.start(paths.fleetSocket);
+    try {
+      const r = await doctor(repo, env);
+      assert.match(
+        r.stdout,
+        /^ok {4}the hook client runs as Copilot runs it: a test sessionStart reached a socket of doctor's own, as the observer reads it, in \d+ ms \(.*hook-client\.cjs\)$/m,
+      );
+      const j = JSON.parse((await doctor(repo, env, '--json')).stdout);
+      assert.equal(j.checks.find((c: any) => c.id === 'hook-client').level, 'ok');
+      assert.equal(obs.events.length, 0, "the test event went to doctor's socket, not the user's");
+    } finally {
+      await obs.close();
+    }
+    assert.deepEqual(readdirSync(tmp), [], 'the temporary folder is gone');
+    assert.ok(!existsSync(join(paths.dataDir, 'spool')), 'no spool in the data folder');
+  });
+
+  test('no node to run the hook client (none on PATH, the recorded one gone): FAIL, with the reason and the fix, exit 1', async () => {
+    enabled();
+    const bin = join(sb.dir, 'git-only');
+    mkdirSync(bin, { recursive: true });
+    for (const tool of ['git', 'cat'])
+      if (!existsSync(join(bin, tool)))
+        symlinkSync(execFileSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(bin, tool));
+    writeFileSync(join(paths.dataDir, 'node'), join(sb.dir, 'uninstalled', 'node'));
+    try {
+      const r = await doctor(repo, { ...env, PATH: bin });
+      assert.equal(r.code, 1, r.stdout);
+      const line = `FAIL  no node on the PATH Copilot runs hooks with, and the node fleet-git enable recorded (${join(sb.dir, 'uninstalled', 'node')}) is gone, so the hook does nothing: install Node 18 or later (or put it on PATH), then run fleet-git enable`;
+      assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
+    } finally {
+      writeFileSync(join(paths.dataDir, 'node'), process.execPath);
+    }
+  });
+
+  test('a node that answers --version but runs nothing (a broken shim): nothing arrives within 3 s, FAIL naming that node, exit 1', async () => {
+    enabled();
+    const bin = join(sb.dir, 'shim');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'node'), `#!/bin/sh\n[ "$1" = --version ] && echo ${process.version}\nexit 0\n`);
+    chmodSync(join(bin, 'node'), 0o755);
+    const r = await doctor(repo, { ...env, PATH: `${bin}:${sb.env.PATH}` });
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stdout, new RegExp(`^ok {4}node ${process.version.replace(/\./g, '\\.')} at ${bin}/node \\(on PATH\\)$`, 'm'));
+    const line = `FAIL  the hook command ran, but its test event did not reach doctor's socket within 3 s (node: ${bin}/node, on PATH; client: ${paths.hookClient}): run fleet-git enable`;
+    assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
+    assert.deepEqual(readdirSync(tmp), []);
+  });
+
+  test("a hook client that node cannot load: FAIL with node's own words, exit 1", async () => {
+    enabled();
+    writeFileSync(paths.hookClient, 'this is not javascript (\n');
+    const r = await doctor(repo, env);
+    assert.equal(r.code, 1, r.stdout);
+    const said = r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith(`FAIL  ${process.execPath} cannot run the hook client ${paths.hookClient} (`));
+    assert.equal(said.length, 1, r.stdout);
+    assert.match(said[0], / \(SyntaxError: [^)]+\), so the hook does nothing: run fleet-git enable$/);
+    enabled();
+  });
+});

@@ -1,19 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { BUILT_CLIENT, runContext, type RunContext } from '../core/context.js';
-import { hookCommand, NODE_FILE } from '../core/hook-file.js';
+import { NODE_FILE } from '../core/hook-file.js';
+import { tryHookEvent } from '../core/hook-trial.js';
 import { findOnPath, INSTALL_HINT } from '../core/run.js';
 import { setupState } from '../core/setup.js';
 import { assessRepo, type RepoState } from '../core/state.js';
 import { loadUserConfig } from '../core/user-config.js';
 import { copilotView, userHookFile, type CopilotView } from '../core/user-hooks.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
-import { IDLE_MS_VAR, PID_FILE } from '../copilot/forwarder.js';
-import { OBSERVER_DIR_VAR } from '../paths.js';
-import { sleepSync } from '../fs/sleep.js';
 import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
 
@@ -30,13 +26,13 @@ interface Check {
 }
 type Add = (id: string, level: Level, message: string, fix?: string) => void;
 
-/**
- * Waits, up to `ms`, until the forwarder a hook command started in `spool` has
- * left (it removes its pid file as it goes) or never came (no pid file).
- */
-function awaitForwarderGone(spool: string, ms: number): void {
-  const deadline = Date.now() + ms;
-  while (existsSync(join(spool, PID_FILE)) && Date.now() < deadline) sleepSync(20);
+/** Whether the hook client in the data folder is the one this fleet-git installs (unreadable: not judged here). */
+function clientIsCurrent(installed: string): boolean {
+  try {
+    return readFileSync(BUILT_CLIENT).equals(readFileSync(installed));
+  } catch {
+    return true;
+  }
 }
 
 const LABEL: Record<Level, string> = { ok: 'ok  ', note: 'note', fault: 'FAIL' };
@@ -67,7 +63,7 @@ export class DoctorCommand extends FleetCommand {
   static usage = FleetCommand.Usage({
     description: 'check everything between a Copilot session and the fleet observer',
     details: `
-      One line a check: Node and the hook client, run the way Copilot runs it (/bin/bash --norc --noprofile -c with this PATH); the observer's socket; the Copilot CLI and its version; the user-level hook file; setup for new clones; the config file; and for the repository of the current folder, whether it is enabled, its info/exclude entry, its post-checkout hook and whether Copilot trusts it.
+      One line a check: Node; the hook client, run the way Copilot runs it (/bin/bash --norc --noprofile -c with this PATH): ok only when its test sessionStart reached a socket of doctor's own within 3 s, as the observer reads it (nothing is written in the data folder or sent to the user's observer); the observer's socket; the Copilot CLI and its version; the user-level hook file; setup for new clones; the config file; and for the repository of the current folder, whether it is enabled, its info/exclude entry, its post-checkout hook and whether Copilot trusts it.
 
       Each line is "ok", "note" (an optional part that is off: no observer listening, no setup for new clones, the repository here not enabled or not trusted, core.hooksPath elsewhere; each says the command that turns it on) or "FAIL" (something broken, with what to do). Exit code 0 when nothing failed (notes included), 1 for a fault. --json prints {"checks": [{"id", "level": "ok"|"note"|"fault", "message", "fix"?}], "repo": path or null, "counts": {"ok", "notes", "faults"}}.
 
@@ -108,7 +104,7 @@ export class DoctorCommand extends FleetCommand {
     const inUse = (repo?.enabled ?? false) || copilot.userLevel;
 
     this.checkNode(ctx, add);
-    this.checkClient(ctx, inUse, add);
+    await this.checkClient(ctx, inUse, add);
     const sock = await reachable(ctx.user.fleetSocket);
     if (sock === null) add('observer', 'ok', `the fleet observer is listening on ${ctx.user.fleetSocket}`);
     else
@@ -207,62 +203,26 @@ export class DoctorCommand extends FleetCommand {
     );
   }
 
-  private checkClient(ctx: RunContext, inUse: boolean, add: Add): void {
-    if (!existsSync(ctx.user.hookClient)) {
-      if (inUse)
-        add(
-          'hook-client',
-          'fault',
-          `the hook client ${ctx.user.hookClient} is missing, so enabled repositories report nothing`,
-          'fleet-git enable',
-        );
-      else
-        add(
-          'hook-client',
-          'note',
-          `the hook client is not installed yet (${ctx.user.hookClient}): nothing here is enabled`,
-          'fleet-git enable',
-        );
-      return;
-    }
-    let current = true;
-    try {
-      current = readFileSync(BUILT_CLIENT).equals(readFileSync(ctx.user.hookClient));
-    } catch {
-      /* keep */
-    }
-    const cmd = hookCommand('postToolUse', { dataDir: ctx.user.dataDir });
-    // Its test event goes through a spool and to a socket of doctor's own, in a
-    // temporary folder removed once its forwarder has left: a reading command
-    // writes nothing in the data folder (where the spool is without XDG_RUNTIME_DIR)
-    // and sends nothing to the user's observer.
-    const tmp = mkdtempSync(join(tmpdir(), 'fleet-git-doctor-'));
-    let r;
-    try {
-      const run = join(tmp, 'run');
-      mkdirSync(run, { mode: 0o700 });
-      r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', cmd], {
-        cwd: this.context.cwd,
-        env: { ...this.context.env, XDG_RUNTIME_DIR: run, [OBSERVER_DIR_VAR]: join(tmp, 'observer'), [IDLE_MS_VAR]: '50' },
-        input: '{}',
-        encoding: 'utf8',
-        timeout: 10_000,
-      });
-      awaitForwarderGone(join(run, 'fleet-git'), 3000);
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-    if (r.error)
-      add('hook-client', 'fault', `cannot run /bin/bash (${(r.error as NodeJS.ErrnoException).code}): Copilot runs hooks with it`);
-    else if (r.status !== 0 || r.stdout !== '')
+  private async checkClient(ctx: RunContext, inUse: boolean, add: Add): Promise<void> {
+    if (!existsSync(ctx.user.hookClient) && !inUse) {
       add(
         'hook-client',
-        'fault',
-        `the hook command, run as Copilot runs it, exited ${r.status}${r.stdout ? ' and printed to stdout' : ''}`,
+        'note',
+        `the hook client is not installed yet (${ctx.user.hookClient}): nothing here is enabled`,
         'fleet-git enable',
       );
-    else if (current) add('hook-client', 'ok', `the hook client runs as Copilot runs it (${ctx.user.hookClient})`);
-    else add('hook-client', 'fault', `the hook client ${ctx.user.hookClient} is from another fleet-git version`, 'fleet-git enable');
+      return;
+    }
+    const t = await tryHookEvent({ dataDir: ctx.user.dataDir, env: this.context.env, home: this.context.home, cwd: this.context.cwd });
+    if (!t.ok) add('hook-client', 'fault', t.message, t.fix);
+    else if (!clientIsCurrent(ctx.user.hookClient))
+      add('hook-client', 'fault', `the hook client ${ctx.user.hookClient} is from another fleet-git version`, 'fleet-git enable');
+    else
+      add(
+        'hook-client',
+        'ok',
+        `the hook client runs as Copilot runs it: a test sessionStart reached a socket of doctor's own, as the observer reads it, in ${t.ms} ms (${ctx.user.hookClient})`,
+      );
   }
 
   private checkCopilot(add: Add): void {

@@ -9,10 +9,8 @@
 // is the user's: PATH, HOME (so version-manager shims and git config behave as
 // in a real session), the environment, the repository's hook files.
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { UsageError } from '../errors.js';
 import { readTextOrNull } from '../fs/atomic.js';
 import { locateRepo } from '../git/repo.js';
@@ -30,11 +28,12 @@ import {
   type HookRun,
   type SessionRun,
 } from '../copilot/live-session.js';
-import { EventListener, SOCKET_PATH_MAX, type Received } from '../fleet/listener.js';
+import { EventListener, socketTempDir, type Received } from '../fleet/listener.js';
 import { runContext } from './context.js';
-import { classifyHookFile, NODE_FILE } from './hook-file.js';
+import { classifyHookFile } from './hook-file.js';
 import { HOOK_MARK, hookCommands, userHookFile, userHooksDir } from '../copilot/hook-mark.js';
-import { findOnPath, INSTALL_HINT } from './run.js';
+import { findOnPath, INSTALL_HINT, isExecutableFile } from './run.js';
+import { nodeFor, noNodeMessage } from './hook-trial.js';
 
 /** The whole probe ends within this (the issue's promise is 60 s). */
 const BUDGET_MS = 57_000;
@@ -120,16 +119,6 @@ export interface ProbeOptions {
   timeoutMs?: number;
 }
 
-function isExecutableFile(p: string): boolean {
-  try {
-    if (!statSync(p).isFile()) return false;
-    accessSync(p, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function findCopilotBin(opts: ProbeOptions): string {
   if (opts.copilot !== undefined) {
     const p = resolve(opts.cwd, opts.copilot);
@@ -191,12 +180,6 @@ export function seeFile(path: string, dataDir: string): SeenFile {
 }
 
 /** Whether the hook command can find a node the way it looks for one: on Copilot's PATH, else the one enable recorded. */
-function nodeFor(env: Record<string, string>, dataDir: string): { onPath: boolean; recorded: string | null; usable: boolean } {
-  const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', 'command -v node'], { env, encoding: 'utf8', timeout: 5000 });
-  const onPath = r.status === 0 && (r.stdout ?? '').trim() !== '';
-  const recorded = readTextOrNull(join(dataDir, NODE_FILE))?.trim() || null;
-  return { onPath, recorded, usable: onPath || (recorded !== null && isExecutableFile(recorded)) };
-}
 
 /** Which expected event a received one is (null: none). */
 function expectedOf(e: Received): ExpectedId | null {
@@ -229,12 +212,7 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
   const carried = userFiles.filter((f) => f.allFleetGit);
 
   // The listener's socket must fit a Unix socket's path: under a long TMPDIR, in /tmp.
-  const tmp = mkdtempSync(
-    join(
-      Buffer.byteLength(join(tmpdir(), 'fleet-git-live-XXXXXX/observer/fleet.sock')) > SOCKET_PATH_MAX ? '/tmp' : tmpdir(),
-      'fleet-git-live-',
-    ),
-  );
+  const tmp = socketTempDir('fleet-git-live-', join('observer', 'fleet.sock'));
   const probeHome = join(tmp, 'copilot');
   const observerDir = join(tmp, 'observer');
   const runtimeDir = join(tmp, 'run');
@@ -347,7 +325,8 @@ export interface Facts {
   received: Received[];
   transcript: HookRun[];
   log: ReturnType<typeof readLogFacts>;
-  node: ReturnType<typeof nodeFor>;
+  /** Which node the hook command would run (its path is not judged). */
+  node: Omit<ReturnType<typeof nodeFor>, 'path'>;
   trusted: boolean;
   repoFiles: SeenFile[];
   userFiles: SeenFile[];
@@ -451,7 +430,7 @@ export function judge(f: Facts): LiveReport {
     if (!f.node.usable) {
       return {
         code: 'no-node',
-        message: `no node on the PATH Copilot runs hooks with${f.node.recorded ? `, and the node fleet-git enable recorded (${f.node.recorded}) is gone` : ''}, so the hook does nothing`,
+        message: noNodeMessage(f.node),
         fix: 'install Node 18 or later (or put it on PATH), then run fleet-git enable',
       };
     }

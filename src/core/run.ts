@@ -19,18 +19,21 @@ export const INSTALL_HINT = 'npm install -g @github/copilot';
 /** A reason `run` cannot start: one line, exit code 2. */
 export class RunError extends UsageError {}
 
+/** Whether `p` is a file this process may execute. */
+export function isExecutableFile(p: string): boolean {
+  try {
+    if (!statSync(p).isFile()) return false;
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The executable `name` on PATH, or null. */
 export function findOnPath(name: string, env: Env): string | null {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir || !isAbsolute(dir)) continue;
-    const p = join(dir, name);
-    try {
-      if (!statSync(p).isFile()) continue;
-      accessSync(p, constants.X_OK);
-      return p;
-    } catch {
-      /* not here */
-    }
+    if (dir && isAbsolute(dir) && isExecutableFile(join(dir, name))) return join(dir, name);
   }
   return null;
 }

@@ -3,14 +3,21 @@
 // objects, lines that do not parse dropped, nothing ever answered.
 // `doctor --live` points its probe session's hook client at one, so that
 // nothing the probe does reaches the user's observer.
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 export type Received = Record<string, unknown>;
 
 /** The longest Unix socket path Linux takes (sun_path: 108 bytes, its NUL included); a longer one is cut, and the socket made at the cut name. */
 export const SOCKET_PATH_MAX = 107;
+
+/** A new temporary folder (`prefix` and six characters) in which `socket` (a path relative to it) fits a Unix socket's path: in the system's temporary folder, or in /tmp under a long TMPDIR. */
+export function socketTempDir(prefix: string, socket: string): string {
+  const fits = Buffer.byteLength(join(tmpdir(), `${prefix}XXXXXX`, socket)) <= SOCKET_PATH_MAX;
+  return mkdtempSync(join(fits ? tmpdir() : '/tmp', prefix));
+}
 
 export class EventListener {
   readonly events: Received[] = [];

@@ -1,0 +1,190 @@
+// One hook event run in isolation, as Copilot runs it, and what came of it:
+// fleet-git's hook command for a test sessionStart, run by /bin/bash with the
+// user's environment, its event spooled, forwarded and sent to an observer's
+// socket of the trial's own, all in a temporary folder removed after. Only an
+// event that arrived there, normalized as the observer reads it, is a success;
+// otherwise the cause, and what to do. `fleet-git doctor` reports it. Nothing is
+// written in the data folder (the spool is the temporary folder's, whatever
+// XDG_RUNTIME_DIR is) and nothing reaches the user's observer.
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { readTextOrNull } from '../fs/atomic.js';
+import { FORWARD_FLAG, IDLE_MS_VAR, PID_FILE } from '../copilot/forwarder.js';
+import { PROBE_VAR } from '../copilot/normalize.js';
+import { EventListener, socketTempDir, type Received } from '../fleet/listener.js';
+import { CLIENT_FILE, OBSERVER_DIR_VAR, userPaths, type Env } from '../paths.js';
+import { hookCommand, NODE_FILE } from './hook-file.js';
+import { isExecutableFile } from './run.js';
+
+/** How long the test event may take to arrive (a forwarder's cold start is about a tenth of that). */
+export const TRIAL_WAIT_MS = 3000;
+/** How long its forwarder may take to leave after it (it stays 50 ms after its last event here). */
+const LEAVE_MS = 3000;
+
+/** The node the hook command runs the hook client with: `command -v node` on its PATH, else the one enable recorded. */
+export function nodeFor(env: Env, dataDir: string): { path: string | null; onPath: boolean; recorded: string | null; usable: boolean } {
+  const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', 'command -v node'], { env, encoding: 'utf8', timeout: 5000 });
+  const found = r.status === 0 ? (r.stdout ?? '').trim() : '';
+  const recorded = readTextOrNull(join(dataDir, NODE_FILE))?.trim() || null;
+  const usable = found !== '' || (recorded !== null && isExecutableFile(recorded));
+  return { path: found || (usable ? recorded : null), onPath: found !== '', recorded, usable };
+}
+
+/** Why the hook does nothing for want of a node (the same words for doctor and doctor --live). */
+export function noNodeMessage(node: { recorded: string | null }): string {
+  return `no node on the PATH Copilot runs hooks with${node.recorded ? `, and the node fleet-git enable recorded (${node.recorded}) is gone` : ''}, so the hook does nothing`;
+}
+
+export type TrialCause = 'no-bash' | 'hook-failed' | 'client-missing' | 'no-node' | 'client-broken' | 'nothing-arrived' | 'incomplete';
+
+export type HookTrial = { ok: true; event: Received; ms: number } | { ok: false; cause: TrialCause; message: string; fix?: string };
+
+/** What a SessionStart needs for the observer to make a card of it and follow its process (fleet-observer-protocol.md). */
+function missingFields(e: Received, want: { sessionId: string; cwd: string; ppid: number }): string[] {
+  const missing: string[] = [];
+  if (e.event !== 'SessionStart') missing.push(`event (${JSON.stringify(e.event)}, not "SessionStart")`);
+  if (e.cwd !== want.cwd) missing.push(`cwd (${JSON.stringify(e.cwd)}, not ${JSON.stringify(want.cwd)})`);
+  if (typeof e.timestamp !== 'number') missing.push('timestamp');
+  if (typeof e.pid !== 'number') missing.push('pid');
+  if (e.ppid !== want.ppid) missing.push(`ppid (${JSON.stringify(e.ppid)}, not the process that ran the hook, ${want.ppid})`);
+  if (e._tool !== 'copilot' || e.tool !== 'copilot') missing.push('_tool and tool ("copilot")');
+  return missing;
+}
+
+/** Whether `pid` runs and is the hook command's forwarder job (its subshell, bash, or the forwarder itself), as the hook command tells. */
+function forwarderAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const comm = readTextOrNull(`/proc/${pid}/comm`)?.trim();
+  return comm === undefined || comm === 'bash' || comm === 'fleet-git-forwa';
+}
+
+/**
+ * Waits (up to `ms`) for the trial's forwarder to leave (it removes its pid file
+ * as it goes; a forwarder that never started leaves its job's pid there, gone),
+ * then ends what is left of it: its process group, which the hook command
+ * starts under set -m with the job's pid.
+ */
+async function forwarderGone(spool: string, ms: number): Promise<void> {
+  const file = join(spool, PID_FILE);
+  const pidNow = () => Number(readTextOrNull(file)?.trim());
+  const running = () => {
+    const pid = pidNow();
+    return Number.isInteger(pid) && pid > 1 && forwarderAlive(pid);
+  };
+  const deadline = Date.now() + ms;
+  while (running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  if (running())
+    try {
+      process.kill(-pidNow(), 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+}
+
+/**
+ * Runs fleet-git's hook command for one test sessionStart (session id
+ * `fleet-git-doctor-…`, in `cwd`) as Copilot runs it, with `env`, and tells
+ * whether its normalized event reached the trial's own socket within
+ * `waitMs`, and if not, why.
+ */
+export async function tryHookEvent(o: { dataDir: string; env: Env; home: string; cwd: string; waitMs?: number }): Promise<HookTrial> {
+  const waitMs = o.waitMs ?? TRIAL_WAIT_MS;
+  const client = join(o.dataDir, CLIENT_FILE);
+  const sessionId = `fleet-git-doctor-${randomUUID()}`;
+  const tmp = socketTempDir('fleet-git-doctor-', join('observer', 'fleet.sock'));
+  const run = join(tmp, 'run');
+  const env: Record<string, string | undefined> = {
+    ...o.env,
+    XDG_RUNTIME_DIR: run,
+    [OBSERVER_DIR_VAR]: join(tmp, 'observer'),
+    [IDLE_MS_VAR]: '50',
+  };
+  // Not a repository's hook file (which the user-level one may silence) and not a doctor --live probe.
+  delete env.COPILOT_HOOK_DIR;
+  delete env[PROBE_VAR];
+  let listener: EventListener | null = null;
+  try {
+    mkdirSync(run, { mode: 0o700 });
+    listener = await EventListener.start(userPaths(env, o.home).fleetSocket);
+    const started = Date.now();
+    const payload = { sessionId, timestamp: started, cwd: o.cwd, source: 'new', initialPrompt: 'fleet-git doctor' };
+    const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', hookCommand('sessionStart', { dataDir: o.dataDir })], {
+      cwd: o.cwd,
+      env,
+      input: JSON.stringify(payload),
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    if (r.error)
+      return {
+        ok: false,
+        cause: 'no-bash',
+        message: `cannot run /bin/bash (${(r.error as NodeJS.ErrnoException).code}): Copilot runs hooks with it`,
+      };
+    if (r.status !== 0 || r.stdout !== '')
+      return {
+        ok: false,
+        cause: 'hook-failed',
+        message: `the hook command, run as Copilot runs it, exited ${r.status ?? r.signal}${r.stdout ? ' and printed to stdout' : ''}`,
+        fix: 'fleet-git enable',
+      };
+    // Without the client or a node the hook command does nothing (tested in the hook's own tests): no wait.
+    if (!existsSync(client))
+      return {
+        ok: false,
+        cause: 'client-missing',
+        message: `the hook client ${client} is missing, so enabled repositories report nothing`,
+        fix: 'fleet-git enable',
+      };
+    const node = nodeFor(env, o.dataDir);
+    if (!node.usable)
+      return {
+        ok: false,
+        cause: 'no-node',
+        message: `${noNodeMessage(node)}: install Node 18 or later (or put it on PATH), then run fleet-git enable`,
+      };
+    const mine = () => listener!.events.find((e) => e.session_id === sessionId);
+    const arrived = (await listener.waitUntil(() => mine() !== undefined, waitMs)) ? mine()! : null;
+    const ms = Date.now() - started;
+    if (arrived) {
+      const missing = missingFields(arrived, { sessionId, cwd: o.cwd, ppid: process.pid });
+      if (missing.length === 0) return { ok: true, event: arrived, ms };
+      return {
+        ok: false,
+        cause: 'incomplete',
+        message: `the hook client's test event arrived without what the observer needs: ${missing.join('; ')}`,
+        fix: 'fleet-git enable',
+      };
+    }
+    // Whether that node loads the client at all: given no spool, the forwarder returns at once.
+    const load = spawnSync(node.path!, [client, FORWARD_FLAG, join(tmp, 'none')], { env, encoding: 'utf8', timeout: 10_000 });
+    if (load.error || load.status !== 0) {
+      const lines = (load.stderr ?? '').split('\n').map((l) => l.trim());
+      // Node's own words: the error's line (`SyntaxError: …`, `node: bad option: …`), not the source it quotes.
+      const said = lines.find((l) => /^(?:[A-Z]\w*(?:Error|Exception)\b|Error:|node: )/.test(l)) ?? lines.find((l) => l !== '');
+      const why = load.error ? (load.error as NodeJS.ErrnoException).code : said || `exit ${load.status ?? load.signal}`;
+      return {
+        ok: false,
+        cause: 'client-broken',
+        message: `${node.path} cannot run the hook client ${client} (${why}), so the hook does nothing`,
+        fix: 'fleet-git enable',
+      };
+    }
+    return {
+      ok: false,
+      cause: 'nothing-arrived',
+      message: `the hook command ran, but its test event did not reach doctor's socket within ${waitMs / 1000} s (node: ${node.path}${node.onPath ? ', on PATH' : ', recorded by fleet-git enable'}; client: ${client})`,
+      fix: 'fleet-git enable',
+    };
+  } finally {
+    await forwarderGone(join(run, 'fleet-git'), LEAVE_MS);
+    await listener?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
