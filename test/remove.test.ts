@@ -21,6 +21,16 @@ function setup(): { sb: Sandbox; ws: Workspace; snap: () => Record<string, strin
   return { sb, ws, snap, userHook };
 }
 
+/** `n` empty repositories r0, r1, ... in `parent` (enough for bulk runs' helper threads: 64 at least); their folders. */
+function initRepos(sb: Sandbox, parent: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => {
+    const dir = join(parent, `r${i}`);
+    mkdirSync(dir, { recursive: true });
+    sb.git(dir, 'init', '-q');
+    return dir;
+  });
+}
+
 const enableAll = async (sb: Sandbox, ws: Workspace) => {
   const r = await sb.fleet(sb.dir, 'enable', '--under', ws.root);
   // the upstream and tracked hook files are left alone: exit 1, said on stderr
@@ -191,13 +201,7 @@ describe('remove', () => {
     const { sb, ws } = setup();
     // Enough repositories for the helper threads (64 at least), all enabled.
     const many = join(ws.root, 'many');
-    const configs: string[] = [];
-    for (let i = 0; i < 70; i++) {
-      const dir = join(many, `r${i}`);
-      mkdirSync(dir, { recursive: true });
-      sb.git(dir, 'init', '-q');
-      configs.push(join(dir, '.git', 'config'));
-    }
+    const configs = initRepos(sb, many, 70).map((d) => join(d, '.git', 'config'));
     assert.equal((await sb.fleet(sb.dir, 'enable', '--under', many)).status, 0);
     assert.equal((await sb.fleet(ws.p.solo, 'enable')).status, 0);
     // upstream: an upstream hook file, nothing of fleet-git: no block, so read without the lock first.
@@ -223,13 +227,7 @@ describe('remove', () => {
     for (const p of [ws.p.solo, ws.p.app]) assert.equal((await sb.fleet(p, 'enable')).status, 0);
     // Many repositories of nothing but a plain commit: enough for the helper threads (64 at least).
     const plain = join(ws.root, 'plain');
-    const plainDirs: string[] = [];
-    for (let i = 0; i < 70; i++) {
-      const dir = join(plain, `r${i}`);
-      mkdirSync(dir, { recursive: true });
-      sb.git(dir, 'init', '-q');
-      plainDirs.push(join(dir, '.git'));
-    }
+    const plainDirs = initRepos(sb, plain, 70).map((d) => join(d, '.git'));
     const dry = await sb.fleet(sb.dir, 'remove', ws.root, '--dry-run');
     const found = /(\d+ of \d+ repositories under .* have fleet-git or upstream fleet files)/.exec(dry.stdout)?.[1];
     assert.ok(found, dry.stdout);

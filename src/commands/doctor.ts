@@ -2,8 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { BUILT_CLIENT, runContext, type RunContext } from '../core/context.js';
-import { NODE_FILE } from '../core/hook-file.js';
-import { tryHookEvent } from '../core/hook-trial.js';
+import { nodeFor, NO_NODE_FIX, noNodeMessage, tryHookEvent, type NodeFound } from '../core/hook-trial.js';
 import { findOnPath, INSTALL_HINT } from '../core/run.js';
 import { setupState } from '../core/setup.js';
 import { assessRepo, type RepoState } from '../core/state.js';
@@ -103,8 +102,9 @@ export class DoctorCommand extends FleetCommand {
     // The hook client matters once something runs it: a repository here enabled, or the user-level hook file.
     const inUse = (repo?.enabled ?? false) || copilot.userLevel;
 
-    this.checkNode(ctx, add);
-    await this.checkClient(ctx, inUse, add);
+    const node = nodeFor(this.context.env, ctx.user.dataDir);
+    this.checkNode(node, add);
+    await this.checkClient(ctx, inUse, node, add);
     const sock = await reachable(ctx.user.fleetSocket);
     if (sock === null) add('observer', 'ok', `the fleet observer is listening on ${ctx.user.fleetSocket}`);
     else
@@ -178,32 +178,25 @@ export class DoctorCommand extends FleetCommand {
     }
   }
 
-  private checkNode(ctx: RunContext, add: Add): void {
-    const onPath = findOnPath('node', this.context.env);
-    let recorded: string | null = null;
-    try {
-      recorded = readFileSync(`${ctx.user.dataDir}/${NODE_FILE}`, 'utf8').trim() || null;
-    } catch {
-      /* none */
-    }
-    const node = onPath ?? (recorded && existsSync(recorded) ? recorded : null);
-    if (!node) {
-      add('node', 'fault', `no node on PATH and none recorded: install Node 20 or later, then run fleet-git enable`);
+  /** The node the hook command would run (found as the hook finds it), and its version. */
+  private checkNode(node: NodeFound, add: Add): void {
+    if (!node.path) {
+      add('node', 'fault', `${noNodeMessage(node)}: ${NO_NODE_FIX}`);
       return;
     }
-    const r = spawnSync(node, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+    const r = spawnSync(node.path, ['--version'], { encoding: 'utf8', timeout: 10_000 });
     const v = r.stdout?.trim() ?? '';
     const major = Number(/^v(\d+)/.exec(v)?.[1] ?? 0);
     add(
       'node',
       r.status === 0 && major >= 18 ? 'ok' : 'fault',
       r.status === 0
-        ? `node ${v} at ${node}${onPath ? ' (on PATH)' : ' (recorded by fleet-git enable)'}${major < 18 ? ': the hook client needs Node 18 or later' : ''}`
-        : `${node} does not run: reinstall Node, then run fleet-git enable`,
+        ? `node ${v} at ${node.path}${node.onPath ? ' (on PATH)' : ' (recorded by fleet-git enable)'}${major < 18 ? ': the hook client needs Node 18 or later' : ''}`
+        : `${node.path} does not run: reinstall Node, then run fleet-git enable`,
     );
   }
 
-  private async checkClient(ctx: RunContext, inUse: boolean, add: Add): Promise<void> {
+  private async checkClient(ctx: RunContext, inUse: boolean, node: NodeFound, add: Add): Promise<void> {
     if (!existsSync(ctx.user.hookClient) && !inUse) {
       add(
         'hook-client',
@@ -213,7 +206,13 @@ export class DoctorCommand extends FleetCommand {
       );
       return;
     }
-    const t = await tryHookEvent({ dataDir: ctx.user.dataDir, env: this.context.env, home: this.context.home, cwd: this.context.cwd });
+    const t = await tryHookEvent({
+      dataDir: ctx.user.dataDir,
+      env: this.context.env,
+      home: this.context.home,
+      cwd: this.context.cwd,
+      node,
+    });
     if (!t.ok) add('hook-client', 'fault', t.message, t.fix);
     else if (!clientIsCurrent(ctx.user.hookClient))
       add('hook-client', 'fault', `the hook client ${ctx.user.hookClient} is from another fleet-git version`, 'fleet-git enable');

@@ -183,7 +183,7 @@ export class EnableCommand extends FleetCommand {
       ctx,
       { do: 'enable', force: this.force },
       {
-        after: (o, _row, where) => {
+        after: (o, where) => {
           for (const root of edit ? trustRoots(where) : []) {
             if (edit!.add(root)) {
               trusted++;

@@ -42,7 +42,8 @@ export class RemoveCommand extends FleetCommand {
     const s = await withProgress(this.context, (onProgress) => bulk.survey(roots, ctx, { ignore, onProgress }, !lazy));
     // Copilot's trustedFolders entries that fleet-git added go too (one write at the end).
     const edit = new TrustEdit(ctx.user);
-    const listed = (r: Row) => (r.state ? trustRoots(r.state).filter((root) => edit.listed(root)) : []);
+    // The folders of a repository (and its worktrees) that fleet-git listed in trustedFolders.
+    const listedOf = (where: Parameters<typeof trustRoots>[0]) => trustRoots(where).filter((root) => edit.listed(root));
     // disable's plan for each repository as the survey read it: what --dry-run prints, and (unless the
     // repository is enabled) whether there is anything to remove; the real run plans again under the lock.
     const plans = new Map<Row, Plan>();
@@ -51,7 +52,7 @@ export class RemoveCommand extends FleetCommand {
       if (!p) plans.set(r, (p = planDisable(r.state!, { upstream: true })));
       return p;
     };
-    const ours = (r: Row) => r.state !== null && (bulk.hasFleetState(r.state, () => planOf(r)) || listed(r).length > 0);
+    const ours = (r: Row) => r.state !== null && (bulk.hasFleetState(r.state, () => planOf(r)) || listedOf(r.state).length > 0);
     // A repository whose state cannot be read is a target too: it fails with its reason.
     const targets: Row[] = [];
     let untouched = 0;
@@ -72,7 +73,7 @@ export class RemoveCommand extends FleetCommand {
         return {
           path: r.path,
           steps: p.changes.map((c) => c.would),
-          untrust: listed(r),
+          untrust: listedOf(r.state),
           changes: planJson(p).changes,
           notes: p.notes,
           info: p.info,
@@ -90,7 +91,7 @@ export class RemoveCommand extends FleetCommand {
         const p = planOf(r);
         out.push(`${r.path}: would`);
         for (const c of p.changes) out.push(`  ${c.would}`);
-        for (const root of listed(r))
+        for (const root of listedOf(r.state))
           out.push(`  take ${root === r.path ? 'it' : root} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
         for (const n of p.info) out.push(`  note: ${n}`);
         for (const n of p.notes) out.push(`  ${n}`);
@@ -120,9 +121,9 @@ export class RemoveCommand extends FleetCommand {
       ctx,
       { do: 'disable', upstream: true },
       {
-        pick: { listed: edit.recorded() },
-        after: (o, _row, where) => {
-          for (const root of trustError === null ? trustRoots(where).filter((root) => edit.listed(root)) : []) {
+        ...(lazy ? { pick: { listed: edit.recorded() } } : {}),
+        after: (o, where) => {
+          for (const root of trustError === null ? listedOf(where) : []) {
             try {
               if (edit.remove(root)) {
                 untrusted++;

@@ -11,6 +11,7 @@ import { HOOK_FILE_PATH, REPLACED_FILE } from './hook-file.js';
 import { planGitHookInstall, planGitHookRemoval } from './git-hook.js';
 import { applyPlan, Planner, type Outcome, type Plan } from './plan.js';
 import { allWorktrees, symlinkMessage, type RepoState, type WorktreeState } from './state.js';
+import { LOCK_FILE } from '../paths.js';
 
 export type { Outcome, Plan } from './plan.js';
 
@@ -24,9 +25,6 @@ export interface DisableOptions {
   /** As EnableOptions.killed. */
   killed?: boolean | undefined;
 }
-
-import { LOCK_FILE } from '../paths.js';
-export { LOCK_FILE };
 
 /** What enable writes: the hook file and the git hook, as this fleet-git renders them. */
 export type Rendered = Pick<RunContext, 'hookFile' | 'gitHook'>;

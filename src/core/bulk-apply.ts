@@ -28,7 +28,7 @@ import { gitLock, hasFleetState, reasonOf, type Row } from './bulk.js';
 import type { RunContext } from './context.js';
 import { applyAction, bulkLockSource, planAction, withRepoLock, type RepoAction } from './repo-lock.js';
 import { hasExcludeBlock } from './exclude.js';
-import { assessRepo, readExclude, type ExcludeRead, type RepoState } from './state.js';
+import { assessRepo, readExclude, type RepoState } from './state.js';
 import type { Repo } from '../git/repo.js';
 
 /** What a bulk run does to each repository. */
@@ -51,10 +51,10 @@ export interface Where {
 }
 
 /**
- * Which repositories a bulk run acts on when the survey did not read them: only
- * those with anything of fleet-git (hasFleetState, with the action's plan), or whose
- * path or a worktree's is among `listed` (trustedFolders entries fleet-git
- * added). Read without the lock first; those are read again under it.
+ * Which repositories a bulk run acts on when its survey read none of them
+ * (every row Row.unread): only those with anything of fleet-git (hasFleetState,
+ * with the action's plan), or whose path or a worktree's is among `listed`
+ * (trustedFolders entries fleet-git added). See applyAfresh.
  */
 export interface Pick {
   listed: string[];
@@ -88,17 +88,17 @@ export const WORKER_FILE = join(PACKAGE_ROOT, 'dist', 'bulk-worker.js');
 export interface HelperJob {
   ctx: Omit<RunContext, 'config'>;
   action: BulkAction;
-  /** Row index, repository, and whether `pick` applies to it. */
-  share: [number, Repo, boolean][];
+  /** Row index and repository. */
+  share: [number, Repo][];
   /** The file each repository's lock is a hard link to (bulkLockSource), or null. */
   linkFrom: string | null;
   pick?: Pick;
 }
 
-/** The repository's state, or the row's error when it cannot be read (`exclude`: see assessRepo). */
-function readOrError(repo: Repo, ctx: RunContext, exclude?: ExcludeRead): RepoState | { error: string } {
+/** What `read` read of a repository, or the row's error when it cannot be read. */
+function readOrError<T>(read: () => T): T | { error: string } {
   try {
-    return assessRepo(repo, ctx, exclude);
+    return read();
   } catch (err) {
     return { error: `cannot be read: ${reasonOf(err)}` };
   }
@@ -122,14 +122,10 @@ function picked(s: RepoState, ctx: RunContext, action: BulkAction, pick: Pick): 
  */
 export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, linkFrom: string | null, pick?: Pick): Applied {
   if (pick) {
-    let exclude: ExcludeRead;
-    try {
-      exclude = readExclude(repo);
-    } catch (err) {
-      return { error: `cannot be read: ${reasonOf(err)}` };
-    }
+    const exclude = readOrError(() => readExclude(repo));
+    if ('error' in exclude) return exclude;
     if (!(exclude.link === false && hasExcludeBlock(exclude.text))) {
-      const s = readOrError(repo, ctx, exclude);
+      const s = readOrError(() => assessRepo(repo, ctx, exclude));
       if ('error' in s) return s;
       if (!picked(s, ctx, action, pick)) return { untouched: true };
     }
@@ -139,7 +135,7 @@ export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, lin
       repo,
       ctx.env,
       (killed): Applied => {
-        const s = readOrError(repo, ctx);
+        const s = readOrError(() => assessRepo(repo, ctx));
         if ('error' in s) return s;
         if (pick && !picked(s, ctx, action, pick)) return { untouched: true };
         const lock = gitLock(s);
@@ -155,8 +151,8 @@ export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, lin
 
 export interface ApplyOptions {
   /** Runs in the main thread on each outcome, in row order, before onResult (e.g. a trustedFolders edit); `where`: as read under the lock. */
-  after?: (o: Outcome, row: Row, where: Where) => void;
-  /** For rows the survey did not read: act only on those it picks (see Pick). */
+  after?: (o: Outcome, where: Where) => void;
+  /** For a survey that read no repository: act only on those it picks (see Pick). */
   pick?: Pick;
   onResult?: (r: BulkResult) => void;
   /** Helper threads at most (default: 2 with a second core, else none; FLEET_GIT_THREADS=1 in the environment: none). */
@@ -179,8 +175,6 @@ export async function applyAll(
   const results: BulkResult[] = [];
   const counts: BulkCounts = { changed: 0, unchanged: 0, leftAlone: 0, failed: 0 };
   let untouched = 0;
-  // Only rows the survey did not read are picked (it decided about the others).
-  const pickOf = (r: Row): Pick | undefined => (r.unread ? opts.pick : undefined);
   const got: (Applied | undefined)[] = new Array(todo.length);
   let next = 0;
   // Results are handed on in row order, as soon as all before them are in.
@@ -193,7 +187,7 @@ export async function applyAll(
         untouched++;
         continue;
       }
-      if (r.outcome) opts.after?.(r.outcome, r.row, r.where ?? (r.row.state ? whereOf(r.row.state) : { path: r.row.path, worktrees: [] }));
+      if (r.outcome) opts.after?.(r.outcome, r.where!); // applyAfresh gives every outcome its where
       if (r.error !== undefined) counts.failed++;
       else if (r.outcome!.notes.length > 0) counts.leftAlone++;
       else if (r.outcome!.changes.length > 0) counts.changed++;
@@ -208,7 +202,7 @@ export async function applyAll(
     const row = todo[i];
     const repo = repoOf(row);
     if (!repo) return settle(i, { error: row.reason ?? 'cannot be read' });
-    settle(i, applyAfresh(repo, ctx, action, linkFrom, pickOf(row)));
+    settle(i, applyAfresh(repo, ctx, action, linkFrom, opts.pick));
   };
 
   const work = todo.map((_, i) => i).filter((i) => repoOf(todo[i]));
@@ -226,7 +220,7 @@ export async function applyAll(
           runHelper(
             file,
             { ctx, action, linkFrom },
-            share.map((i) => [i, repoOf(todo[i])!, pickOf(todo[i]) !== undefined]),
+            share.map((i) => [i, repoOf(todo[i])!]),
             opts.pick,
             settle,
           ),
@@ -247,7 +241,7 @@ export async function applyAll(
 function runHelper(
   file: string,
   run: { ctx: RunContext; action: BulkAction; linkFrom: string | null },
-  share: [number, Repo, boolean][],
+  share: [number, Repo][],
   pick: Pick | undefined,
   settle: (i: number, a: Applied) => void,
 ): Promise<boolean> {

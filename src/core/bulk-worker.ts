@@ -7,5 +7,4 @@ import type { RunContext } from './context.js';
 
 const job = workerData as HelperJob;
 const ctx: RunContext = { ...job.ctx, config: new ConfigReader(job.ctx.env) };
-for (const [i, repo, picked] of job.share)
-  parentPort?.postMessage([i, applyAfresh(repo, ctx, job.action, job.linkFrom, picked ? job.pick : undefined)]);
+for (const [i, repo] of job.share) parentPort?.postMessage([i, applyAfresh(repo, ctx, job.action, job.linkFrom, job.pick)]);

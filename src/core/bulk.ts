@@ -7,11 +7,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Repo } from '../git/repo.js';
-import { isUnder } from '../paths.js';
+import { isUnder, LOCK_FILE } from '../paths.js';
 import { permissionLine } from '../errors.js';
 import type { RunContext } from './context.js';
 import { planDisable, type Plan } from './actions.js';
-import { LOCK_FILE } from './repo-lock.js';
 import { byPath, discover, type DiscoverOptions } from './discover.js';
 import { hasGitDir, type FoundWithGitDir, type FoundWorktree } from '../git/dot-git.js';
 import { allWorktrees, assessRepo, isHealthy, stateJson, type Judged, type RepoState } from './state.js';

@@ -23,14 +23,25 @@ export const TRIAL_WAIT_MS = 3000;
 /** How long its forwarder may take to leave after it (it stays 50 ms after its last event here). */
 const LEAVE_MS = 3000;
 
+/** Which node the hook command runs the hook client with (path null: none it can run). */
+export interface NodeFound {
+  path: string | null;
+  onPath: boolean;
+  recorded: string | null;
+  usable: boolean;
+}
+
 /** The node the hook command runs the hook client with: `command -v node` on its PATH, else the one enable recorded. */
-export function nodeFor(env: Env, dataDir: string): { path: string | null; onPath: boolean; recorded: string | null; usable: boolean } {
+export function nodeFor(env: Env, dataDir: string): NodeFound {
   const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', 'command -v node'], { env, encoding: 'utf8', timeout: 5000 });
   const found = r.status === 0 ? (r.stdout ?? '').trim() : '';
   const recorded = readTextOrNull(join(dataDir, NODE_FILE))?.trim() || null;
   const usable = found !== '' || (recorded !== null && isExecutableFile(recorded));
   return { path: found || (usable ? recorded : null), onPath: found !== '', recorded, usable };
 }
+
+/** What to do about it (the same words for doctor and doctor --live). */
+export const NO_NODE_FIX = 'install Node 18 or later (or put it on PATH), then run fleet-git enable';
 
 /** Why the hook does nothing for want of a node (the same words for doctor and doctor --live). */
 export function noNodeMessage(node: { recorded: string | null }): string {
@@ -93,7 +104,15 @@ async function forwarderGone(spool: string, ms: number): Promise<void> {
  * whether its normalized event reached the trial's own socket within
  * `waitMs`, and if not, why.
  */
-export async function tryHookEvent(o: { dataDir: string; env: Env; home: string; cwd: string; waitMs?: number }): Promise<HookTrial> {
+export async function tryHookEvent(o: {
+  dataDir: string;
+  env: Env;
+  home: string;
+  cwd: string;
+  waitMs?: number;
+  /** nodeFor(env, dataDir), when the caller has it already. */
+  node?: NodeFound;
+}): Promise<HookTrial> {
   const waitMs = o.waitMs ?? TRIAL_WAIT_MS;
   const client = join(o.dataDir, CLIENT_FILE);
   const sessionId = `fleet-git-doctor-${randomUUID()}`;
@@ -142,12 +161,12 @@ export async function tryHookEvent(o: { dataDir: string; env: Env; home: string;
         message: `the hook client ${client} is missing, so enabled repositories report nothing`,
         fix: 'fleet-git enable',
       };
-    const node = nodeFor(env, o.dataDir);
+    const node = o.node ?? nodeFor(env, o.dataDir);
     if (!node.usable)
       return {
         ok: false,
         cause: 'no-node',
-        message: `${noNodeMessage(node)}: install Node 18 or later (or put it on PATH), then run fleet-git enable`,
+        message: `${noNodeMessage(node)}: ${NO_NODE_FIX}`,
       };
     const mine = () => listener!.events.find((e) => e.session_id === sessionId);
     const arrived = (await listener.waitUntil(() => mine() !== undefined, waitMs)) ? mine()! : null;

@@ -33,7 +33,7 @@ import { runContext } from './context.js';
 import { classifyHookFile } from './hook-file.js';
 import { HOOK_MARK, hookCommands, userHookFile, userHooksDir } from '../copilot/hook-mark.js';
 import { findOnPath, INSTALL_HINT, isExecutableFile } from './run.js';
-import { nodeFor, noNodeMessage } from './hook-trial.js';
+import { nodeFor, NO_NODE_FIX, noNodeMessage } from './hook-trial.js';
 
 /** The whole probe ends within this (the promise is 60 s). */
 const BUDGET_MS = 57_000;
@@ -178,8 +178,6 @@ export function seeFile(path: string, dataDir: string): SeenFile {
   const mine = commands.filter(ours);
   return { path, text, fleetGit: mine.length > 0, allFleetGit: mine.length > 0 && mine.length === commands.length, parseError };
 }
-
-/** Whether the hook command can find a node the way it looks for one: on Copilot's PATH, else the one enable recorded. */
 
 /** Which expected event a received one is (null: none). */
 function expectedOf(e: Received): ExpectedId | null {
@@ -431,7 +429,7 @@ export function judge(f: Facts): LiveReport {
       return {
         code: 'no-node',
         message: noNodeMessage(f.node),
-        fix: 'install Node 18 or later (or put it on PATH), then run fleet-git enable',
+        fix: NO_NODE_FIX,
       };
     }
     const gone = f.missingClients[0];

@@ -9,13 +9,11 @@ import { join } from 'node:path';
 import { readTextOrNull } from '../fs/atomic.js';
 import { acquireLock, holderAlive, LockBusyError, makeLinkSource, type Release } from '../fs/lock.js';
 import type { Repo } from '../git/repo.js';
-import type { Env } from '../paths.js';
-import { LOCK_FILE, planClientHookFile, planDisable, planEnable, type Outcome, type Plan } from './actions.js';
+import { LOCK_FILE, type Env } from '../paths.js';
+import { planClientHookFile, planDisable, planEnable, type Outcome, type Plan } from './actions.js';
 import { applyPlan, outcomeOf } from './plan.js';
 import type { RunContext } from './context.js';
 import { assessRepo, type RepoState } from './state.js';
-
-export { LOCK_FILE } from './actions.js';
 
 /** How long a command waits for another fleet-git in the same repository: FLEET_GIT_LOCK_WAIT seconds, default 10. */
 export function lockWaitMs(env: Env): number {
