@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { BUILT_CLIENT, runContext, type RunContext } from '../core/context.js';
-import { nodeFor, NO_NODE_FIX, noNodeMessage, tryHookEvent, type NodeFound } from '../core/hook-trial.js';
+import { nodeFor, tryHookEvent, type NodeFound } from '../core/hook-trial.js';
 import { findOnPath, INSTALL_HINT } from '../core/run.js';
 import { setupState } from '../core/setup.js';
 import { assessRepo, type RepoState } from '../core/state.js';
@@ -181,7 +181,7 @@ export class DoctorCommand extends FleetCommand {
   /** The node the hook command would run (found as the hook finds it), and its version. */
   private checkNode(node: NodeFound, add: Add): void {
     if (!node.path) {
-      add('node', 'fault', `${noNodeMessage(node)}: ${NO_NODE_FIX}`);
+      add('node', 'fault', `no node on PATH and none recorded: install Node 20 or later, then run fleet-git enable`);
       return;
     }
     const r = spawnSync(node.path, ['--version'], { encoding: 'utf8', timeout: 10_000 });
