@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What the repository lock (src/fs/lock.ts, src/core/repo-lock.ts) costs a bulk
+// What the repository lock (src/fs/lock.ts, src/core/repo/repo-lock.ts) costs a bulk
 // run: each of N folders (stand-ins for common git dirs) locked and unlocked,
 // the lock a hard link to one file (as enable --under and remove take it) and,
 // side by side in turns, a lock file made each time (as a command on named

@@ -69,9 +69,9 @@ await bundle('main.ts', 'cli-main.cjs', {
   banner: { js: "const __fleetUrl = require('node:url').pathToFileURL(__filename).href;" },
   external,
 });
-// The helper thread of bulk runs (src/core/bulk-apply.ts), an ES module: bundled
+// The helper thread of bulk runs (src/core/bulk/bulk-apply.ts), an ES module: bundled
 // CommonJS packages (clipanion) call require(), so it gets one.
-await bundle('core/bulk-worker.ts', 'bulk-worker.js', {
+await bundle('core/bulk/bulk-worker.ts', 'bulk-worker.js', {
   format: 'esm',
   banner: { js: "import { createRequire as __fleetRequire } from 'node:module';\nconst require = __fleetRequire(import.meta.url);" },
   external,

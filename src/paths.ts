@@ -44,7 +44,7 @@ export const OBSERVER_DIR_VAR = 'FLEET_GIT_OBSERVER_DIR';
 
 /** The hook client's file name, in the data folder (and in dist/, where the build puts it). */
 export const CLIENT_FILE = 'hook-client.cjs';
-/** The lock fleet-git holds in a repository's common git dir while it changes it (core/repo-lock.ts takes it, the post-checkout hook too). */
+/** The lock fleet-git holds in a repository's common git dir while it changes it (core/repo/repo-lock.ts takes it, the post-checkout hook too). */
 export const LOCK_FILE = 'fleet-git.lock';
 
 /**

@@ -1,13 +1,13 @@
-// Bulk enable and remove in helper threads (src/core/bulk-apply.ts): the very
+// Bulk enable and remove in helper threads (src/core/bulk/bulk-apply.ts): the very
 // same files, outcomes and counts as in the main thread alone, also when a
 // helper fails and the main thread does its share again.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { applyAll, WORKER_FILE, type ApplyOptions, type BulkAction } from '../src/core/bulk-apply.js';
-import { survey } from '../src/core/bulk.js';
-import { ensureUserFiles, runContext, type RunContext } from '../src/core/context.js';
+import { applyAll, WORKER_FILE, type ApplyOptions, type BulkAction } from '../src/core/bulk/bulk-apply.js';
+import { survey } from '../src/core/bulk/bulk.js';
+import { ensureUserFiles, runContext, type RunContext } from '../src/core/repo/context.js';
 import { sandbox } from './helpers.js';
 import { buildWorkspace, workspaceSnapshot, type Workspace } from './workspace.js';
 

@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { checkCloneGlob, cloneGlobMatches, isCloneIncluded, renderRules, type CloneRules } from '../src/core/clone-rules.js';
-import { parseUserConfig, UserConfigError } from '../src/core/user-config.js';
+import { checkCloneGlob, cloneGlobMatches, isCloneIncluded, renderRules, type CloneRules } from '../src/core/repo/clone-rules.js';
+import { parseUserConfig, UserConfigError } from '../src/core/setup/user-config.js';
 
 const picomatch = createRequire(import.meta.url)('picomatch') as (g: string, o: object) => (s: string) => boolean;
 const seedVar = process.env.FLEET_GIT_FUZZ_SEED;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { discover } from '../src/core/discover.js';
+import { discover } from '../src/core/bulk/discover.js';
 import type { Found } from '../src/git/dot-git.js';
 import { parseGitFile } from '../src/git/repo.js';
 import { sandbox } from './helpers.js';

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import type { LiveReport } from '../src/core/live-probe.js';
+import type { LiveReport } from '../src/core/session/live-probe.js';
 import { userPaths } from '../src/paths.js';
 import { CLI, copilotCache, hooksSettled, ROOT, sandbox, snapshot, type Sandbox } from './helpers.js';
 import { fakeCopilotSession } from './fake-copilot.js';

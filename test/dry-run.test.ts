@@ -10,10 +10,10 @@ import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
 import { upstreamFleetJson } from './workspace.js';
-import { applyPlan, type Plan } from '../src/core/plan.js';
-import { planDisable, planEnable } from '../src/core/actions.js';
-import { assessRepo } from '../src/core/state.js';
-import { runContext } from '../src/core/context.js';
+import { applyPlan, type Plan } from '../src/core/repo/plan.js';
+import { planDisable, planEnable } from '../src/core/repo/actions.js';
+import { assessRepo } from '../src/core/repo/state.js';
+import { runContext } from '../src/core/repo/context.js';
 import { locateRepo } from '../src/git/repo.js';
 
 const HOOK = '.github/hooks/fleet.json';

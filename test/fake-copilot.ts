@@ -93,7 +93,7 @@ t('session.start', { sessionId: sid, copilotVersion: '1.0.102', selectedModel: p
 fire('sessionStart', { ...base(), source: 'new', initialPrompt: process.argv[process.argv.indexOf('-p') + 1] });
 fire('postToolUse', { ...base(), toolName: 'bash', toolArgs: { command: 'echo fleet-git doctor --live' }, toolResult: { resultType: 'success', textResultForLlm: 'fleet-git doctor --live' } });
 fire('postToolUse', { ...base(), toolName: 'view', toolArgs: { path: root }, toolResult: { resultType: 'success', textResultForLlm: '' } });
-// The scripted model's final answer (core/live-probe.ts).
+// The scripted model's final answer (core/session/live-probe.ts).
 t('assistant.message', { content: 'fleet-git doctor --live: done.', toolRequests: [] });
 t('assistant.turn_end', { turnId: '0' });
 fire('agentStop', { ...base(), transcriptPath: tr, stopReason: 'end_turn', stop_hook_active: false });

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { EXCLUDE_BEGIN, EXCLUDE_END } from '../src/core/exclude.js';
+import { EXCLUDE_BEGIN, EXCLUDE_END } from '../src/core/repo/exclude.js';
 import { gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';

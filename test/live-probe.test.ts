@@ -1,4 +1,4 @@
-// The live probe's judgement (core/live-probe.ts judge), from what a session
+// The live probe's judgement (core/session/live-probe.ts judge), from what a session
 // could have shown: each cause and its order (a trusted repository's hooks not
 // loaded, one event's hook never run, a hook timing out, fleet-git's own file
 // broken, a missing hook client, an agentStop without its message). Each of
@@ -7,9 +7,9 @@
 // Linux cannot be made to do it).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { judge, type Facts, type SeenFile } from '../src/core/live-probe.js';
+import { judge, type Facts, type SeenFile } from '../src/core/session/live-probe.js';
 import type { HookRun } from '../src/copilot/live-session.js';
-import { renderHookFile } from '../src/core/hook-file.js';
+import { renderHookFile } from '../src/core/repo/hook-file.js';
 
 const ROOT = '/home/dev/code/demo';
 const DATA = '/home/dev/.local/share/fleet-git';

@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { EXCLUDE_BLOCK, addExcludeBlock } from '../src/core/exclude.js';
+import { EXCLUDE_BLOCK, addExcludeBlock } from '../src/core/repo/exclude.js';
 import { holderAlive } from '../src/fs/lock.js';
 import { ROOT, sandbox, type Sandbox } from './helpers.js';
 

@@ -4,7 +4,7 @@
 // own stdin. On the pty stdout and stderr are one stream, line ends are \r\n,
 // and what is typed is echoed back into the output.
 import { start } from './spawn.js';
-import { shQuote } from '../src/core/templates.js';
+import { shQuote } from '../src/core/repo/templates.js';
 
 export interface PtyResult {
   /** The exit code of the command (script -e passes it on; 128+n for a signal). */

@@ -17,7 +17,7 @@ import {
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sandbox, snapshot, type Sandbox } from './helpers.js';
-import { EXCLUDE_BLOCK } from '../src/core/exclude.js';
+import { EXCLUDE_BLOCK } from '../src/core/repo/exclude.js';
 
 const HOOK = '.github/hooks/fleet.json';
 const GIT_DEFAULT_EXCLUDE = readFileSync('/usr/share/git-core/templates/info/exclude', 'utf8');

@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { writeInPlace } from '../src/fs/atomic.js';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { EXCLUDE_BLOCK, addExcludeBlock, hasExcludeBlock, removeExcludeBlock } from '../src/core/exclude.js';
-import { classifyHookFile, renderHookFile } from '../src/core/hook-file.js';
+import { EXCLUDE_BLOCK, addExcludeBlock, hasExcludeBlock, removeExcludeBlock } from '../src/core/repo/exclude.js';
+import { classifyHookFile, renderHookFile } from '../src/core/repo/hook-file.js';
 import { ConfigReader, parseConfigValues } from '../src/git/config.js';
 import { isTracked, isTrackedInIndex, locateRepo, objectNameSize } from '../src/git/repo.js';
 import { gitTracks } from '../src/git/process.js';

@@ -1,6 +1,6 @@
 import { Option } from 'clipanion';
-import { isCloneIncluded, physicalHome } from '../core/clone-rules.js';
-import { CONFIG_KEYS, compileRules, configValue, loadUserConfig } from '../core/user-config.js';
+import { isCloneIncluded, physicalHome } from '../core/repo/clone-rules.js';
+import { CONFIG_KEYS, compileRules, configValue, loadUserConfig } from '../core/setup/user-config.js';
 import { expandHome } from '../paths.js';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';

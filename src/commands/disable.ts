@@ -1,13 +1,13 @@
 import { Option } from 'clipanion';
-import { runContext } from '../core/context.js';
-import { actOnRepo } from '../core/repo-lock.js';
+import { runContext } from '../core/repo/context.js';
+import { actOnRepo } from '../core/repo/repo-lock.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { printOutcome, printPlan, resolveRepos, saveTrust } from './report.js';
-import { planJson } from '../core/plan.js';
-import type { RepoState } from '../core/state.js';
+import { planJson } from '../core/repo/plan.js';
+import type { RepoState } from '../core/repo/state.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
-import { removeUserHooks } from '../core/user-hooks.js';
+import { removeUserHooks } from '../core/setup/user-hooks.js';
 
 export class DisableCommand extends FleetCommand {
   static paths = [['disable']];

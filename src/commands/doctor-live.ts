@@ -1,7 +1,7 @@
-// `fleet-git doctor --live`: prints the live probe's report (core/live-probe.ts)
+// `fleet-git doctor --live`: prints the live probe's report (core/session/live-probe.ts)
 // in words or as one JSON document. Exit 0 only when every expected event
 // arrived exactly once (and its ppid was Copilot), 1 otherwise.
-import { liveProbe, MAX_SESSION_S, type Cause, type EventReport, type LiveReport } from '../core/live-probe.js';
+import { liveProbe, MAX_SESSION_S, type Cause, type EventReport, type LiveReport } from '../core/session/live-probe.js';
 import { EXIT, InputError, type Context } from './base.js';
 
 const LABELS: Record<EventReport['id'], string> = {

@@ -1,10 +1,10 @@
 import { Option } from 'clipanion';
-import { ensureUserFiles, runContext, type RunContext } from '../core/context.js';
-import { actOnRepo } from '../core/repo-lock.js';
-import type { Plan } from '../core/actions.js';
-import { planJson } from '../core/plan.js';
-import type { RepoState } from '../core/state.js';
-import type { Row } from '../core/bulk.js';
+import { ensureUserFiles, runContext, type RunContext } from '../core/repo/context.js';
+import { actOnRepo } from '../core/repo/repo-lock.js';
+import type { Plan } from '../core/repo/actions.js';
+import { planJson } from '../core/repo/plan.js';
+import type { RepoState } from '../core/repo/state.js';
+import type { Row } from '../core/bulk/bulk.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import {
@@ -20,8 +20,8 @@ import {
   withProgress,
 } from './report.js';
 import { TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
-import { loadUserConfig } from '../core/user-config.js';
-import { installUserHooks } from '../core/user-hooks.js';
+import { loadUserConfig } from '../core/setup/user-config.js';
+import { installUserHooks } from '../core/setup/user-hooks.js';
 
 export class EnableCommand extends FleetCommand {
   static paths = [['enable']];
@@ -130,7 +130,7 @@ export class EnableCommand extends FleetCommand {
     if (this.repos.length) throw new InputError(`enable takes either repositories or --under ROOT, not both (${this.repos.join(' ')})`);
     const [root] = await rootsOf([under], this.context.cwd);
     const bulk = await loadBulk();
-    const { ignoreMatcher } = await import('../core/discover.js');
+    const { ignoreMatcher } = await import('../core/bulk/discover.js');
     const hits = new Set<string>();
     // The real run reads each repository only under its lock (bulk-apply.ts): the survey finds them, and reads them for --dry-run.
     const s = await withProgress(this.context, (onProgress) =>
@@ -155,8 +155,8 @@ export class EnableCommand extends FleetCommand {
       for (const g of globs) if (!hits.has(g)) this.err(`fleet-git: ${opt} ${JSON.stringify(g)} matched nothing under ${root}`);
     }
     if (this.dryRun) {
-      const { assessRepo } = await import('../core/state.js');
-      const { planAction } = await import('../core/repo-lock.js');
+      const { assessRepo } = await import('../core/repo/state.js');
+      const { planAction } = await import('../core/repo/repo-lock.js');
       const acted = wanted
         .map((r) => {
           if (!r.state) {
@@ -177,7 +177,7 @@ export class EnableCommand extends FleetCommand {
     for (const line of this.user ? [] : ensureUserFiles(ctx)) if (!this.quiet) out.push(line);
     const report = new BulkReport(out, err, 'enabled', this.quiet);
     let trusted = 0;
-    const { applyAll } = await import('../core/bulk-apply.js');
+    const { applyAll } = await import('../core/bulk/bulk-apply.js');
     const { counts } = await applyAll(
       wanted,
       ctx,

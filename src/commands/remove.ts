@@ -2,10 +2,10 @@ import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { ask, BulkReport, countsLine, isTty, LineBuffer, loadBulk, rootsOf, withProgress } from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
-import type { Row } from '../core/bulk.js';
-import { planDisable, type Plan } from '../core/actions.js';
-import { planJson } from '../core/plan.js';
-import { loadUserConfig } from '../core/user-config.js';
+import type { Row } from '../core/bulk/bulk.js';
+import { planDisable, type Plan } from '../core/repo/actions.js';
+import { planJson } from '../core/repo/plan.js';
+import { loadUserConfig } from '../core/setup/user-config.js';
 
 export class RemoveCommand extends FleetCommand {
   static paths = [['remove']];
@@ -34,7 +34,7 @@ export class RemoveCommand extends FleetCommand {
       throw new InputError('--json goes with --dry-run (the plan as JSON); remove itself prints one line per repository');
     const roots = await rootsOf(this.roots, this.context.cwd);
     const ignore = loadUserConfig(this.context.env, this.context.home).config.scan.ignore; // an invalid file: one line, exit 2
-    const [bulk, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
+    const [bulk, { runContext }] = await Promise.all([loadBulk(), import('../core/repo/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
     // With --yes nothing is asked or printed before the run: the survey only finds the repositories, and each is read
     // by a helper thread, once without its lock to learn whether it has anything to remove, then under it (bulk-apply.ts).
@@ -114,7 +114,7 @@ export class RemoveCommand extends FleetCommand {
     }
     let trustError: string | null = null;
     let untrusted = 0;
-    const { applyAll } = await import('../core/bulk-apply.js');
+    const { applyAll } = await import('../core/bulk/bulk-apply.js');
     const report = new BulkReport(out, err, 'removed', this.quiet);
     const applied = await applyAll(
       targets,

@@ -4,8 +4,8 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Outcome, Plan } from '../core/actions.js';
-import type { BulkCounts, BulkResult } from '../core/bulk-apply.js';
+import type { Outcome, Plan } from '../core/repo/actions.js';
+import type { BulkCounts, BulkResult } from '../core/bulk/bulk-apply.js';
 import type { Context, FleetCommand } from './base.js';
 import type { TrustEdit } from '../copilot/trust.js';
 import { describeError } from '../fs/atomic.js';
@@ -107,7 +107,7 @@ export function countsLine(c: BulkCounts): string {
 }
 
 // The bulk and discovery modules are loaded when a bulk command runs, not at start-up.
-export const loadBulk = () => import('../core/bulk.js');
+export const loadBulk = () => import('../core/bulk/bulk.js');
 
 /** The roots as absolute paths (the current folder when none); a missing one is a usage error (exit 2). */
 export async function rootsOf(args: string[], cwd: string): Promise<string[]> {

@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { Option } from 'clipanion';
 import { CopilotAdapter } from '../core/adapter.js';
 import type { ModelProfile } from '../copilot/profiles.js';
-import { runContext } from '../core/context.js';
-import { chooseProfile, findCopilot, prepareRepo, runCopilot } from '../core/run.js';
+import { runContext } from '../core/repo/context.js';
+import { chooseProfile, findCopilot, prepareRepo, runCopilot } from '../core/session/run.js';
 import { FleetCommand } from './base.js';
 import { ask, isTty } from './report.js';
 

@@ -1,7 +1,7 @@
 import { Option } from 'clipanion';
-import type { Group, RowJson, SurveyJson } from '../core/bulk.js';
+import type { Group, RowJson, SurveyJson } from '../core/bulk/bulk.js';
 import type { Style } from '../colour.js';
-import type { HookLevel } from '../core/user-hooks.js';
+import type { HookLevel } from '../core/setup/user-hooks.js';
 import { EXIT, FleetCommand, InputError } from './base.js';
 import { isTty, loadBulk, rootsOf, withProgress } from './report.js';
 
@@ -58,10 +58,10 @@ export class ScanCommand extends FleetCommand {
 
   async run(): Promise<number> {
     const depth = parseDepth(this.depth);
-    const { loadUserConfig, scanRoots } = await import('../core/user-config.js');
+    const { loadUserConfig, scanRoots } = await import('../core/setup/user-config.js');
     const { config } = loadUserConfig(this.context.env, this.context.home); // an invalid file: one line, exit 2
     const roots = await rootsOf(this.roots.length ? this.roots : scanRoots(config, this.context.home), this.context.cwd);
-    const [{ surveyAsJson }, { runContext }] = await Promise.all([loadBulk(), import('../core/context.js')]);
+    const [{ surveyAsJson }, { runContext }] = await Promise.all([loadBulk(), import('../core/repo/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
     const hits = new Set<string>();
     const opts = {

@@ -1,5 +1,5 @@
 import { Option } from 'clipanion';
-import { setup, undoSetup, type SetupOutcome } from '../core/setup.js';
+import { setup, undoSetup, type SetupOutcome } from '../core/setup/setup.js';
 import { EXIT, FleetCommand } from './base.js';
 
 export class SetupCommand extends FleetCommand {

@@ -1,13 +1,13 @@
 import { Option } from 'clipanion';
-import { runContext } from '../core/context.js';
-import { LEGACY_SUFFIX } from '../core/git-hook.js';
-import { setupState } from '../core/setup.js';
-import { assessRepo, isHealthy, stateJson, type RepoState } from '../core/state.js';
+import { runContext } from '../core/repo/context.js';
+import { LEGACY_SUFFIX } from '../core/repo/git-hook.js';
+import { setupState } from '../core/setup/setup.js';
+import { assessRepo, isHealthy, stateJson, type RepoState } from '../core/repo/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand } from './base.js';
 import { resolveRepos } from './report.js';
 import { trustLine } from '../copilot/trust.js';
-import { copilotJson, copilotView, userLevelLine } from '../core/user-hooks.js';
+import { copilotJson, copilotView, userLevelLine } from '../core/setup/user-hooks.js';
 
 export class StatusCommand extends FleetCommand {
   static paths = [['status']];

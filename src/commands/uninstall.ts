@@ -8,12 +8,12 @@ import { RemoveCommand } from './remove.js';
 import { ask, isTty, saveTrust } from './report.js';
 import { SetupCommand } from './setup.js';
 import { readTrustRecord, TrustEdit } from '../copilot/trust.js';
-import { runContext } from '../core/context.js';
-import { setupState } from '../core/setup.js';
+import { runContext } from '../core/repo/context.js';
+import { setupState } from '../core/setup/setup.js';
 import { removeIfEmpty } from '../fs/atomic.js';
 import { removeDataDir } from '../fs/data-dir.js';
-import { userHookFile, userHooksMade, userHookState } from '../core/user-hooks.js';
-import { loadUserConfig, scanRoots } from '../core/user-config.js';
+import { userHookFile, userHooksMade, userHookState } from '../core/setup/user-hooks.js';
+import { loadUserConfig, scanRoots } from '../core/setup/user-config.js';
 import { isUnder } from '../paths.js';
 
 /**

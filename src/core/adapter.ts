@@ -7,10 +7,10 @@
 import { homedir } from 'node:os';
 import * as nodeFs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ensureUserFiles, runContext } from './context.js';
-import { actOnRepo } from './repo-lock.js';
-import { HOOK_FILE_PATH, classifyHookFile, renderClientHookFile, renderHookFile } from './hook-file.js';
-import { findOnPath } from './run.js';
+import { ensureUserFiles, runContext } from './repo/context.js';
+import { actOnRepo } from './repo/repo-lock.js';
+import { HOOK_FILE_PATH, classifyHookFile, renderClientHookFile, renderHookFile } from './repo/hook-file.js';
+import { findOnPath } from './session/run.js';
 import { locateRepo, type Repo } from '../git/repo.js';
 import { lastMessage, summarizeToolUse } from '../copilot/normalize.js';
 import type { FleetEvent } from '../fleet/event.js';

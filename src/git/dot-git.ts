@@ -1,7 +1,7 @@
 // What a `.git` entry is: a repository, a linked worktree, a submodule, a
 // separate git dir, a bare repository, a stale pointer or something broken,
 // told from the `.git` entry itself and one listing of the git dir it leads to
-// (no git subprocess). The walk that finds them is core/discover.ts.
+// (no git subprocess). The walk that finds them is core/bulk/discover.ts.
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import { parseCommonDir, parseGitFile, type Listed } from './repo.js';

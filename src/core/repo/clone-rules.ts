@@ -35,8 +35,8 @@
 // and no exclude glob matches.
 import { realpathSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { VERIFY, readTextOrNull, writeAtomic } from '../fs/atomic.js';
-import { loadPicomatch } from '../glob.js';
+import { VERIFY, readTextOrNull, writeAtomic } from '../../fs/atomic.js';
+import { loadPicomatch } from '../../glob.js';
 import { shQuote } from './templates.js';
 
 /** What the rules are made of: the config file's include and exclude (user-config.ts reads them). */

@@ -8,7 +8,7 @@
 // anything of fleet-git here" all come from the same plans.
 import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { appendWhole, readTextOrNull, writeAtomic, writeInPlace } from '../fs/atomic.js';
+import { appendWhole, readTextOrNull, writeAtomic, writeInPlace } from '../../fs/atomic.js';
 
 /** What a step changes: a file of the user's repository or worktree, a folder, or one of fleet-git's own record files. */
 export type StepKind = 'file' | 'folder' | 'record';

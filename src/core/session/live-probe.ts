@@ -11,13 +11,13 @@
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
-import { readTextOrNull } from '../fs/atomic.js';
-import { locateRepo } from '../git/repo.js';
-import { isUnder, OBSERVER_DIR_VAR, type Env } from '../paths.js';
-import { copilotConfigFile, FolderIndex, trustedFolders } from '../copilot/trust.js';
-import { startModelServer, type Script } from '../copilot/model-server.js';
-import { PROBE_VAR } from '../copilot/normalize.js';
+import { UsageError } from '../../errors.js';
+import { readTextOrNull } from '../../fs/atomic.js';
+import { locateRepo } from '../../git/repo.js';
+import { isUnder, OBSERVER_DIR_VAR, type Env } from '../../paths.js';
+import { copilotConfigFile, FolderIndex, trustedFolders } from '../../copilot/trust.js';
+import { startModelServer, type Script } from '../../copilot/model-server.js';
+import { PROBE_VAR } from '../../copilot/normalize.js';
 import {
   copilotVersion,
   killTagged,
@@ -27,11 +27,11 @@ import {
   runSession,
   type HookRun,
   type SessionRun,
-} from '../copilot/live-session.js';
-import { EventListener, socketTempDir, type Received } from '../fleet/listener.js';
-import { runContext } from './context.js';
-import { classifyHookFile } from './hook-file.js';
-import { HOOK_MARK, hookCommands, userHookFile, userHooksDir } from '../copilot/hook-mark.js';
+} from '../../copilot/live-session.js';
+import { EventListener, socketTempDir, type Received } from '../../fleet/listener.js';
+import { runContext } from '../repo/context.js';
+import { classifyHookFile } from '../repo/hook-file.js';
+import { HOOK_MARK, hookCommands, userHookFile, userHooksDir } from '../../copilot/hook-mark.js';
 import { findOnPath, INSTALL_HINT, isExecutableFile } from './run.js';
 import { nodeFor, NO_NODE_FIX, noNodeMessage } from './hook-trial.js';
 

@@ -10,8 +10,8 @@ import {
   readTextOrNullStatFirst,
   textOf,
   within,
-} from '../fs/atomic.js';
-import { isTracked, listWorktrees, type Listed, type Repo, type Worktree } from '../git/repo.js';
+} from '../../fs/atomic.js';
+import { isTracked, listWorktrees, type Listed, type Repo, type Worktree } from '../../git/repo.js';
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
 import { CREATED_FILE } from './created.js';

@@ -22,14 +22,14 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { PACKAGE_ROOT } from '../package-root.js';
-import type { Outcome } from './actions.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
+import type { Outcome } from '../repo/actions.js';
 import { gitLock, hasFleetState, reasonOf, type Row } from './bulk.js';
-import type { RunContext } from './context.js';
-import { applyAction, bulkLockSource, planAction, withRepoLock, type RepoAction } from './repo-lock.js';
-import { hasExcludeBlock } from './exclude.js';
-import { assessRepo, readExclude, type RepoState } from './state.js';
-import type { Repo } from '../git/repo.js';
+import type { RunContext } from '../repo/context.js';
+import { applyAction, bulkLockSource, planAction, withRepoLock, type RepoAction } from '../repo/repo-lock.js';
+import { hasExcludeBlock } from '../repo/exclude.js';
+import { assessRepo, readExclude, type RepoState } from '../repo/state.js';
+import type { Repo } from '../../git/repo.js';
 
 /** What a bulk run does to each repository. */
 export type BulkAction = RepoAction;
@@ -81,7 +81,7 @@ export interface BulkCounts {
   failed: number;
 }
 
-/** The helper thread's code: src/core/bulk-worker.ts, bundled by the build. */
+/** The helper thread's code: src/core/bulk/bulk-worker.ts, bundled by the build. */
 export const WORKER_FILE = join(PACKAGE_ROOT, 'dist', 'bulk-worker.js');
 
 /** What a helper is given: a RunContext less its config reader (it makes its own), the action, its share. */

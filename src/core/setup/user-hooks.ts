@@ -6,16 +6,16 @@
 // so the user level wins and each event reaches the observer once.
 import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextOrNull, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
-import { makeDataDir } from '../fs/data-dir.js';
-import { isUnder } from '../paths.js';
-import { copilotConfigFile, FolderIndex, trustedFolders } from '../copilot/trust.js';
-import type { RunContext } from './context.js';
-import { classifyHookFile, type HookFileInfo } from './hook-file.js';
-import { userHookFile, userHooksDir } from '../copilot/hook-mark.js';
-import type { RepoState } from './state.js';
+import { readTextOrNull, removeEmptyUpTo, writeAtomic } from '../../fs/atomic.js';
+import { makeDataDir } from '../../fs/data-dir.js';
+import { isUnder } from '../../paths.js';
+import { copilotConfigFile, FolderIndex, trustedFolders } from '../../copilot/trust.js';
+import type { RunContext } from '../repo/context.js';
+import { classifyHookFile, type HookFileInfo } from '../repo/hook-file.js';
+import { userHookFile, userHooksDir } from '../../copilot/hook-mark.js';
+import type { RepoState } from '../repo/state.js';
 
-export { userHookFile, userHooksDir } from '../copilot/hook-mark.js';
+export { userHookFile, userHooksDir } from '../../copilot/hook-mark.js';
 
 /** The file in the data folder that records the topmost folder fleet-git made for $COPILOT_HOME/hooks, so that disable --user may remove them when empty. */
 const HOOKS_DIR_MADE_FILE = 'created-copilot-hooks-dir';

@@ -8,9 +8,9 @@
 // (git/dot-git.ts tells what it is).
 import { existsSync, promises as fsp, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { resolve } from 'node:path';
-import { bareReason, classifyDotGit, classifyGitFile, classifyGitFolder, isBareListing, type Found } from '../git/dot-git.js';
-import { loadPicomatch } from '../glob.js';
-import { DIRENTS, describeError, isCode, NO_ENTRY_OK, within } from '../fs/atomic.js';
+import { bareReason, classifyDotGit, classifyGitFile, classifyGitFolder, isBareListing, type Found } from '../../git/dot-git.js';
+import { loadPicomatch } from '../../glob.js';
+import { DIRENTS, describeError, isCode, NO_ENTRY_OK, within } from '../../fs/atomic.js';
 
 /** dev and ino exactly, for telling a folder reached twice (following links). */
 const BIGINT = { bigint: true } as const;

@@ -11,13 +11,13 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import { VERIFY, readBytesOrNull, readTextOrNull, removeIfEmpty, writeAtomic } from '../fs/atomic.js';
-import { ConfigReader, type ConfigValue } from '../git/config.js';
-import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../git/global-config.js';
-import { PACKAGE_ROOT } from '../package-root.js';
-import { expandHome, userPaths, type Env, type UserPaths } from '../paths.js';
-import { RULES_FILE, rulesState } from './clone-rules.js';
-import { ensureUserFiles, runContext } from './context.js';
+import { VERIFY, readBytesOrNull, readTextOrNull, removeIfEmpty, writeAtomic } from '../../fs/atomic.js';
+import { ConfigReader, type ConfigValue } from '../../git/config.js';
+import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../../git/global-config.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
+import { expandHome, userPaths, type Env, type UserPaths } from '../../paths.js';
+import { RULES_FILE, rulesState } from '../repo/clone-rules.js';
+import { ensureUserFiles, runContext } from '../repo/context.js';
 import {
   HOOK_NAME,
   LEGACY_SUFFIX,
@@ -28,8 +28,8 @@ import {
   keepPrevHook,
   renderGitHook,
   takeOutGitHook,
-} from './git-hook.js';
-import { shQuote } from './templates.js';
+} from '../repo/git-hook.js';
+import { shQuote } from '../repo/templates.js';
 import { compileRules, configFile, loadUserConfig } from './user-config.js';
 
 export const SETUP_RECORD = 'setup.json';

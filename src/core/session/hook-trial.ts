@@ -10,12 +10,12 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextOrNull } from '../fs/atomic.js';
-import { FORWARD_FLAG, IDLE_MS_VAR, PID_FILE } from '../copilot/forwarder.js';
-import { PROBE_VAR } from '../copilot/normalize.js';
-import { EventListener, socketTempDir, type Received } from '../fleet/listener.js';
-import { CLIENT_FILE, OBSERVER_DIR_VAR, userPaths, type Env } from '../paths.js';
-import { hookCommand, NODE_FILE } from './hook-file.js';
+import { readTextOrNull } from '../../fs/atomic.js';
+import { FORWARD_FLAG, IDLE_MS_VAR, PID_FILE } from '../../copilot/forwarder.js';
+import { PROBE_VAR } from '../../copilot/normalize.js';
+import { EventListener, socketTempDir, type Received } from '../../fleet/listener.js';
+import { CLIENT_FILE, OBSERVER_DIR_VAR, userPaths, type Env } from '../../paths.js';
+import { hookCommand, NODE_FILE } from '../repo/hook-file.js';
 import { isExecutableFile } from './run.js';
 
 /** How long the test event may take to arrive (a forwarder's cold start is about a tenth of that). */

@@ -1,7 +1,7 @@
 // The files fleet-git writes live in templates/ as real files; this renders them.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../package-root.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
 
 const TEMPLATES = join(PACKAGE_ROOT, 'templates');
 

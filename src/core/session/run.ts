@@ -2,17 +2,17 @@
 // repository made ready first (enabled and trusted). The session owns the
 // terminal (stdio inherited); fleet-git passes signals on and returns its exit
 // code. Nothing here prints an API key.
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { CopilotConfigError, TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
-import { copilotProfiles, readProfiles, type ModelProfile } from '../copilot/profiles.js';
-import { locateRepo, NotARepoError } from '../git/repo.js';
-import type { Env } from '../paths.js';
-import { ensureUserFiles, type RunContext } from './context.js';
-import { actOnRepo } from './repo-lock.js';
+import { CopilotConfigError, TrustEdit, trustFolders, trustRoots } from '../../copilot/trust.js';
+import { copilotProfiles, readProfiles, type ModelProfile } from '../../copilot/profiles.js';
+import { locateRepo, NotARepoError } from '../../git/repo.js';
+import type { Env } from '../../paths.js';
+import { ensureUserFiles, type RunContext } from '../repo/context.js';
+import { actOnRepo } from '../repo/repo-lock.js';
 
 export const INSTALL_HINT = 'npm install -g @github/copilot';
 

@@ -1,11 +1,11 @@
 // What one run of fleet-git needs to know once, whatever the number of
 // repositories: the user's paths, the bytes it would write, the git config reader.
 import { join } from 'node:path';
-import { VERIFY, readBytesOrNull, removeStaleTemps, writeAtomic } from '../fs/atomic.js';
-import { makeDataDir } from '../fs/data-dir.js';
-import { ConfigReader } from '../git/config.js';
-import { PACKAGE_ROOT } from '../package-root.js';
-import { CLIENT_FILE, userPaths, type Env, type UserPaths } from '../paths.js';
+import { VERIFY, readBytesOrNull, removeStaleTemps, writeAtomic } from '../../fs/atomic.js';
+import { makeDataDir } from '../../fs/data-dir.js';
+import { ConfigReader } from '../../git/config.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
+import { CLIENT_FILE, userPaths, type Env, type UserPaths } from '../../paths.js';
 import { NODE_FILE, renderHookFile } from './hook-file.js';
 import { renderGitHook } from './git-hook.js';
 

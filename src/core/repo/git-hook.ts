@@ -3,16 +3,16 @@
 // (and chaining to) a hook that was there before.
 import { renameSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { LINK, lstatIfPresent, readBytesOrNullOneRead, readTextOrNull, readTextOrNullStatFirst, textOf, within } from '../fs/atomic.js';
-import type { ConfigReader } from '../git/config.js';
-import type { Repo } from '../git/repo.js';
-import { expandHome, LOCK_FILE } from '../paths.js';
+import { LINK, lstatIfPresent, readBytesOrNullOneRead, readTextOrNull, readTextOrNullStatFirst, textOf, within } from '../../fs/atomic.js';
+import type { ConfigReader } from '../../git/config.js';
+import type { Repo } from '../../git/repo.js';
+import { expandHome, LOCK_FILE } from '../../paths.js';
 import { RULES_VERSION } from './clone-rules.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
 import { applyPlan, Planner } from './plan.js';
 import { EXCLUDE_BEGIN, EXCLUDE_END } from './exclude.js';
 import { HOOK_FILE_PATH } from './hook-file.js';
-import { HOOK_MARK, OURS_FLAG } from '../copilot/hook-mark.js';
+import { HOOK_MARK, OURS_FLAG } from '../../copilot/hook-mark.js';
 import { readTemplate, render, shQuote } from './templates.js';
 
 export const HOOK_NAME = 'post-checkout';

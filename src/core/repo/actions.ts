@@ -5,13 +5,13 @@
 import { join } from 'node:path';
 import type { RunContext } from './context.js';
 import { forgetCreated, keepRecorded, readCreated, recordCreated, removeCreatedDirs, removeEmptyRecord } from './created.js';
-import { isPresent, staleTemps, within } from '../fs/atomic.js';
+import { isPresent, staleTemps, within } from '../../fs/atomic.js';
 import { addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
 import { HOOK_FILE_PATH, REPLACED_FILE } from './hook-file.js';
 import { planGitHookInstall, planGitHookRemoval } from './git-hook.js';
 import { applyPlan, Planner, type Outcome, type Plan } from './plan.js';
 import { allWorktrees, symlinkMessage, type RepoState, type WorktreeState } from './state.js';
-import { LOCK_FILE } from '../paths.js';
+import { LOCK_FILE } from '../../paths.js';
 
 export type { Outcome, Plan } from './plan.js';
 

@@ -1,9 +1,9 @@
 // A helper thread of a bulk run (see bulk-apply.ts): reads each repository of
 // its share afresh, applies the action, and answers for each as it goes.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ConfigReader } from '../git/config.js';
+import { ConfigReader } from '../../git/config.js';
 import { applyAfresh, type HelperJob } from './bulk-apply.js';
-import type { RunContext } from './context.js';
+import type { RunContext } from '../repo/context.js';
 
 const job = workerData as HelperJob;
 const ctx: RunContext = { ...job.ctx, config: new ConfigReader(job.ctx.env) };

@@ -7,12 +7,12 @@
 // A missing file means the defaults; an invalid one is one line naming the
 // file, the line and what is wrong (UserConfigError), never a stack.
 import { join } from 'node:path';
-import { parseJson5 } from '../json5.js';
-import { unreadableReason, UsageError } from '../errors.js';
-import { readTextOrNull } from '../fs/atomic.js';
-import { makeDataDir } from '../fs/data-dir.js';
-import { expandHome, userPaths, type Env } from '../paths.js';
-import { checkCloneGlob, writeRules, type CloneRules } from './clone-rules.js';
+import { parseJson5 } from '../../json5.js';
+import { unreadableReason, UsageError } from '../../errors.js';
+import { readTextOrNull } from '../../fs/atomic.js';
+import { makeDataDir } from '../../fs/data-dir.js';
+import { expandHome, userPaths, type Env } from '../../paths.js';
+import { checkCloneGlob, writeRules, type CloneRules } from '../repo/clone-rules.js';
 
 const CONFIG_FILE_NAME = 'config.json5';
 

@@ -1,9 +1,9 @@
 // The Copilot hook file, .github/hooks/fleet.json: the one writer and the one
 // reader of it, shared by enable, disable, status, scan and the Copilot adapter.
-import { FLEET_MARK, hasFleetGitCommand, hookCommands } from '../copilot/hook-mark.js';
+import { FLEET_MARK, hasFleetGitCommand, hookCommands } from '../../copilot/hook-mark.js';
 import { readTemplate, render, shQuote } from './templates.js';
-import { CLIENT_FILE } from '../paths.js';
-import { EVENT_ENV } from '../copilot/normalize.js';
+import { CLIENT_FILE } from '../../paths.js';
+import { EVENT_ENV } from '../../copilot/normalize.js';
 
 /** Where a worktree's Copilot hook file is, relative to the worktree's top folder. */
 export const HOOK_FILE_PATH = '.github/hooks/fleet.json';

@@ -6,10 +6,10 @@
 // worktrees), made as git makes `index.lock` (see fs/lock.ts).
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextOrNull } from '../fs/atomic.js';
-import { acquireLock, holderAlive, LockBusyError, makeLinkSource, type Release } from '../fs/lock.js';
-import type { Repo } from '../git/repo.js';
-import { LOCK_FILE, type Env } from '../paths.js';
+import { readTextOrNull } from '../../fs/atomic.js';
+import { acquireLock, holderAlive, LockBusyError, makeLinkSource, type Release } from '../../fs/lock.js';
+import type { Repo } from '../../git/repo.js';
+import { LOCK_FILE, type Env } from '../../paths.js';
 import { planClientHookFile, planDisable, planEnable, type Outcome, type Plan } from './actions.js';
 import { applyPlan, outcomeOf } from './plan.js';
 import type { RunContext } from './context.js';
