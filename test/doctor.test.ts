@@ -1,12 +1,12 @@
 // fleet-git doctor: every check passing in a set-up sandbox, and each failing one saying what to do.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { sandbox } from './helpers.js';
-import { runCli } from './spawn.js';
+import { CLI, run, runCli } from './spawn.js';
 import { TestObserver } from './observer-server.js';
 
 function doctor(
@@ -127,6 +127,9 @@ function spawnCli(sb: ReturnType<typeof sandbox>, cwd: string, args: string[]): 
   return r.status;
 }
 
+/** strace (Debian package strace, as .ci/run installs it): a machine without it fails here rather than skip. */
+const STRACE = execFileSync('/bin/sh', ['-c', 'command -v strace || echo strace-is-not-installed'], { encoding: 'utf8' }).trim();
+
 /** PATH without any folder holding a copilot executable (npm test puts node_modules/.bin on it). */
 function withoutCopilot(path: string): string {
   return path
@@ -175,8 +178,11 @@ describe('fleet-git doctor: the hook-client check', () => {
         symlinkSync(execFileSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(bin, tool));
     writeFileSync(join(paths.dataDir, 'node'), join(sb.dir, 'uninstalled', 'node'));
     try {
-      const r = await doctor(repo, { ...env, PATH: bin });
+      // Whether the hook command reads the payload before it finds no node or not, the answer is the same.
+      const r = await doctorWritesLate(repo, { ...env, PATH: bin });
+      assert.match(r.payloadWrite, /^write\(/, 'the payload was written');
       assert.equal(r.code, 1, r.stdout);
+      assert.doesNotMatch(r.stdout, /EPIPE|cannot run \/bin\/bash/);
       const line = `FAIL  no node on the PATH Copilot runs hooks with, and the node fleet-git enable recorded (${join(sb.dir, 'uninstalled', 'node')}) is gone, so the hook does nothing: install Node 18 or later (or put it on PATH), then run fleet-git enable`;
       assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
     } finally {
@@ -184,7 +190,7 @@ describe('fleet-git doctor: the hook-client check', () => {
     }
   });
 
-  test('a node that answers --version but runs nothing (a broken shim): nothing arrives within 3 s, FAIL naming that node, exit 1', async () => {
+  test('a node that answers --version but runs nothing (a broken shim): its forwarder leaves without sending the event, FAIL naming that node, exit 1', async () => {
     enabled();
     const bin = join(sb.dir, 'shim');
     mkdirSync(bin, { recursive: true });
@@ -193,9 +199,57 @@ describe('fleet-git doctor: the hook-client check', () => {
     const r = await doctor(repo, { ...env, PATH: `${bin}:${sb.env.PATH}` });
     assert.equal(r.code, 1, r.stdout);
     assert.match(r.stdout, new RegExp(`^ok {4}node ${process.version.replace(/\./g, '\\.')} at ${bin}/node \\(on PATH\\)$`, 'm'));
-    const line = `FAIL  the hook command ran, but its test event did not reach doctor's socket within 3 s (node: ${bin}/node, on PATH; client: ${paths.hookClient}): run fleet-git enable`;
+    const line = `FAIL  the hook command ran, but its test event did not reach doctor's socket (its forwarder left without sending it; node: ${bin}/node, on PATH; client: ${paths.hookClient}): run fleet-git enable`;
     assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
     assert.deepEqual(readdirSync(tmp), []);
+  });
+
+  test('a forwarder that starts slowly (a loaded machine: node takes 3.5 s to start) is waited for while it runs: ok, not a FAIL after a fixed time', async () => {
+    enabled();
+    const bin = join(sb.dir, 'slow');
+    mkdirSync(bin, { recursive: true });
+    // Slow only where the hook command starts the forwarder; doctor's own node --version is answered at once.
+    writeFileSync(join(bin, 'node'), `#!/bin/sh\n[ "$1" = --version ] || sleep 3.5\nexec '${process.execPath}' "$@"\n`);
+    chmodSync(join(bin, 'node'), 0o755);
+    const r = await doctor(repo, { ...env, PATH: `${bin}:${sb.env.PATH}` });
+    const ms = Number(/^ok {4}the hook client runs as Copilot runs it: .* in (\d+) ms /m.exec(r.stdout)?.[1]);
+    assert.ok(ms >= 3500, `${r.stdout}: the event came after the forwarder's slow start`);
+    assert.deepEqual(readdirSync(tmp), []);
+  });
+
+  /**
+   * doctor run under strace, each of its main thread's writes held 300 ms before it is made: the hook
+   * command, given its payload only after that, has exited first when it does not read it. The trace
+   * shows the payload's write refused (EPIPE), so the case is the one meant, every run, on any load.
+   */
+  let traces = 0;
+  function doctorWritesLate(cwd: string, env: Record<string, string>) {
+    const trace = join(sb.dir, `writes-${++traces}.trace`);
+    return run(STRACE, ['-o', trace, '-e', 'trace=write', '-e', 'inject=write:delay_enter=300000', process.execPath, CLI, 'doctor'], {
+      cwd,
+      env,
+    }).then((r) => ({
+      ...r,
+      payloadWrite:
+        readFileSync(trace, 'utf8')
+          .split('\n')
+          .find((l) => l.includes('fleet-git-doctor-')) ?? '',
+    }));
+  }
+
+  test('the hook client deleted: the hook command exits before it reads the test event; doctor names the missing client, never EPIPE', async () => {
+    enabled();
+    rmSync(paths.hookClient);
+    try {
+      const r = await doctorWritesLate(repo, env);
+      assert.match(r.payloadWrite, /= -1 EPIPE/, 'the hook exited before doctor wrote its payload');
+      assert.equal(r.code, 1, r.stdout);
+      const line = `FAIL  the hook client ${paths.hookClient} is missing, so enabled repositories report nothing: run fleet-git enable`;
+      assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
+      assert.doesNotMatch(r.stdout, /EPIPE|cannot run \/bin\/bash/);
+    } finally {
+      enabled();
+    }
   });
 
   test("a hook client that node cannot load: FAIL with node's own words, exit 1", async () => {
@@ -209,5 +263,48 @@ describe('fleet-git doctor: the hook-client check', () => {
     assert.equal(said.length, 1, r.stdout);
     assert.match(said[0], / \(SyntaxError: [^)]+\), so the hook does nothing: run fleet-git enable$/);
     enabled();
+  });
+
+  test('a hook client whose event lacks what the observer needs (one from before the ppid and pid were sent): FAIL naming what is missing', async () => {
+    enabled();
+    // A forwarder that sends the spooled test event's session id and cwd only, to the socket its environment names.
+    writeFileSync(
+      paths.hookClient,
+      `const fs = require('fs'), net = require('net'), path = require('path');
+const spool = process.argv[3];
+const name = fs.readdirSync(spool).find((n) => n.endsWith('.ev'));
+const text = fs.readFileSync(path.join(spool, name), 'utf8');
+const payload = JSON.parse(text.slice(0, text.indexOf('\\0')));
+fs.unlinkSync(path.join(spool, name));
+const c = net.connect(path.join(process.env.FLEET_GIT_OBSERVER_DIR, 'fleet.sock'), () =>
+  c.end(JSON.stringify({ event: 'SessionStart', session_id: payload.sessionId, cwd: payload.cwd }) + '\\n'));
+`,
+    );
+    try {
+      const r = await doctor(repo, env);
+      assert.equal(r.code, 1, r.stdout);
+      const said = r.stdout
+        .split('\n')
+        .filter((l) => l.startsWith("FAIL  the hook client's test event arrived without what the observer needs: "));
+      assert.equal(said.length, 1, r.stdout);
+      assert.match(
+        said[0]!,
+        /: timestamp; pid; ppid \(none, not the process that ran the hook, \d+\); _tool and tool \("copilot"\): run fleet-git enable$/,
+      );
+    } finally {
+      enabled();
+    }
+  });
+
+  test('/bin/bash cannot be run (here: /dev/null mounted over it, in a namespace of its own): FAIL saying so', async () => {
+    enabled();
+    const r = await run(
+      'unshare',
+      ['--map-root-user', '--mount', '/bin/sh', '-c', 'mount --bind /dev/null /bin/bash && exec "$0" "$1" doctor', process.execPath, CLI],
+      { cwd: repo, env },
+    );
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const line = 'FAIL  cannot run /bin/bash (EACCES): Copilot runs hooks with it';
+    assert.deepEqual(lines(r.stdout, line), [line], r.stdout + r.stderr);
   });
 });

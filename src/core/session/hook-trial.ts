@@ -18,8 +18,17 @@ import { CLIENT_FILE, OBSERVER_DIR_VAR, userPaths, type Env } from '../../paths.
 import { hookCommand, NODE_FILE } from '../repo/hook-file.js';
 import { isExecutableFile } from './run.js';
 
-/** How long the test event may take to arrive (a forwarder's cold start is about a tenth of that). */
-export const TRIAL_WAIT_MS = 3000;
+/**
+ * The longest the trial waits for its test event while the forwarder the hook
+ * command started still runs (its cold start is about 0.3 s on a quiet machine,
+ * seconds on a loaded one): only a forwarder that hangs meets it.
+ */
+export const TRIAL_WAIT_MS = 20_000;
+/**
+ * How long an event the forwarder sent before it left may take to be read here
+ * (it is in this process's socket already: only this event loop's turn).
+ */
+const SENT_MS = 1000;
 /** How long its forwarder may take to leave after it (it stays 50 ms after its last event here). */
 const LEAVE_MS = 3000;
 
@@ -55,11 +64,12 @@ export type HookTrial = { ok: true; event: Received; ms: number } | { ok: false;
 /** What a SessionStart needs for the observer to make a card of it and follow its process (fleet-observer-protocol.md). */
 function missingFields(e: Received, want: { sessionId: string; cwd: string; ppid: number }): string[] {
   const missing: string[] = [];
-  if (e.event !== 'SessionStart') missing.push(`event (${JSON.stringify(e.event)}, not "SessionStart")`);
-  if (e.cwd !== want.cwd) missing.push(`cwd (${JSON.stringify(e.cwd)}, not ${JSON.stringify(want.cwd)})`);
+  const shown = (v: unknown) => JSON.stringify(v) ?? 'none';
+  if (e.event !== 'SessionStart') missing.push(`event (${shown(e.event)}, not "SessionStart")`);
+  if (e.cwd !== want.cwd) missing.push(`cwd (${shown(e.cwd)}, not ${JSON.stringify(want.cwd)})`);
   if (typeof e.timestamp !== 'number') missing.push('timestamp');
   if (typeof e.pid !== 'number') missing.push('pid');
-  if (e.ppid !== want.ppid) missing.push(`ppid (${JSON.stringify(e.ppid)}, not the process that ran the hook, ${want.ppid})`);
+  if (e.ppid !== want.ppid) missing.push(`ppid (${shown(e.ppid)}, not the process that ran the hook, ${want.ppid})`);
   if (e._tool !== 'copilot' || e.tool !== 'copilot') missing.push('_tool and tool ("copilot")');
   return missing;
 }
@@ -75,6 +85,32 @@ function forwarderAlive(pid: number): boolean {
   return comm === undefined || comm === 'bash' || comm === 'fleet-git-forwa';
 }
 
+/** Whether the spool's pid file names a live forwarder job (the hook command's subshell or the forwarder itself). */
+function forwarderRuns(spool: string): boolean {
+  const pid = Number(readTextOrNull(join(spool, PID_FILE))?.trim());
+  return Number.isInteger(pid) && pid > 1 && forwarderAlive(pid);
+}
+
+/**
+ * The test event, once it arrived; 'gone' when the forwarder that was to send it
+ * has left (or never started) and it still did not come; 'late' when the
+ * forwarder still ran after `ms`. It waits on what happens, not on a fixed time:
+ * as long as the forwarder runs, however slowly a loaded machine starts it.
+ */
+async function arrival(
+  listener: EventListener,
+  mine: () => Received | undefined,
+  spool: string,
+  ms: number,
+): Promise<Received | 'gone' | 'late'> {
+  const deadline = Date.now() + ms;
+  while (forwarderRuns(spool)) {
+    if (await listener.waitUntil(() => mine() !== undefined, Math.min(100, deadline - Date.now()))) return mine()!;
+    if (Date.now() >= deadline) return 'late';
+  }
+  return (await listener.waitUntil(() => mine() !== undefined, SENT_MS)) ? mine()! : 'gone';
+}
+
 /**
  * Waits (up to `ms`) for the trial's forwarder to leave (it removes its pid file
  * as it goes; a forwarder that never started leaves its job's pid there, gone),
@@ -82,17 +118,11 @@ function forwarderAlive(pid: number): boolean {
  * starts under set -m with the job's pid.
  */
 async function forwarderGone(spool: string, ms: number): Promise<void> {
-  const file = join(spool, PID_FILE);
-  const pidNow = () => Number(readTextOrNull(file)?.trim());
-  const running = () => {
-    const pid = pidNow();
-    return Number.isInteger(pid) && pid > 1 && forwarderAlive(pid);
-  };
   const deadline = Date.now() + ms;
-  while (running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  if (running())
+  while (forwarderRuns(spool) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  if (forwarderRuns(spool))
     try {
-      process.kill(-pidNow(), 'SIGKILL');
+      process.kill(-Number(readTextOrNull(join(spool, PID_FILE))?.trim()), 'SIGKILL');
     } catch {
       /* gone */
     }
@@ -101,8 +131,8 @@ async function forwarderGone(spool: string, ms: number): Promise<void> {
 /**
  * Runs fleet-git's hook command for one test sessionStart (session id
  * `fleet-git-doctor-…`, in `cwd`) as Copilot runs it, with `env`, and tells
- * whether its normalized event reached the trial's own socket within
- * `waitMs`, and if not, why.
+ * whether its normalized event reached the trial's own socket (waiting while
+ * its forwarder runs, up to `waitMs`), and if not, why.
  */
 export async function tryHookEvent(o: {
   dataDir: string;
@@ -140,7 +170,10 @@ export async function tryHookEvent(o: {
       encoding: 'utf8',
       timeout: 10_000,
     });
-    if (r.error)
+    // A hook command that exits without reading its payload (the client gone, say) is normal: Copilot
+    // ignores the broken pipe too, and bash ran. Only an error in starting it means bash cannot run.
+    const epipe = (r.error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
+    if (r.error && !epipe)
       return {
         ok: false,
         cause: 'no-bash',
@@ -169,9 +202,9 @@ export async function tryHookEvent(o: {
         message: `${noNodeMessage(node)}: ${NO_NODE_FIX}`,
       };
     const mine = () => listener!.events.find((e) => e.session_id === sessionId);
-    const arrived = (await listener.waitUntil(() => mine() !== undefined, waitMs)) ? mine()! : null;
+    const arrived = await arrival(listener, mine, join(run, 'fleet-git'), waitMs);
     const ms = Date.now() - started;
-    if (arrived) {
+    if (typeof arrived === 'object') {
       const missing = missingFields(arrived, { sessionId, cwd: o.cwd, ppid: process.pid });
       if (missing.length === 0) return { ok: true, event: arrived, ms };
       return {
@@ -195,10 +228,12 @@ export async function tryHookEvent(o: {
         fix: 'fleet-git enable',
       };
     }
+    const why =
+      arrived === 'gone' ? (epipe ? 'exited without reading it' : 'its forwarder left without sending it') : `within ${waitMs / 1000} s`;
     return {
       ok: false,
       cause: 'nothing-arrived',
-      message: `the hook command ran, but its test event did not reach doctor's socket within ${waitMs / 1000} s (node: ${node.path}${node.onPath ? ', on PATH' : ', recorded by fleet-git enable'}; client: ${client})`,
+      message: `the hook command ran, but its test event did not reach doctor's socket (${why}; node: ${node.path}${node.onPath ? ', on PATH' : ', recorded by fleet-git enable'}; client: ${client})`,
       fix: 'fleet-git enable',
     };
   } finally {
