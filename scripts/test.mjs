@@ -1,7 +1,11 @@
 // Runs every test file under test/ (recursively) with node:test through tsx.
 // A shell glob would silently skip nested files on Node 20, so the list is built here.
+// Arguments pick files by a part of their path (`node scripts/test.mjs scan tty`).
+// A test skips only for a missing outside tool, naming it (test/helpers.ts needs()); the run ends
+// with one line per skipped test, and with FLEET_GIT_TEST_NO_SKIPS=1 (.ci/run sets it) any skip
+// fails the run, read from the runner's closing `skipped N` line.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -20,13 +24,38 @@ if (chosen.length === 0) {
   console.error('test: no test files found');
   process.exit(1);
 }
+const work = mkdtempSync(join(tmpdir(), 'fleet-git-test-run-'));
 // One Copilot package cache for every file that runs the real Copilot CLI (test/helpers.ts copilotCache).
-const cache = process.env.FLEET_GIT_TEST_COPILOT_CACHE ? null : mkdtempSync(join(tmpdir(), 'fleet-git-copilot-cache-'));
-const env = cache ? { ...process.env, FLEET_GIT_TEST_COPILOT_CACHE: cache } : process.env;
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...chosen], {
+const env = process.env.FLEET_GIT_TEST_COPILOT_CACHE ? process.env : { ...process.env, FLEET_GIT_TEST_COPILOT_CACHE: work };
+// The reporter the terminal gets is node's default for it; a TAP copy in a file is read for the skips.
+const tap = join(work, 'report.tap');
+const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout'];
+reporters.push('--test-reporter', 'tap', '--test-reporter-destination', tap);
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...reporters, ...chosen], {
   cwd: root,
   stdio: 'inherit',
   env,
 });
-if (cache) rmSync(cache, { recursive: true, force: true });
-process.exit(r.status ?? 1);
+let report = '';
+try {
+  report = readFileSync(tap, 'utf8');
+} catch {
+  // no report: the runner did not start; its status says so
+}
+rmSync(work, { recursive: true, force: true });
+
+const skips = report.split('\n').filter((l) => /^\s*ok \d+ - .* # SKIP/.test(l));
+const counted = Number(/^# skipped (\d+)$/m.exec(report)?.[1] ?? 0);
+for (const l of skips)
+  console.log(
+    `test: ${l
+      .trim()
+      .replace(/^ok \d+ - /, '')
+      .replace(/ # SKIP ?/, ': ')}`,
+  );
+let status = r.status ?? 1;
+if (counted > 0 && process.env.FLEET_GIT_TEST_NO_SKIPS === '1') {
+  console.error(`test: ${counted} skipped, and FLEET_GIT_TEST_NO_SKIPS=1 allows none: install what the lines above name`);
+  status = status || 1;
+}
+process.exit(status);

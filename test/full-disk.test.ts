@@ -21,8 +21,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { ROOT, gitChurn, sandbox, snapshot, type Ran, type Sandbox } from './helpers.js';
+import { after, it } from 'node:test';
+import { ROOT, describeNeeding, gitChurn, needsRoot, sandbox, snapshot, type Ran, type Sandbox } from './helpers.js';
 
 const BUILT_CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
 /** Room for the repository's lock (fleet-git.lock holds a PID: one page), and no more. */
@@ -79,7 +79,7 @@ function assertOneLineFailure(r: Ran): void {
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
 }
 
-describe('a full disk', () => {
+describeNeeding(needsRoot('mount a 200 KiB tmpfs'), 'a full disk', () => {
   it('info/exclude 6 bytes short of a page: enable fails with one line, info/exclude is byte-identical, no stray folder or record', async () => {
     const s = sandbox();
     const disk = smallDisk();

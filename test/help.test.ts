@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { definedOptions } from '../src/commands/base.js';
 import { commandDefinitions } from '../src/commands/command-line.js';
-import { sandbox } from './helpers.js';
+import { needs, sandbox } from './helpers.js';
 
 const COMMANDS = ['enable', 'disable', 'status', 'setup', 'config', 'scan', 'remove', 'run', 'model', 'doctor', 'uninstall', 'completion'];
 
@@ -153,7 +153,7 @@ describe('completion', () => {
     assert.match(complete('fleet-git', '').at(-1)!, /^complete .*-F _fleet_git fleet-git$/);
   });
 
-  test('fish: loaded by real fish, complete -C gives the commands and options', async () => {
+  test('fish: loaded by real fish, complete -C gives the commands and options', { skip: needs('fish') }, async () => {
     const file = await script('fish');
     const complete = (line: string) => {
       const r = spawnSync('fish', ['--no-config', '-c', `source $argv[1]; complete -C $argv[2]`, file, line], {
@@ -176,7 +176,7 @@ describe('completion', () => {
     assert.deepEqual(complete('fleet-git model '), ['list']);
   });
 
-  test('zsh: accepted by real zsh (zsh -n), and with compinit it registers _fleet_git for fleet-git', async () => {
+  test('zsh: accepted by real zsh (zsh -n), and with compinit it registers _fleet_git for fleet-git', { skip: needs('zsh') }, async () => {
     const file = await script('zsh');
     const n = spawnSync('zsh', ['-n', file], { encoding: 'utf8' });
     assert.equal(n.status, 0, n.stderr);

@@ -20,7 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { after } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { Cli } from 'clipanion';
 import { main } from '../src/commands/command-line.js';
 
@@ -310,4 +310,63 @@ export function copilotCache(): string {
   const locked = spawnSync('flock', [join(dir, '.unpack.lock'), COPILOT, '--version'], run);
   if (locked.error) spawnSync(COPILOT, ['--version'], run);
   return dir;
+}
+
+/** The outside tools some tests run (beyond node, npm and git), each with how to get it. `.ci/run` installs them. */
+const TOOLS = {
+  zsh: { debian: 'apt-get install zsh', macos: 'part of macOS' },
+  fish: { debian: 'apt-get install fish', macos: 'brew install fish' },
+  dash: { debian: 'apt-get install dash', macos: 'part of macOS as /bin/dash' },
+  // test/pty.ts runs util-linux's `script -qfec`; macOS's own script takes other options.
+  script: { debian: 'apt-get install bsdutils', macos: "util-linux's script, not macOS's" },
+  strace: { debian: 'apt-get install strace', macos: 'none: strace is Linux only' },
+  'pre-commit': { debian: 'apt-get install pre-commit', macos: 'brew install pre-commit' },
+  shellcheck: { debian: 'apt-get install shellcheck', macos: 'brew install shellcheck' },
+} as const;
+export type Tool = keyof typeof TOOLS;
+
+/** Whether `tool` runs here as the tests use it (util-linux's script; a strace allowed to trace). */
+function works(tool: Tool): boolean {
+  switch (tool) {
+    case 'script':
+      return /util-linux/.test(spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout ?? '');
+    case 'strace':
+      return spawnSync('strace', ['-o', '/dev/null', 'true']).status === 0;
+    case 'zsh':
+    case 'fish':
+    case 'dash':
+      return spawnSync(tool, ['-c', ':']).status === 0;
+    default:
+      return spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0;
+  }
+}
+
+const found = new Map<Tool, boolean>();
+
+/**
+ * For node:test's `skip` option: false when every tool runs here, else one line naming the first that
+ * does not and how to get it (`skipped: needs zsh (Debian: apt-get install zsh; macOS: part of macOS)`).
+ * node:test counts the test as skipped; `.ci/run` fails a run with any skip (scripts/test.mjs).
+ */
+export function needs(...tools: Tool[]): string | false {
+  for (const t of tools) {
+    if (!found.has(t)) found.set(t, works(t));
+    if (!found.get(t)) return `skipped: needs ${t} (Debian: ${TOOLS[t].debian}; macOS: ${TOOLS[t].macos})`;
+  }
+  return false;
+}
+
+/** For `skip`: false when the tests run as root, else one line saying what root is needed for (CI runs as root). */
+export function needsRoot(why: string): string | false {
+  return process.getuid?.() === 0 ? false : `skipped: needs root to ${why} (CI runs as root)`;
+}
+
+/**
+ * describe(name, fn), or where `skip` (from needs() or needsRoot()) names what is missing, one skipped test
+ * of that name in its place: node:test counts a skipped test in its `skipped` figure, a skipped suite it
+ * does not, and a suite's body would still run its hooks.
+ */
+export function describeNeeding(skip: string | false, name: string, fn: () => void, options: { concurrency?: boolean | number } = {}) {
+  if (skip) test(name, { skip }, () => {});
+  else describe(name, options, fn);
 }

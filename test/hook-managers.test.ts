@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ROOT, sandbox, snapshot } from './helpers.js';
+import { ROOT, describeNeeding, needs, sandbox, snapshot } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
 const codes = async (s: ReturnType<typeof sandbox>, cwd: string) =>
@@ -186,7 +186,7 @@ const fleetHookIn = (repo: string) =>
     )
     .map(([k]) => k);
 
-describe('pre-commit 3', () => {
+describeNeeding(needs('pre-commit'), 'pre-commit 3', () => {
   for (const foreign of [false, true]) {
     it(`installed after fleet-git${foreign ? ", over a hook of the user's own" : ''}: fleet-git runs as its .legacy, status is clean, disable leaves pre-commit${foreign ? ' running that hook first' : ''}`, async () => {
       const s = sandbox();
@@ -260,7 +260,7 @@ describe('pre-commit 3', () => {
   }
 });
 
-describe('pre-commit init-templatedir and fleet-git setup', () => {
+describeNeeding(needs('pre-commit'), 'pre-commit init-templatedir and fleet-git setup', () => {
   async function templateSetup(s: ReturnType<typeof sandbox>) {
     const r = await s.fleet(s.dir, 'setup');
     assert.equal(r.status, 0, r.stdout + r.stderr);

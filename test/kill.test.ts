@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
-import { CLI, gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
+import { it } from 'node:test';
+import { CLI, describeNeeding, gitChurn, needs, sandbox, snapshot, type Sandbox } from './helpers.js';
 
 const SYSCALLS = ['mkdir', 'write', 'rename', 'unlink', 'rmdir', 'ftruncate', 'fchmod', 'chmod'];
 
@@ -92,47 +92,52 @@ async function sweep(
   return kills;
 }
 
-describe('SIGKILL at every point', { concurrency: true }, () => {
-  it('of enable, then disable: nothing of fleet-git is left', async () => {
-    const s = sandbox();
-    const [repo] = repos(s, join(s.dir, 'e'));
-    const kills = await sweep(
-      s,
-      repo,
-      [repo],
-      ['enable'],
-      async () => {},
-      () => ok(s, repo, 'disable'),
-    );
-    assert.ok(kills >= 10, `killed ${kills} times`);
-  });
+describeNeeding(
+  needs('strace'),
+  'SIGKILL at every point',
+  () => {
+    it('of enable, then disable: nothing of fleet-git is left', async () => {
+      const s = sandbox();
+      const [repo] = repos(s, join(s.dir, 'e'));
+      const kills = await sweep(
+        s,
+        repo,
+        [repo],
+        ['enable'],
+        async () => {},
+        () => ok(s, repo, 'disable'),
+      );
+      assert.ok(kills >= 10, `killed ${kills} times`);
+    });
 
-  it('of disable, then disable again: nothing of fleet-git is left', async () => {
-    const s = sandbox();
-    const [repo] = repos(s, join(s.dir, 'd'));
-    const kills = await sweep(
-      s,
-      repo,
-      [repo],
-      ['disable'],
-      () => ok(s, repo, 'enable'),
-      () => ok(s, repo, 'disable'),
-    );
-    assert.ok(kills >= 5, `killed ${kills} times`);
-  });
+    it('of disable, then disable again: nothing of fleet-git is left', async () => {
+      const s = sandbox();
+      const [repo] = repos(s, join(s.dir, 'd'));
+      const kills = await sweep(
+        s,
+        repo,
+        [repo],
+        ['disable'],
+        () => ok(s, repo, 'enable'),
+        () => ok(s, repo, 'disable'),
+      );
+      assert.ok(kills >= 5, `killed ${kills} times`);
+    });
 
-  it('of enable --under, then remove: nothing of fleet-git is left in any repository', async () => {
-    const s = sandbox();
-    const root = join(s.dir, 'u');
-    const paths = repos(s, root);
-    const kills = await sweep(
-      s,
-      root,
-      paths,
-      ['enable', '--under', root],
-      async () => {},
-      () => ok(s, root, 'remove', root, '--yes'),
-    );
-    assert.ok(kills >= 15, `killed ${kills} times`);
-  });
-});
+    it('of enable --under, then remove: nothing of fleet-git is left in any repository', async () => {
+      const s = sandbox();
+      const root = join(s.dir, 'u');
+      const paths = repos(s, root);
+      const kills = await sweep(
+        s,
+        root,
+        paths,
+        ['enable', '--under', root],
+        async () => {},
+        () => ok(s, root, 'remove', root, '--yes'),
+      );
+      assert.ok(kills >= 15, `killed ${kills} times`);
+    });
+  },
+  { concurrency: true },
+);

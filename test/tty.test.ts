@@ -6,13 +6,15 @@ import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { styleText } from 'node:util';
 import { closeSync, constants, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import { fakeCopilot } from './fake-copilot.js';
-import { CLI, sandbox, snapshot } from './helpers.js';
+import { CLI, describeNeeding, needs, sandbox, snapshot } from './helpers.js';
 import { ptyRun, ptySpawn, type PtyOptions } from './pty.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
 
 const HOOK = '.github/hooks/fleet.json';
+/** Every test here runs on a pseudo-terminal made by util-linux's script (test/pty.ts). */
+const skip = needs('script');
 const fleetGit = (args: string[], opts: PtyOptions & { answers?: Array<[string | RegExp, string]> }) =>
   ptyRun([process.execPath, CLI, ...args], opts);
 
@@ -44,7 +46,7 @@ function sections(plain: string): Array<{ title: string; count: number; lines: s
   return out;
 }
 
-describe('scan on a terminal', () => {
+describeNeeding(skip, 'scan on a terminal', () => {
   let ws: Workspace;
   let json: { roots: string[]; repos: Array<{ path: string; kind: string }>; counts: Record<string, number> };
   after(() => ws?.unlock());
@@ -167,7 +169,7 @@ describe('scan on a terminal', () => {
   });
 });
 
-describe('scan progress line', () => {
+describeNeeding(skip, 'scan progress line', () => {
   // A walk that takes as long as the test wants, whatever the machine's speed: a
   // bare-looking folder whose `config` is a FIFO. Discovery reads that file to
   // tell a bare repository, so it waits until the test writes to the FIFO.
@@ -246,7 +248,7 @@ describe('scan progress line', () => {
   });
 });
 
-describe('remove on a terminal', () => {
+describeNeeding(skip, 'remove on a terminal', () => {
   // A hostile folder name: every path goes through the `script -c` command line.
   const sb = sandbox(`fleet-git-tty it's "$(touch pwned)" \`x\` `);
   const root = join(sb.dir, 'ws');
@@ -293,7 +295,7 @@ describe('remove on a terminal', () => {
   });
 });
 
-describe('run on a terminal: the profile picker', () => {
+describeNeeding(skip, 'run on a terminal: the profile picker', () => {
   const MODELS = {
     models: [
       { name: 'alpha', tool: 'copilot', model: 'gpt-4.1' },
