@@ -3,8 +3,11 @@
 //
 // The hook command (templates/hook-command.sh) runs no node: it writes each
 // event into the spool folder (mode 0700, files 0600) as one file,
-// `<EPOCHREALTIME digits>.<hook pid>.ev`, holding the payload and then the
-// hook's facts, each ended by a NUL byte (bash strips NULs from the payload):
+// `<EPOCHREALTIME digits>.<hook pid>.ev` (bash 3.2, macOS's, has no
+// EPOCHREALTIME: `n.<hook pid>.ev`, or `n.<pid>.<random>.ev` while a file of
+// the same PID still waits, the PID having come back after a wrap), holding
+// the payload and then the hook's facts, each ended by a NUL byte (bash strips
+// NULs from the payload):
 //
 //   payload, event, ppid, pid, HOME, COPILOT_HOME, COPILOT_HOOK_DIR,
 //   COPILOT_MODEL, FLEET_MODEL_NAME, TERM_PROGRAM, ITERM_SESSION_ID,
@@ -115,11 +118,17 @@ export function parseSpooled(buf: Buffer): HookRun | 'incomplete' {
   };
 }
 
-/** Spool order: the hook's clock in the file name (microseconds), else the file's time. */
-function orderOf(name: string): number {
+/**
+ * Spool order: the hook's clock in the file name (microseconds), else (bash
+ * 3.2) the file's time, then the time Copilot gave the event. The file's time
+ * is as fine as the kernel keeps it (on Linux, one clock tick: 4 ms at 250 Hz),
+ * too coarse alone for one session's events in a burst, and a name's PID says
+ * nothing of order once PIDs wrap.
+ */
+function orderOf(name: string, ev: Prepared['ev']): [number, number] {
   const digits = name.slice(0, name.indexOf('.'));
-  if (/^\d+$/.test(digits)) return Number(digits);
-  return (statSync(name, NO_ENTRY_OK)?.mtimeMs ?? 0) * 1000;
+  if (/^\d+$/.test(digits)) return [Number(digits), 0];
+  return [(statSync(name, NO_ENTRY_OK)?.mtimeMs ?? 0) * 1000, ev.timestamp];
 }
 
 /** The lock held: closing it removes the socket file. */
@@ -235,7 +244,7 @@ function readPid(): string | null {
 
 interface Item {
   name: string;
-  order: number;
+  order: [number, number];
   run: Prepared;
 }
 
@@ -275,6 +284,7 @@ export async function forward(spool: string): Promise<void> {
     (sending = sending.then(
       async () => {
         remove(item.name);
+        known.delete(item.name); // a name comes back (bash 3.2's, once its PID does)
         await deliver(item.run.ev, item.run.paths);
       },
       () => {},
@@ -329,11 +339,12 @@ export async function forward(spool: string): Promise<void> {
       }
       if (!prepared) {
         remove(name);
+        known.delete(name);
         continue;
       }
-      fresh.push({ name, order: orderOf(name), run: prepared });
+      fresh.push({ name, order: orderOf(name, prepared.ev), run: prepared });
     }
-    fresh.sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : 1));
+    fresh.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || (a.name < b.name ? -1 : 1));
     for (const item of fresh) enqueue(item);
     return fresh.length > 0;
   };
