@@ -10,16 +10,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
-import { CLI, copilotCache, fleetGitProcesses, hooksSettled, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
-import { observerSummary, TestObserver, type Received } from './observer-server.js';
+import { CLI, copilotCache, copilotSkip, fleetGitProcesses, hooksSettled, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
+import { observerSummary, sessionShape, sessionShapeOf, TestObserver, type Received } from './observer-server.js';
 
 const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
-// Missing Copilot fails the test (CI installs it with `npm ci`). Skipping takes an explicit
-// request, and is refused in CI.
-const skip =
-  !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
-    ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
-    : false;
 
 interface Run {
   code: number | null;
@@ -168,7 +162,7 @@ function world(prefix: string, cache: string) {
 // Each case in a describe of its own (its world's hooks run for it alone). The two single sessions run at once;
 // the 8 sessions after them, alone: ten Copilots starting together on 2 loaded cores can keep a sessionStart hook
 // waiting past its timeoutSec.
-describe('Copilot CLI 1.0.102 end to end', { skip, concurrency: 1 }, () => {
+describe('Copilot CLI 1.0.102 end to end', { skip: copilotSkip, concurrency: 1 }, () => {
   const cache = copilotCache();
 
   describe('single sessions, side by side', { concurrency: 2 }, () => {
@@ -233,17 +227,7 @@ describe('Copilot CLI 1.0.102 end to end', { skip, concurrency: 1 }, () => {
           const spool = join(w.paths.dataDir, 'spool');
           await hooksSettled(w.sb.home, spool, 15_000);
           for (const sid of sessions()) {
-            const got = w.obs.events.filter((e) => e.session_id === sid);
-            const shape = got.map((e) =>
-              e.event === 'PostToolUse'
-                ? Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string }).command))?.[1])
-                : `${e.event}${e.message ? `:${e.message}` : ''}`,
-            );
-            assert.deepEqual(
-              shape,
-              ['SessionStart', ...Array.from({ length: 50 }, (_, i) => i), 'Stop:end_turn', 'Stop:complete'],
-              sid as string,
-            );
+            assert.deepEqual(sessionShape(w.obs.events.filter((e) => e.session_id === sid)), sessionShapeOf(50), sid as string);
           }
           assert.deepEqual(w.obs.badLines, []);
           // Each SessionStart: the Copilot process of its own session as ppid (alive then), the hook's pid, its terminal, its model.

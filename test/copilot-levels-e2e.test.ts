@@ -9,15 +9,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
-import { CLI, copilotCache, hooksSettled, ROOT, sandbox } from './helpers.js';
+import { CLI, copilotCache, copilotSkip, hooksSettled, ROOT, sandbox } from './helpers.js';
 import { TestObserver, type Received } from './observer-server.js';
 
 const BIN = join(ROOT, 'node_modules', '.bin');
 const COPILOT = join(BIN, 'copilot');
-const skip =
-  !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
-    ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
-    : false;
 
 function spawnAndWait(
   cmd: string,
@@ -104,7 +100,7 @@ const counts = (events: Received[]) =>
 
 // Three parts that share nothing (a sandbox, observer and model server each) run side by side; the second
 // compares its sessions with the first's once that has its baseline.
-describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip, concurrency: 3 }, () => {
+describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip: copilotSkip, concurrency: 3 }, () => {
   const cache = copilotCache();
   let setBaseline: (b: Record<string, number> | null) => void = () => {};
   const baseline = new Promise<Record<string, number> | null>((resolve) => (setBaseline = resolve));

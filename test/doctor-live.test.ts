@@ -11,16 +11,12 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import type { LiveReport } from '../src/core/session/live-probe.js';
 import { userPaths } from '../src/paths.js';
-import { CLI, copilotCache, hooksSettled, ROOT, sandbox, snapshot, type Sandbox } from './helpers.js';
+import { CLI, copilotCache, copilotSkip, hooksSettled, ROOT, sandbox, snapshot, type Sandbox } from './helpers.js';
 import { fakeCopilotSession } from './fake-copilot.js';
 import { TestObserver } from './observer-server.js';
 
 const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
 const NATIVE = join(ROOT, 'node_modules', '@github', 'copilot-linux-x64', 'copilot');
-const skip =
-  !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
-    ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
-    : false;
 
 const cache = copilotCache();
 
@@ -68,7 +64,7 @@ function enabledRepo(sb: Sandbox, ...flags: string[]): string {
   return repo;
 }
 
-describe('fleet-git doctor --live, the real Copilot CLI', { skip, concurrency: 3 }, () => {
+describe('fleet-git doctor --live, the real Copilot CLI', { skip: copilotSkip, concurrency: 3 }, () => {
   before(() => {
     assert.ok(existsSync(COPILOT), `the Copilot CLI is missing at ${COPILOT}: run npm ci (it is a pinned devDependency)`);
     assert.ok(existsSync(CLI), `${CLI} is missing: run npm run build`);

@@ -30,6 +30,14 @@ export const FIXTURES = join(ROOT, 'test', 'fixtures', 'copilot-1.0.102');
 export { CLI };
 /** The pinned Copilot CLI (devDependency @github/copilot). */
 export const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
+/**
+ * Why a test of the real Copilot CLI skips, or false: a missing Copilot fails it (CI installs it with `npm ci`);
+ * skipping takes an explicit request (FLEET_GIT_SKIP_COPILOT_E2E=1), and is refused in CI.
+ */
+export const copilotSkip: string | false =
+  !existsSync(COPILOT) && process.env.FLEET_GIT_SKIP_COPILOT_E2E === '1' && !process.env.CI
+    ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
+    : false;
 
 export interface Sandbox {
   dir: string;

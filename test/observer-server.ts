@@ -151,3 +151,24 @@ export function wholeLines(bytes: Buffer): Received[] {
       return v as Received;
     });
 }
+
+/**
+ * A session's events as the order they must arrive in is checked: each PostToolUse as the number N of its
+ * `echo step-N` command (the model server's `toolCalls` script), each other event as its name, with `:message`
+ * when it has one. A session of `toolCalls` calls has exactly sessionShapeOf(toolCalls).
+ */
+export function sessionShape(events: Received[]): Array<string | number> {
+  return events.map((e) =>
+    e.event === 'PostToolUse'
+      ? Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string }).command))?.[1])
+      : `${e.event}${e.message ? `:${e.message}` : ''}`,
+  );
+}
+
+/** The shape (sessionShape) of a whole session of `toolCalls` tool calls: each event once, in order. */
+export const sessionShapeOf = (toolCalls: number): Array<string | number> => [
+  'SessionStart',
+  ...Array.from({ length: toolCalls }, (_, i) => i),
+  'Stop:end_turn',
+  'Stop:complete',
+];

@@ -2,11 +2,12 @@
 // tarball into a temporary prefix (as husky's own tests install theirs), then
 // the user story with the installed command, in a temporary HOME.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gitChurn, ROOT, sandbox, snapshot } from './helpers.js';
+import { installGlobal, npmEnv, pack } from './npm.js';
 
 const HOOK = '.github/hooks/fleet.json';
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -14,30 +15,9 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { na
 test('the packed tarball holds what runs, installs without a script or a warning, and runs the user story from its prefix', () => {
   const s = sandbox('fleet-git-package-');
   const prefix = join(s.dir, 'prefix');
-  // npm in the sandbox: its own cache and logs; this machine's global npm config
-  // (a CA file, say) and the proxy and CA variables kept, so the registry answers.
-  const pass = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => /^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE)$/i.test(k)),
-  ) as Record<string, string>;
-  const globalconfig = execFileSync('npm', ['config', 'get', 'globalconfig'], { encoding: 'utf8' }).trim();
-  const npmEnv = {
-    ...s.env,
-    ...pass,
-    npm_config_cache: join(s.dir, 'npm-cache'),
-    npm_config_globalconfig: globalconfig,
-    npm_config_update_notifier: 'false',
-    npm_config_fund: 'false',
-    npm_config_audit: 'false',
-  };
-
-  // The build of this test run is what gets packed (npm pack would build again first).
-  const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', s.dir], {
-    cwd: ROOT,
-    env: npmEnv,
-    encoding: 'utf8',
-  });
-  assert.equal(packed.status, 0, packed.stderr);
-  const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+  const npm = npmEnv(s);
+  // The build of this test run is what gets packed.
+  const { tarball, info } = pack(ROOT, s.dir, npm);
   const files = info.files.map((f) => f.path).sort();
   for (const f of [
     'LICENSE',
@@ -67,12 +47,7 @@ test('the packed tarball holds what runs, installs without a script or a warning
   assert.equal(info.filename, `${pkg.name}-${pkg.version}.tgz`);
 
   // --foreground-scripts: a lifecycle script of the package would print here.
-  const install = spawnSync('npm', ['install', '-g', '--foreground-scripts', '--prefix', prefix, join(s.dir, info.filename)], {
-    cwd: s.dir,
-    env: npmEnv,
-    encoding: 'utf8',
-  });
-  assert.equal(install.status, 0, install.stderr);
+  const install = installGlobal(tarball, prefix, npm, ['--foreground-scripts']);
   const said = install.stdout + install.stderr;
   assert.doesNotMatch(said, /warn|> fleet-git@|prepare|postinstall/i);
   assert.match(said, /added \d+ packages?/);
@@ -103,7 +78,7 @@ test('the packed tarball holds what runs, installs without a script or a warning
 
   const npx = spawnSync('npx', ['--offline', 'fleet-git', 'status', '--json'], {
     cwd: repo,
-    env: { ...npmEnv, PATH: env.PATH, npm_config_prefix: prefix },
+    env: { ...npm, PATH: env.PATH, npm_config_prefix: prefix },
     encoding: 'utf8',
   });
   assert.equal(npx.status, 0, npx.stderr);
