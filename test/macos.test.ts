@@ -4,19 +4,20 @@
 // EPOCHSECONDS or BASHPID (bash 5 with them unset behaves as 3.2 does for
 // them), and PIDs that wrap in the middle of a session (root writes
 // /proc/sys/kernel/ns_last_pid, so the next process gets the PID after it).
+// No /proc: a mount namespace of its own whose /proc is an empty tmpfs.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
-import { hooksSettled, sandbox } from './helpers.js';
+import { CLI, describeNeeding, hooksSettled, needsRoot, sandbox } from './helpers.js';
+import { run, type SpawnOptions } from './spawn.js';
 import { CLIENT, runHook } from './hook-run.js';
 import { TestObserver, type Received } from './observer-server.js';
 
 const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid';
-const root = process.getuid?.() === 0;
-const NOT_ROOT = `not root: making PIDs wrap needs root (it writes ${NS_LAST_PID}); CI runs the tests as root`;
+const WRAP = needsRoot(`make PIDs wrap (it writes ${NS_LAST_PID})`);
 
 /** A hook command run as bash 3.2 would run it: bash 5 with the variables 3.2 does not have unset first. */
 const bash32 = (cmd: string) => `unset EPOCHREALTIME EPOCHSECONDS BASHPID; ${cmd}`;
@@ -35,6 +36,7 @@ const tool = (sid: string, step: number) =>
   });
 const start = (sid: string) => JSON.stringify({ sessionId: sid, timestamp: Date.now(), cwd: '/w', source: 'new', initialPrompt: 'go' });
 const end = (sid: string) => JSON.stringify({ sessionId: sid, timestamp: Date.now(), cwd: '/w', reason: 'complete' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const stepOf = (e: Received) => Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string } | null)?.command))?.[1]);
 /** What the observer got of one session, in its order: SessionStart, the steps, Stop. */
 const seen = (events: Received[], sid: string) =>
@@ -45,7 +47,7 @@ before(() => assert.ok(existsSync(CLIENT), `${CLIENT} is missing: run npm run bu
 /** A sandbox with an enabled repository, its hook commands, the spool and an observer on the real socket path. */
 function setUp(prefix: string) {
   const sb = sandbox(prefix);
-  const env = { ...sb.env, FLEET_GIT_FORWARDER_IDLE_MS: '3000' };
+  const env: Record<string, string> = { ...sb.env, FLEET_GIT_FORWARDER_IDLE_MS: '3000' };
   const paths = userPaths(env, sb.home);
   const repo = sb.repo('proj');
   assert.equal(sb.cli(repo, 'enable').status, 0);
@@ -133,19 +135,17 @@ describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap
     assert.deepEqual(obs.badLines, []);
   }
 
-  test('8 sessions at once, PIDs wrapping and coming back: every event once and in order', { skip: !root && NOT_ROOT }, () =>
-    sessions('wrap', false),
-  );
+  test('8 sessions at once, PIDs wrapping and coming back: every event once and in order', { skip: WRAP }, () => sessions('wrap', false));
 
   test(
     'the same while the forwarder is held, so that a PID comes back while its earlier event still waits in the spool',
-    { skip: !root && NOT_ROOT },
+    { skip: WRAP },
     () => sessions('wrap-held', true),
   );
 
   test(
     "one session's events spooled in one tick of the file system's clock, each hook a lower PID: sent in the order Copilot fired them",
-    { skip: !root && NOT_ROOT },
+    { skip: WRAP },
     async () => {
       const sid = 'one-tick';
       await runHook(bash32(t.cmd('sessionStart')), start(sid), t.env);
@@ -202,5 +202,159 @@ describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap
       writeFileSync(recorded, saved);
     }
     assert.deepEqual(seen(obs.events, 'no-node'), []);
+  });
+});
+
+/**
+ * Runs `cmd` in a mount namespace of its own whose /proc is an empty tmpfs, as
+ * on a Mac (node runs there; ps, which reads /proc, does not). The real /proc is
+ * kept at `realProc` (a folder of the sandbox), for the ps stand-in below only.
+ */
+const noProc = (realProc: string, cmd: string, args: string[], opts: SpawnOptions) =>
+  run(
+    'unshare',
+    [
+      '-m',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      'mount --bind /proc "$0" && mount -t tmpfs none /proc && exec "$@"',
+      realProc,
+      cmd,
+      ...args,
+    ],
+    opts,
+  );
+
+describeNeeding(needsRoot('mount an empty /proc in a mount namespace of its own (unshare -m)'), 'no /proc', () => {
+  const t = setUp('fleet-git-noproc-');
+  const realProc = join(t.sb.dir, 'real-proc');
+  mkdirSync(realProc);
+  // macOS's ps, here: the real one, given the real /proc in a namespace of its own (fleet-git runs `ps` from PATH).
+  const bin = join(t.sb.dir, 'ps-bin');
+  mkdirSync(bin);
+  const ps = spawnSync('/bin/sh', ['-c', 'command -v ps'], { encoding: 'utf8' }).stdout.trim();
+  writeFileSync(
+    join(bin, 'ps'),
+    `#!/bin/sh\nexec unshare -m --propagation private sh -c 'mount --bind "$0" /proc && exec "$@"' '${realProc}' '${ps}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  const env = { ...t.env, PATH: `${bin}:${t.env.PATH}` };
+  const inside = (cmd: string, args: string[], opts: Partial<SpawnOptions> = {}) =>
+    noProc(realProc, cmd, args, { env, cwd: t.repo, ...opts });
+  const fleet = (...args: string[]) => inside(process.execPath, [CLI, ...args]);
+  const lock = join(t.repo, '.git', 'fleet-git.lock');
+  let obs: TestObserver;
+  before(async () => {
+    obs = await TestObserver.start(t.paths.fleetSocket);
+  });
+  after(() => obs.close());
+
+  test('there is none there; node runs, and ps through its stand-in', async () => {
+    const r = await inside('sh', ['-c', 'ls -A /proc | wc -l; [ -e /proc/self ] || echo no-self; ps -o pid= -p $$']);
+    assert.equal(r.code, 0, r.stderr);
+    const [count, self, pid] = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.trim());
+    assert.deepEqual([count, self], ['0', 'no-self']);
+    assert.match(pid!, /^\d+$/);
+    const n = await inside(process.execPath, ['-e', 'console.log(require("os").cpus().length, process.version)']);
+    assert.match(n.stdout, /^0 v\d+/);
+  });
+
+  test('enable, status, the git hook (a worktree add), and a session of events through the hook and forwarder to the socket', async () => {
+    assert.equal((await fleet('disable')).code, 0);
+    const e = await fleet('enable');
+    assert.equal(e.code, 0, e.stderr);
+    const st = await fleet('status', '--json');
+    assert.equal(st.code, 0, st.stderr);
+    assert.deepEqual(JSON.parse(st.stdout).problems, []);
+    const wt = join(t.sb.dir, 'wt-noproc');
+    const w = await inside('git', ['worktree', 'add', '-q', wt]);
+    assert.deepEqual([w.code, w.stderr], [0, '']);
+    assert.equal(
+      readFileSync(join(wt, '.github', 'hooks', 'fleet.json'), 'utf8'),
+      readFileSync(join(t.repo, '.github', 'hooks', 'fleet.json'), 'utf8'),
+    );
+    const wst = await inside(process.execPath, [CLI, 'status', '--json'], { cwd: wt });
+    assert.deepEqual(JSON.parse(wst.stdout).problems, []);
+    const sid = 'noproc-1';
+    const hook = (event: string, input: string) => inside('/bin/bash', ['--norc', '--noprofile', '-c', t.cmd(event)], { cwd: wt, input });
+    const inputs: Array<[string, string]> = [
+      ['sessionStart', start(sid)],
+      ...Array.from({ length: 6 }, (_, i): [string, string] => ['postToolUse', tool(sid, i)]),
+      ['sessionEnd', end(sid)],
+    ];
+    for (const [event, input] of inputs) {
+      const x = await hook(event, input);
+      assert.deepEqual([x.code, x.stdout, x.stderr], [0, '', ''], event);
+    }
+    await obs.waitFor((ev) => ev.session_id === sid && ev.event === 'Stop');
+    await hooksSettled(t.sb.home, t.spool);
+    assert.deepEqual(seen(obs.events, sid), ['SessionStart', 0, 1, 2, 3, 4, 5, 'Stop']);
+  });
+
+  test("a lock whose process is gone (a PID alone, as fleet-git writes it there) is taken over, by fleet-git's commands and the git hook", async () => {
+    const gone = spawnSync('/bin/sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim();
+    writeFileSync(lock, `${gone}\n`);
+    const r = await inside(process.execPath, [CLI, 'enable', '--force'], { env: { ...env, FLEET_GIT_LOCK_WAIT: '0' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(!existsSync(lock));
+    writeFileSync(lock, `${gone}\n`);
+    const wt = join(t.sb.dir, 'wt-dead-lock');
+    const w = await inside('git', ['worktree', 'add', '-q', wt]);
+    assert.deepEqual([w.code, w.stderr], [0, '']);
+    assert.ok(existsSync(join(wt, '.github', 'hooks', 'fleet.json')));
+    assert.ok(!existsSync(lock));
+  });
+
+  test('a lock whose process is alive and started before it was written is waited for', async () => {
+    const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await sleep(50);
+      writeFileSync(lock, `${holder.pid}\n`);
+      const waited = inside(process.execPath, [CLI, 'enable', '--force'], { env: { ...env, FLEET_GIT_LOCK_WAIT: '20' } });
+      await sleep(1500);
+      assert.ok(existsSync(lock), 'still held after 1.5 s');
+      rmSync(lock);
+      const r = await waited;
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.ms >= 1500, `returned after ${r.ms} ms`);
+      writeFileSync(lock, `${holder.pid}\n`);
+      const busy = await inside(process.execPath, [CLI, 'enable', '--force'], { env: { ...env, FLEET_GIT_LOCK_WAIT: '0' } });
+      assert.notEqual(busy.code, 0);
+      assert.match(busy.stderr, new RegExp(`held by process ${holder.pid}, another fleet-git`));
+      assert.equal(busy.stderr.trim().split('\n').length, 1, 'one line');
+    } finally {
+      holder.kill('SIGKILL');
+      rmSync(lock, { force: true });
+    }
+  });
+
+  test("a lock whose PID is alive but started after the lock was written (the PID reused) is stale to fleet-git's commands; the git hook, which starts no ps, leaves the clone to them and says so", async () => {
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await sleep(50);
+      writeFileSync(lock, `${other.pid}\n`);
+      const hourAgo = (Date.now() - 3_600_000) / 1000;
+      utimesSync(lock, hourAgo, hourAgo);
+      const wt = join(t.sb.dir, 'wt-reused');
+      const w = await inside('git', ['worktree', 'add', '-q', wt]);
+      assert.equal(w.code, 0);
+      assert.match(
+        w.stderr,
+        /^fleet-git: left \S+ as git made it: another fleet-git holds \S+fleet-git\.lock; run 'fleet-git enable' there/,
+      );
+      assert.ok(!existsSync(join(wt, '.github', 'hooks', 'fleet.json')));
+      const r = await inside(process.execPath, [CLI, 'enable'], { cwd: wt, env: { ...env, FLEET_GIT_LOCK_WAIT: '0' } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(existsSync(join(wt, '.github', 'hooks', 'fleet.json')));
+      assert.ok(!existsSync(lock));
+    } finally {
+      other.kill('SIGKILL');
+      rmSync(lock, { force: true });
+    }
   });
 });

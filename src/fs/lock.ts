@@ -8,8 +8,14 @@
 // /proc exists (Linux), the holder also writes its start time (field 22 of
 // /proc/PID/stat, clock ticks since boot) and the boot's id: a lock is stale
 // when the process of that PID started at another time or in another boot.
-// Elsewhere (macOS) the PID alone is written and judged. The post-checkout
-// hook (templates/post-checkout) takes the same lock in sh, with the same text.
+// Elsewhere (macOS) the PID alone is written; a live process of that PID holds
+// it unless it started after the lock file was written (`ps -o lstart=`, which
+// macOS and Linux's procps both have, to the second): then the PID was reused,
+// by a process that cannot be the holder. That also covers a lock of another
+// boot (every process of this one started after it), so kern.boottime is not
+// read. The post-checkout hook (templates/post-checkout) takes the same lock in
+// sh, with the same text; it judges a PID alone by the PID, starting no `ps`,
+// and leaves a clone whose lock stays held to `fleet-git enable`, which does.
 //
 // Making a file costs an inode (60 µs on this disk at rest, more when busy);
 // a hard link to a file made once costs none: a run over thousands of
@@ -17,6 +23,7 @@
 // link to it (measured: 16 to 36 µs a lock and its removal, against 64 to 128
 // for a file made each time). Where the link cannot be made (another file
 // system), the lock is a file of its own.
+import { spawnSync } from 'node:child_process';
 import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { isAlive, isCode } from './atomic.js';
 import { sleepSync } from './sleep.js';
@@ -70,16 +77,48 @@ export function holderText(): string {
 }
 
 /**
+ * When process `pid` started, in ms since the epoch, cut to the second, from
+ * `ps -o lstart= -p PID` (in the C locale, local time as node reads it); null
+ * where ps cannot tell (none, no such process, an answer not understood).
+ */
+export function processStartedAt(pid: number): number | null {
+  const r = spawnSync('ps', ['-o', 'lstart=', '-p', String(pid)], {
+    encoding: 'utf8',
+    env: { ...process.env, LC_ALL: 'C' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 2000,
+  });
+  const ms = r.status === 0 ? Date.parse(r.stdout.trim()) : Number.NaN;
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** One judgment by ps per live PID and lock time: a lock waited for is judged again every few ms. */
+const reusedSeen = new Map<string, boolean>();
+
+/**
  * Whether the process that wrote `text` (holderText) is alive: its PID is, and,
  * when the text says when it started, the process of that PID started then, in
- * this boot. null: the text names no PID.
+ * this boot. For a PID alone, with `writtenMs` (the lock file's time): not
+ * when the process of that PID started after it (processStartedAt). null: the
+ * text names no PID.
  */
-export function holderAlive(text: string): boolean | null {
+export function holderAlive(text: string, writtenMs?: number): boolean | null {
   const m = /^(\d+)\n(?:start (\d+) (\S+)\n)?/.exec(text);
   if (!m) return null;
   const pid = Number(m[1]);
   if (!isAlive(pid)) return false;
-  if (m[2] === undefined) return true; // a PID alone (macOS, where the post-checkout hook also writes one): judged by it
+  if (m[2] === undefined) {
+    // A PID alone (macOS, where the post-checkout hook also writes one).
+    if (writtenMs === undefined) return true;
+    const key = `${pid} ${writtenMs}`;
+    let reused = reusedSeen.get(key);
+    if (reused === undefined) {
+      const started = processStartedAt(pid);
+      reused = started !== null && started > writtenMs;
+      reusedSeen.set(key, reused);
+    }
+    return !reused;
+  }
   const boot = thisBoot();
   if (boot !== null && boot !== m[3]) return false; // written in another boot: every process of that one is gone
   const start = processStart(pid);
@@ -150,7 +189,7 @@ function staleness(path: string): { stale: boolean; pid: number | null } | null 
     if (isCode(e, 'ENOENT')) return null;
     throw e;
   }
-  const alive = holderAlive(text);
+  const alive = holderAlive(text, st.mtimeMs);
   if (alive === null) return { stale: Date.now() - st.mtimeMs > FRESH_MS, pid: null };
   return { stale: !alive, pid: Number(/^\d+/.exec(text)![0]) };
 }
