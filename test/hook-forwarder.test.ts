@@ -10,6 +10,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -35,7 +36,6 @@ const tool = (sid: string, step: number) =>
   });
 const stepOf = (e: Received) => Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string } | null)?.command))?.[1]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 function alive(pid: number): boolean {
   try {
@@ -51,6 +51,43 @@ async function until(what: string, cond: () => boolean, ms = 15_000): Promise<vo
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
+  }
+}
+
+/** The x86-64 and arm64 numbers of read(2), as /proc/PID/syscall shows them. */
+const READ_SYSCALL = process.arch === 'arm64' ? 63 : 0;
+
+/** `pid` and its descendants (from /proc). */
+function processTree(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* gone */
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [p, pp] of parent) if (pp === tree[i]) tree.push(p);
+  return tree;
+}
+
+/** Whether a process of the hook `pid` started is blocked in read(2) on the hook's standard input (whatever fd it reads it through). */
+function readingStdin(pid: number): boolean {
+  try {
+    const stdin = readlinkSync(`/proc/${pid}/fd/0`);
+    return processTree(pid).some((p) => {
+      try {
+        const [nr, fd] = readFileSync(`/proc/${p}/syscall`, 'utf8').split(' ');
+        return Number(nr) === READ_SYSCALL && readlinkSync(`/proc/${p}/fd/${Number(fd)}`) === stdin;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
   }
 }
 
@@ -134,7 +171,9 @@ describe('hook command and forwarder', () => {
     const end = await runHook(t.cmd('sessionEnd'), JSON.stringify({ sessionId: sid, reason: 'complete' }), env, { cwd: t.repo });
     assert.equal(end.code, 0);
     await obs.waitFor((e) => e.session_id === sid && e.event === 'Stop');
-    await sleep(200);
+    // Once no hook or forwarder runs and all they sent has been read, a late duplicate would be here.
+    await t.settled();
+    await obs.drained();
     const got = obs.events.filter((e) => e.session_id === sid);
     assert.deepEqual(
       got.map((e) => (e.event === 'PostToolUse' ? stepOf(e) : e.event)),
@@ -167,7 +206,8 @@ describe('hook command and forwarder', () => {
       spawn('/bin/bash', ['--norc', '--noprofile', '-c', t.cmd('postToolUse')], { env: node.env, stdio: ['pipe', 'ignore', 'ignore'] }),
     );
     const exited = hooks.map((h) => new Promise((r) => h.on('close', r)));
-    await sleep(300);
+    // All eight at once: each is blocked reading its payload before any is given one.
+    await until('all 8 hooks to be reading their payload', () => hooks.every((h) => readingStdin(h.pid!)), 30_000);
     hooks.forEach((h, n) => h.stdin.end(tool(`together-${n}`, 0)));
     await Promise.all(exited);
     await until(
@@ -260,8 +300,9 @@ describe('hook command and forwarder', () => {
     const r = await runHook(t.cmd('postToolUse'), tool('burst-0', 16), t.env);
     assert.deepEqual([r.code, r.returned], [0, true]);
     await obs.waitFor((e) => e.session_id === 'burst-0' && stepOf(e) === 16);
-    await sleep(200);
     assert.notEqual(t.forwarderPid(), first);
+    await t.settled();
+    await obs.drained();
     const got = obs.events.filter(burst);
     for (let n = 0; n < 8; n++) {
       const steps = got.filter((e) => e.session_id === `burst-${n}`).map(stepOf);
@@ -275,6 +316,28 @@ describe('hook command and forwarder', () => {
     await t.settled();
   });
 
+  test('the hook returns before the forwarder it starts has run node at all: nothing on the hook path waits for node', async () => {
+    await t.settled();
+    const gate = join(t.sb.dir, 'node-gate');
+    const bin = join(t.sb.dir, 'gated-bin');
+    mkdirSync(bin, { recursive: true });
+    // A node that starts only once the test lets it (the loop's sleeps run in the forwarder's job, not the hook).
+    writeFileSync(join(bin, 'node'), `#!/bin/sh\nwhile [ ! -e '${gate}' ]; do sleep 0.02; done\nexec '${process.execPath}' "$@"\n`, {
+      mode: 0o755,
+    });
+    const env = { ...t.env, PATH: `${bin}:${t.sb.env.PATH}` };
+    for (const pipe of [true, false]) {
+      rmSync(gate, { force: true });
+      const sid = `gated-${pipe}`;
+      const r = await runHook(t.cmd('postToolUse'), tool(sid, 0), env, { pipe, cwd: t.repo, limitMs: 60_000 });
+      assert.deepEqual([r.returned, r.code, r.stdout, r.stderr], [true, 0, '', ''], 'returned while node was held');
+      assert.equal(t.events().length, 1, 'its event waits in the spool');
+      writeFileSync(gate, '');
+      await obs.waitFor((e) => e.session_id === sid);
+      await t.settled();
+    }
+  });
+
   test('a stuck forwarder does not hold the hook; no event is readable by others, whatever the umask; a killed forwarder loses nothing queued and the next event starts a new one', async () => {
     await runHook(t.cmd('postToolUse'), tool('kill-1', 0), t.env);
     await obs.waitFor((e) => e.session_id === 'kill-1' && stepOf(e) === 0);
@@ -282,29 +345,17 @@ describe('hook command and forwarder', () => {
     assert.ok(first && alive(first));
     process.kill(first, 'SIGSTOP');
     try {
-      const timed = (cmd: string, i: number) => {
-        const started = performance.now();
-        const r = spawnSync('/bin/sh', ['-c', 'umask 000; exec /bin/bash --norc --noprofile -c "$0"', cmd], {
+      // A hook that waited for the stopped forwarder would never return: killed at the (generous) limit, an error.
+      // How fast it returns is bench/hook-command.mjs's to measure ('forwarder stuck'), beside `true`.
+      for (const i of [1, 2, 3]) {
+        const r = spawnSync('/bin/sh', ['-c', 'umask 000; exec /bin/bash --norc --noprofile -c "$0"', t.cmd('postToolUse')], {
           env: t.env,
           input: tool('kill-1', i),
           encoding: 'utf8',
-          timeout: 10_000,
+          timeout: 60_000,
         });
-        return { ...r, ms: performance.now() - started };
-      };
-      const hook: number[] = [];
-      const floor: number[] = [];
-      for (const i of [1, 2, 3]) {
-        floor.push(timed('cat >/dev/null', i).ms);
-        const r = timed(t.cmd('postToolUse'), i);
         assert.deepEqual([r.status, r.stdout, r.stderr, r.error], [0, '', '', undefined]);
-        hook.push(r.ms);
       }
-      // Returns at once (as returnsQuietly below counts it), the forwarder stuck.
-      assert.ok(
-        Math.min(...hook) - median(floor) <= 50,
-        `the hook took at least ${Math.min(...hook)} ms, cat ${median(floor)} ms (median)`,
-      );
       const spooled = t.events();
       assert.equal(spooled.length, 3);
       assert.equal(statSync(t.spool).mode & 0o777, 0o700);
@@ -373,7 +424,8 @@ describe('hook command and forwarder', () => {
       await runHook(t.cmd('postToolUse'), tool('levels-1', 0), { ...t.env, COPILOT_HOOK_DIR: join(t.repo, '.github', 'hooks') });
       await runHook(user, tool('levels-1', 1), { ...t.env, COPILOT_HOOK_DIR: join(t.paths.copilotHome, 'hooks') });
       await obs.waitFor((e) => e.session_id === 'levels-1' && stepOf(e) === 1);
-      await sleep(200);
+      await t.settled();
+      await obs.drained();
       assert.deepEqual(obs.events.filter((e) => e.session_id === 'levels-1').map(stepOf), [0, 1]);
     } finally {
       assert.equal(t.sb.cli(t.repo, 'disable', '--user').status, 0);
@@ -425,26 +477,20 @@ describe('the hook never fails or blocks Copilot', () => {
   const noNode = { ...t.env, PATH: bin };
 
   /**
-   * Each hook returns at once, exits 0 and prints nothing. "At once" is a
-   * bound, not a benchmark: the fastest of five runs at most 50 ms over the
-   * median of five runs, interleaved, of a hook that only reads its payload
-   * (`cat >/dev/null`; bash's start alone can take 50 ms on a loaded
-   * machine). A hook that waits for node, the disk, the observer or the
-   * forwarder is slow on every run, its fastest included.
+   * Each hook returns, exits 0 and prints nothing: one held by what is broken
+   * (a node that hangs, a stuck observer or forwarder) would not return and is
+   * killed at the limit, which only stops it. How fast each returns is a
+   * benchmark's question: bench/hook-command.mjs measures these cases beside
+   * `true`; that nothing on the hook path waits for node is tested above (the
+   * hook returns while its forwarder's node is held).
    */
   async function returnsQuietly(what: string, env: Record<string, string>, pipe = false) {
     for (const event of ['sessionStart', 'postToolUse']) {
       const input = event === 'sessionStart' ? fixture('sessionStart.json') : tool(`never-${what}`, 0);
-      const hook: number[] = [];
-      const floor: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        floor.push((await runHook('cat >/dev/null', input, env, { pipe, cwd: t.repo })).ms);
-        const r = await runHook(t.cmd(event), input, env, { pipe, cwd: t.repo, limitMs: 10_000 });
+      for (let i = 0; i < 3; i++) {
+        const r = await runHook(t.cmd(event), input, env, { pipe, cwd: t.repo, limitMs: 60_000 });
         assert.deepEqual([r.returned, r.code, r.stdout, r.stderr], [true, 0, '', ''], `${what} (${event})`);
-        hook.push(r.ms);
       }
-      const [h, f] = [Math.min(...hook), median(floor)];
-      assert.ok(h - f <= 50, `${what} (${event}): the hook took at least ${h.toFixed(1)} ms, cat ${f.toFixed(1)} ms (median)`);
     }
   }
 

@@ -16,11 +16,21 @@ export interface Ran {
   ms: number;
 }
 
-/** Runs the client with `args` and `input` on stdin; `shell`: through bash, as a hook command line would. */
-export async function runClient(env: Record<string, string>, args: string[], input: string | Buffer, shell = false): Promise<Ran> {
+/** Runs the client with `args` and `input` on stdin; `shell`: through bash, as a hook command line would; killed after `limitMs` (code null). */
+export async function runClient(
+  env: Record<string, string>,
+  args: string[],
+  input: string | Buffer,
+  shell = false,
+  limitMs?: number,
+): Promise<Ran> {
   const r = shell
-    ? await run('/bin/bash', ['--norc', '--noprofile', '-c', `"$0" "$@"; exit 0`, process.execPath, CLIENT, ...args], { env, input })
-    : await run(process.execPath, [CLIENT, ...args], { env, input });
+    ? await run('/bin/bash', ['--norc', '--noprofile', '-c', `"$0" "$@"; exit 0`, process.execPath, CLIENT, ...args], {
+        env,
+        input,
+        limitMs,
+      })
+    : await run(process.execPath, [CLIENT, ...args], { env, input, limitMs });
   return { code: r.code, stdout: r.stdout, stderr: r.stderr, ms: r.ms };
 }
 

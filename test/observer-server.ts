@@ -3,7 +3,7 @@
 // (fleet-observer-protocol.md): buffer what arrives, split on \n, JSON.parse
 // each line, silently drop lines that do not parse, never answer.
 import { mkdirSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { basename, dirname } from 'node:path';
 import { EventListener, type Received } from '../src/fleet/listener.js';
 
@@ -41,9 +41,36 @@ export class TestObserver {
     return this.events.find(pred)!;
   }
 
+  /**
+   * Resolves once everything sent before this call has been read, for a test that
+   * proves nothing else arrived (call it after every sender has exited): see
+   * connectedLast. Throws after `timeoutMs`.
+   */
+  async drained(timeoutMs = 10_000): Promise<void> {
+    await connectedLast(this.socketPath, '');
+    if (!(await this.listener.waitUntil(() => this.listener.openConnections === 0, timeoutMs)))
+      throw new Error(`observer: ${this.listener.openConnections} connections still open after ${timeoutMs} ms`);
+  }
+
   close(): Promise<void> {
     return this.listener.close();
   }
+}
+
+/**
+ * Connects to `socketPath`, sends `text` and ends; resolves once the listener has
+ * read that end of file and closed its side. A listening socket hands out
+ * connections in the order they came, so every connection made before this one
+ * has been taken in by then: once none is open, all they sent has been read.
+ */
+function connectedLast(socketPath: string, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = connect(socketPath);
+    c.on('error', reject);
+    c.on('connect', () => c.end(text));
+    c.on('close', () => resolve());
+    c.resume();
+  });
 }
 
 /**
@@ -68,6 +95,9 @@ export function observerSummary(toolName: unknown, toolInput: unknown): string {
       return String(toolName);
   }
 }
+
+/** What RawObserver.drained sends on its own connection (left out of `ended`). */
+const DRAIN_TOKEN = Buffer.from('\0fleet-git-test-drained\0', 'latin1');
 
 /**
  * A listener that keeps the raw bytes of each connection, to check framing
@@ -113,7 +143,8 @@ export class RawObserver {
     });
     c.on('close', () => {
       this.open.delete(c);
-      this.ended.push(Buffer.concat(chunks));
+      const bytes = Buffer.concat(chunks);
+      if (!bytes.equals(DRAIN_TOKEN)) this.ended.push(bytes);
     });
     if (this.resumed) c.resume();
   }
@@ -128,6 +159,16 @@ export class RawObserver {
   async waitEnded(n: number, ms = 10_000): Promise<void> {
     const deadline = Date.now() + ms;
     while (this.ended.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  /** As TestObserver.drained (a normal or resumed observer): everything sent before this call is in `ended`. */
+  async drained(ms = 10_000): Promise<void> {
+    await connectedLast(this.server.address() as string, DRAIN_TOKEN.toString('latin1'));
+    const deadline = Date.now() + ms;
+    while (this.open.size > 0) {
+      if (Date.now() > deadline) throw new Error(`observer: ${this.open.size} connections still open after ${ms} ms`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
   }
 
   close(): Promise<void> {

@@ -82,6 +82,11 @@ export class EventListener {
     for (const w of waiters) w();
   }
 
+  /** Connections taken in and not yet closed (each is closed once its sender's end of file has been read). */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
   /** Resolves once `done()` holds (checked at each event) or `ms` have passed; true when it held. */
   async waitUntil(done: () => boolean, ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
