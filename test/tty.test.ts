@@ -4,12 +4,15 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { styleText } from 'node:util';
-import { closeSync, constants, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { fakeCopilot } from './fake-copilot.js';
 import { CLI, describeNeeding, needs, sandbox, snapshot } from './helpers.js';
 import { ptyRun, ptySpawn, type PtyOptions } from './pty.js';
+import { runCli } from './spawn.js';
+import { acquireLock } from '../src/fs/lock.js';
+import { LOCK_FILE } from '../src/paths.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
 
 const HOOK = '.github/hooks/fleet.json';
@@ -169,6 +172,28 @@ describeNeeding(skip, 'scan on a terminal', () => {
   });
 });
 
+/** Makes `fifo` a FIFO; once fleet-git has opened it, waits `holdMs`, then writes `text` (a git config) and removes it. */
+async function holdFifo(fifo: string, holdMs: number, text = '[core]\n\tbare = true\n'): Promise<void> {
+  execFileSync('mkfifo', [fifo]);
+  try {
+    let fd: number | undefined;
+    for (let i = 0; fd === undefined; i++) {
+      try {
+        fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK); // ENXIO until a reader has it open
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENXIO') throw e;
+        if (i > 3000) throw new Error(`fleet-git never opened ${fifo}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+    await new Promise((r) => setTimeout(r, holdMs));
+    writeSync(fd, text);
+    closeSync(fd);
+  } finally {
+    execFileSync('rm', ['-f', fifo]);
+  }
+}
+
 describeNeeding(skip, 'scan progress line', () => {
   // A walk that takes as long as the test wants, whatever the machine's speed: a
   // bare-looking folder whose `config` is a FIFO. Discovery reads that file to
@@ -185,31 +210,9 @@ describeNeeding(skip, 'scan progress line', () => {
     writeFileSync(join(slow, 'HEAD'), 'ref: refs/heads/main\n');
   });
 
-  /** Makes the FIFO; once fleet-git has opened it, waits `holdMs`, then writes a bare config and closes it. */
-  async function holdFifo(holdMs: number): Promise<void> {
-    execFileSync('mkfifo', [fifo]);
-    try {
-      let fd: number | undefined;
-      for (let i = 0; fd === undefined; i++) {
-        try {
-          fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK); // ENXIO until a reader has it open
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'ENXIO') throw e;
-          if (i > 3000) throw new Error("fleet-git never opened the FIFO: the walk does not read a bare folder's config any more");
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      }
-      await new Promise((r) => setTimeout(r, holdMs));
-      writeSync(fd, '[core]\n\tbare = true\n');
-      closeSync(fd);
-    } finally {
-      execFileSync('rm', ['-f', fifo]);
-    }
-  }
-
   it('shows on a terminal once the walk has taken more than 300 ms, and is cleared before the table', async () => {
     const run = ptySpawn([process.execPath, CLI, 'scan', root], { cwd: sb.dir, env: sb.env });
-    await holdFifo(600);
+    await holdFifo(fifo, 600);
     const r = await run.done;
     assert.equal(r.code, 0, r.text);
     const shown = r.raw.lastIndexOf('\rfleet-git: looking for repositories: ');
@@ -238,13 +241,70 @@ describeNeeding(skip, 'scan progress line', () => {
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const code = new Promise((r) => child.on('close', r));
-    await holdFifo(600);
+    await holdFifo(fifo, 600);
     assert.equal(await code, 0, stderr);
     assert.equal(stderr, '');
     assert.deepEqual(
       JSON.parse(stdout).repos.map((x: { path: string; kind: string }) => `${x.kind} ${x.path}`),
       [`repo ${join(root, 'a')}`, `repo ${join(root, 'b')}`, `bare ${slow}`],
     );
+  });
+});
+
+describeNeeding(skip, 'bulk progress line', () => {
+  // enable --under and remove --yes: the count of repositories done, while they change them. The
+  // test holds b-slow's repository lock for 600 ms after the run starts (fleet-git waits for a live
+  // holder), so the run takes that long on any machine; a-locked fails (a git process holds its index lock).
+  const sb = sandbox('fleet-git-tty-bulk-');
+  const root = join(sb.dir, 'ws');
+  const indexLock = join(root, 'a-locked', '.git', 'index.lock');
+  before(() => {
+    for (const n of ['a-locked', 'b-slow', 'c']) sb.repo(`ws/${n}`);
+    writeFileSync(indexLock, '');
+  });
+  /** Takes b-slow's lock as fleet-git does, and lets it go 600 ms later. */
+  const holdLock = () => {
+    const release = acquireLock(join(root, 'b-slow', '.git', LOCK_FILE), { waitMs: 0 });
+    return new Promise<void>((done) => setTimeout(() => (release(), done()), 600));
+  };
+  const LINE = (verb: string) => new RegExp(`\\rfleet-git: ${verb}: (\\d) of 3 repositories done, (\\d) failed\\x1b\\[K`, 'g');
+
+  for (const [verb, args, summary] of [
+    ['enable', ['enable', '--under', root, '-q'], /^enable: 2 changed, 0 unchanged, 1 failed/m],
+    ['remove', ['remove', root, '--yes', '-q'], /^remove: 2 changed, 0 unchanged, 1 failed/m],
+  ] as const) {
+    it(`${verb}: on a terminal, repositories done of the total and the failures so far, replaced in place and cleared before the summary`, async () => {
+      if (verb === 'remove') {
+        // a-locked enabled too, so that remove has all three to do
+        rmSync(indexLock);
+        assert.equal(sb.cli(join(root, 'a-locked'), 'enable').status, 0);
+        writeFileSync(indexLock, '');
+      }
+      const held = holdLock();
+      const r = await ptyRun([process.execPath, CLI, ...args], { cwd: sb.dir, env: sb.env });
+      await held;
+      assert.equal(r.code, 1, r.text);
+      const lines = [...r.raw.matchAll(LINE(verb))];
+      assert.ok(lines.length > 0, `a progress line was shown: ${JSON.stringify(r.raw)}`);
+      // a-locked failed at once; the line shows once b-slow is done, after 600 ms, and c may follow.
+      const last = lines.at(-1)!;
+      assert.match(last[1]!, /^[23]$/, 'repositories done');
+      assert.equal(last[2], '1', 'failures so far');
+      assert.ok(r.raw.slice(last.index! + last[0].length).startsWith('\r\x1b[K'), 'the last line is cleared at once');
+      const shown = screen(r.raw.replace(LINE(verb), '').replace(/\r\x1b\[K/g, ''));
+      assert.match(shown, summary);
+      assert.match(shown, /a-locked: failed: a git process holds/);
+      assert.ok(!r.raw.slice(last.index! + last[0].length).includes('repositories done'), 'nothing after it is a progress line');
+    });
+  }
+
+  it('never off a terminal', async () => {
+    const held = holdLock();
+    const r = await runCli(['enable', '--under', root, '-q'], { cwd: sb.dir, env: sb.env });
+    await held;
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^enable: 2 changed, 0 unchanged, 1 failed/m);
+    assert.match(r.stderr, /^\S*a-locked: failed: a git process holds [^\n]*\n$/);
   });
 });
 

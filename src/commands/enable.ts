@@ -17,6 +17,7 @@ import {
   resolveRepos,
   rootsOf,
   saveTrust,
+  withApplyProgress,
   withProgress,
 } from './report.js';
 import { TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
@@ -33,6 +34,8 @@ export class EnableCommand extends FleetCommand {
       A hook file that fleet-git did not write, or one that git tracks, is left alone (exit code 1); --force replaces an untracked one and keeps a copy that \`fleet-git disable\` puts back.
 
       --trust (or \`trust: true\` in the config file, see \`fleet-git config\`) also lists each repository in Copilot's trustedFolders ($COPILOT_HOME/config.json), keeping every other key and value of that file; with --under, in one write for the whole run. \`fleet-git disable\` and \`fleet-git remove\` take out only the entries fleet-git added.
+
+      With --under, on a terminal, one line on stderr counts the folders read while it looks for repositories, then the repositories done out of the total and the failures so far while it changes them, each replaced in place and cleared before the summary; never off a terminal.
     `,
     examples: [
       ['Enable the repository of the current folder', '$0 enable'],
@@ -178,23 +181,26 @@ export class EnableCommand extends FleetCommand {
     const report = new BulkReport(out, err, 'enabled', this.quiet);
     let trusted = 0;
     const { applyAll } = await import('../core/bulk/bulk-apply.js');
-    const { counts } = await applyAll(
-      wanted,
-      ctx,
-      { do: 'enable', force: this.force },
-      {
-        after: (o, where) => {
-          for (const root of edit ? trustRoots(where) : []) {
-            if (edit!.add(root)) {
-              trusted++;
-              o.changes.push(
-                root === o.path ? `listed in Copilot's trustedFolders` : `listed its worktree ${root} in Copilot's trustedFolders`,
-              );
+    const { counts } = await withApplyProgress(this.context, 'enable', [out, err], (onProgress) =>
+      applyAll(
+        wanted,
+        ctx,
+        { do: 'enable', force: this.force },
+        {
+          onProgress,
+          after: (o, where) => {
+            for (const root of edit ? trustRoots(where) : []) {
+              if (edit!.add(root)) {
+                trusted++;
+                o.changes.push(
+                  root === o.path ? `listed in Copilot's trustedFolders` : `listed its worktree ${root} in Copilot's trustedFolders`,
+                );
+              }
             }
-          }
+          },
+          onResult: (r) => report.add(r),
         },
-        onResult: (r) => report.add(r),
-      },
+      ),
     );
     report.finish();
     let trustFailed = false;

@@ -1,6 +1,6 @@
 import { Option } from 'clipanion';
 import { EXIT, FleetCommand, InputError } from './base.js';
-import { ask, BulkReport, countsLine, isTty, LineBuffer, loadBulk, rootsOf, withProgress } from './report.js';
+import { ask, BulkReport, countsLine, isTty, LineBuffer, loadBulk, rootsOf, withApplyProgress, withProgress } from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import type { Row } from '../core/bulk/bulk.js';
 import { planDisable, type Plan } from '../core/repo/actions.js';
@@ -14,7 +14,7 @@ export class RemoveCommand extends FleetCommand {
     details: `
       Finds the repositories under the folders as \`fleet-git scan\` does and, in each one (and its worktrees) that has anything of fleet-git or a hook file written by the upstream \`fleet hooks install\`, does what \`fleet-git disable\` does: the user's own files and hooks stay, a hook fleet-git had kept comes back byte for byte.
 
-      --dry-run prints the plan and changes nothing; with --json, as one JSON document: {"roots", "repos": [{"path", "steps": [what disable would do, in words], "untrust": [trustedFolders entries fleet-git added that would go]} or {"path", "reason"} for one it cannot act on], "counts": {"targets", "untouched"}}. Off a terminal it acts on more than one repository only with --yes; on a terminal it asks first. A repository that fails (a read-only folder, a git process holding a lock, an unreadable file) is reported with the reason and the others go on; the exit code is then 1.
+      --dry-run prints the plan and changes nothing; with --json, as one JSON document: {"roots", "repos": [{"path", "steps": [what disable would do, in words], "untrust": [trustedFolders entries fleet-git added that would go]} or {"path", "reason"} for one it cannot act on], "counts": {"targets", "untouched"}}. Off a terminal it acts on more than one repository only with --yes; on a terminal it asks first. A repository that fails (a read-only folder, a git process holding a lock, an unreadable file) is reported with the reason and the others go on; the exit code is then 1. On a terminal, one line on stderr counts the folders read, then the repositories done out of the total and the failures so far, replaced in place and cleared before the summary; never off a terminal.
     `,
     examples: [
       ['See what would be removed under ~/code', '$0 remove ~/code --dry-run'],
@@ -116,28 +116,31 @@ export class RemoveCommand extends FleetCommand {
     let untrusted = 0;
     const { applyAll } = await import('../core/bulk/bulk-apply.js');
     const report = new BulkReport(out, err, 'removed', this.quiet);
-    const applied = await applyAll(
-      targets,
-      ctx,
-      { do: 'disable', upstream: true },
-      {
-        ...(lazy ? { pick: { listed: edit.recorded() } } : {}),
-        after: (o, where) => {
-          for (const root of trustError === null ? listedOf(where) : []) {
-            try {
-              if (edit.remove(root)) {
-                untrusted++;
-                o.changes.push(
-                  `${root === o.path ? '' : `its worktree ${root} `}taken out of Copilot's trustedFolders (fleet-git had added it)`,
-                );
+    const applied = await withApplyProgress(this.context, 'remove', [out, err], (onProgress) =>
+      applyAll(
+        targets,
+        ctx,
+        { do: 'disable', upstream: true },
+        {
+          onProgress,
+          ...(lazy ? { pick: { listed: edit.recorded() } } : {}),
+          after: (o, where) => {
+            for (const root of trustError === null ? listedOf(where) : []) {
+              try {
+                if (edit.remove(root)) {
+                  untrusted++;
+                  o.changes.push(
+                    `${root === o.path ? '' : `its worktree ${root} `}taken out of Copilot's trustedFolders (fleet-git had added it)`,
+                  );
+                }
+              } catch (e) {
+                trustError = bulk.reasonOf(e); // config.json cannot be rewritten: said once, below
               }
-            } catch (e) {
-              trustError = bulk.reasonOf(e); // config.json cannot be rewritten: said once, below
             }
-          }
+          },
+          onResult: (r) => report.add(r),
         },
-        onResult: (r) => report.add(r),
-      },
+      ),
     );
     report.finish();
     const counts = applied.counts;

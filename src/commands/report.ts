@@ -135,13 +135,18 @@ export class RootError extends UsageError {}
 /** Lines written in large chunks: thousands of repositories make thousands of lines. */
 export class LineBuffer {
   private lines: string[] = [];
+  /** Called before each chunk is written (a progress line on the terminal clears itself first). */
+  beforeWrite?: () => void;
   constructor(private readonly stream: { write(s: string): unknown }) {}
   push(line: string): void {
     this.lines.push(line);
     if (this.lines.length >= 512) this.flush();
   }
   flush(): void {
-    if (this.lines.length) this.stream.write(`${this.lines.join('\n')}\n`);
+    if (this.lines.length) {
+      this.beforeWrite?.();
+      this.stream.write(`${this.lines.join('\n')}\n`);
+    }
     this.lines = [];
   }
 }
@@ -167,29 +172,64 @@ export async function ask(context: Context, question: string): Promise<string | 
   return answer;
 }
 
-/** Runs a walk with a progress line on stderr (see progressLine), cleared however the walk ends. */
+/** Runs a walk with a progress line on stderr (see StatusLine), cleared however the walk ends. */
 export async function withProgress<T>(context: Context, walk: (onProgress?: (n: number) => void) => Promise<T>): Promise<T> {
-  const progress = progressLine(context);
+  const line = StatusLine.on(context, 0);
   try {
-    return await walk(progress.onProgress);
+    return await walk(line ? (n) => line.show(`looking for repositories: ${n} folders read`) : undefined);
   } finally {
-    progress.done();
+    line?.clear();
   }
 }
 
-/** A progress line on stderr, only on a terminal and only once a walk has taken a moment. */
-function progressLine(context: Context): { onProgress?: (n: number) => void; done(): void } {
-  if (!isTty(context.stderr)) return { done() {} };
-  const start = Date.now();
-  let shown = false;
-  return {
-    onProgress(n: number) {
-      if (Date.now() - start < 300) return;
-      shown = true;
-      context.stderr.write(`\rfleet-git: looking for repositories: ${n} folders read\x1b[K`);
-    },
-    done() {
-      if (shown) context.stderr.write('\r\x1b[K');
-    },
-  };
+/**
+ * Runs a bulk run's changes (applyAll) with a progress line on stderr, `fleet-git: enable: 120 of 2000
+ * repositories done, 1 failed`, redrawn at most every 100 ms, cleared before each chunk of the run's own
+ * lines (`buffers`) and however the run ends. Only on a terminal, as the walk's line.
+ */
+export async function withApplyProgress<T>(
+  context: Context,
+  verb: string,
+  buffers: LineBuffer[],
+  run: (onProgress?: (done: number, failed: number, total: number) => void) => Promise<T>,
+): Promise<T> {
+  const line = StatusLine.on(context, 100);
+  if (!line) return run();
+  for (const b of buffers) b.beforeWrite = () => line.clear();
+  try {
+    return await run((done, failed, total) => line.show(`${verb}: ${done} of ${total} repositories done, ${failed} failed`));
+  } finally {
+    line.clear();
+    for (const b of buffers) b.beforeWrite = undefined;
+  }
+}
+
+/** One line on stderr replaced in place: only on a terminal, only once the work has taken 300 ms, at most every `gapMs`. */
+class StatusLine {
+  private readonly start = Date.now();
+  private last = 0;
+  private shown = false;
+
+  private constructor(
+    private readonly stderr: Context['stderr'],
+    private readonly gapMs: number,
+  ) {}
+
+  /** The line for this command's stderr, or null off a terminal. */
+  static on(context: Context, gapMs: number): StatusLine | null {
+    return isTty(context.stderr) ? new StatusLine(context.stderr, gapMs) : null;
+  }
+
+  show(text: string): void {
+    const now = Date.now();
+    if (now - this.start < 300 || (this.shown && now - this.last < this.gapMs)) return;
+    this.last = now;
+    this.shown = true;
+    this.stderr.write(`\rfleet-git: ${text}\x1b[K`);
+  }
+
+  clear(): void {
+    if (this.shown) this.stderr.write('\r\x1b[K');
+    this.shown = false;
+  }
 }

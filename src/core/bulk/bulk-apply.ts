@@ -155,6 +155,8 @@ export interface ApplyOptions {
   /** For a survey that read no repository: act only on those it picks (see Pick). */
   pick?: Pick;
   onResult?: (r: BulkResult) => void;
+  /** Runs in the main thread each time a repository is done, in the order they finish: how many are done, how many failed, of how many. */
+  onProgress?: (done: number, failed: number, total: number) => void;
   /** Helper threads at most (default: 2 with a second core, else none; FLEET_GIT_THREADS=1 in the environment: none). */
   threads?: number;
   /** Fewer repositories than this are done in the main thread (default 64: helpers take some 40 ms to start). */
@@ -177,10 +179,15 @@ export async function applyAll(
   let untouched = 0;
   const got: (Applied | undefined)[] = new Array(todo.length);
   let next = 0;
+  let done = 0;
+  let failed = 0;
   // Results are handed on in row order, as soon as all before them are in.
   const settle = (i: number, a: Applied) => {
     if (got[i]) return; // a share done again after its helper failed
     got[i] = a;
+    done++;
+    if (a.error !== undefined) failed++;
+    opts.onProgress?.(done, failed, todo.length);
     for (; next < todo.length && got[next]; next++) {
       const r: BulkResult = { row: todo[next], ...got[next] };
       if (r.untouched) {
