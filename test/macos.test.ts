@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
-import { CLI, describeNeeding, hooksSettled, needsRoot, sandbox } from './helpers.js';
+import { CLI, COPILOT, copilotCache, copilotSkip, describeNeeding, hooksSettled, needs, needsRoot, sandbox } from './helpers.js';
 import { run, type SpawnOptions } from './spawn.js';
 import { CLIENT, runHook } from './hook-run.js';
 import { TestObserver, type Received } from './observer-server.js';
@@ -357,4 +357,119 @@ describeNeeding(needsRoot('mount an empty /proc in a mount namespace of its own 
       rmSync(lock, { force: true });
     }
   });
+});
+
+/** The longest Unix socket path macOS takes: its sun_path holds 104 bytes, the final NUL included. */
+const MAC_SOCKET_MAX = 103;
+
+/** A folder under `dir` whose path is `length` characters long, ending in `/T/` as macOS's $TMPDIR does (/var/folders/xx/<32>/T/). */
+function macTmpdir(dir: string, length: number): string {
+  const head = join(dir, 'var', 'folders', 'xx');
+  const path = `${head}/${'k'.repeat(length - head.length - 4)}/T/`;
+  assert.equal(path.length, length);
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  return path;
+}
+
+/** The AF_UNIX paths bound and connected to, from `strace -e trace=bind,connect`'s log. */
+function socketPaths(log: string): { bound: string[]; connected: string[] } {
+  const bound: string[] = [];
+  const connected: string[] = [];
+  for (const m of readFileSync(log, 'utf8').matchAll(/\b(bind|connect)\(\d+, \{sa_family=AF_UNIX, sun_path="((?:[^"\\]|\\.)*)"/g))
+    (m[1] === 'bind' ? bound : connected).push(m[2]!);
+  return { bound, connected };
+}
+
+/** Runs `cmd` under strace, every process it starts followed, tracing only bind and connect. */
+const traced = (log: string, cmd: string, args: string[], opts: SpawnOptions) =>
+  run('strace', ['-f', '-qq', '--seccomp-bpf', '-e', 'trace=bind,connect', '-o', log, cmd, ...args], opts);
+
+describeNeeding(needs('strace'), 'a long $TMPDIR and HOME, as on a Mac', () => {
+  const sb = sandbox('fleet-git-longtmp-');
+  // The home of a Mac user, long enough that the spool's socket would not fit as a full path
+  // (HOME/.local/share/fleet-git/spool/forwarder.sock), short enough that fleet's own does.
+  const home = join(sb.dir, 'Users', 'l'.repeat(65 - sb.dir.length - 7));
+  assert.equal(home.length, 65);
+  mkdirSync(home, { recursive: true });
+  const macTmp = macTmpdir(sb.dir, 51);
+  // No XDG variables, no XDG_RUNTIME_DIR: a Mac has none.
+  const env: Record<string, string> = {
+    PATH: sb.env.PATH!,
+    HOME: home,
+    GIT_CONFIG_GLOBAL: sb.env.GIT_CONFIG_GLOBAL!,
+    GIT_CONFIG_NOSYSTEM: '1',
+    LANG: 'C.UTF-8',
+    NO_COLOR: '1',
+    TMPDIR: macTmp,
+    FLEET_GIT_FORWARDER_IDLE_MS: '300',
+  };
+  const paths = userPaths(env, home);
+  assert.ok(Buffer.byteLength(paths.fleetSocket) <= MAC_SOCKET_MAX);
+  assert.ok(Buffer.byteLength(join(paths.dataDir, 'spool', 'forwarder.sock')) > MAC_SOCKET_MAX);
+  const repo = sb.repo('proj');
+  let obs: TestObserver;
+  before(async () => {
+    obs = await TestObserver.start(paths.fleetSocket);
+  });
+  after(() => obs.close());
+
+  test("the hook's events reach the observer; the forwarder's socket fits", async () => {
+    const e = await run(process.execPath, [CLI, 'enable'], { cwd: repo, env });
+    assert.equal(e.code, 0, e.stderr);
+    const doc = JSON.parse(readFileSync(join(repo, '.github', 'hooks', 'fleet.json'), 'utf8'));
+    const log = join(sb.dir, 'hook.strace');
+    const r = await traced(log, '/bin/bash', ['--norc', '--noprofile', '-c', doc.hooks.sessionStart[0].bash], {
+      cwd: repo,
+      env,
+      input: start('long-home'),
+    });
+    assert.equal(r.code, 0, r.stderr);
+    await obs.waitFor((ev) => ev.session_id === 'long-home');
+    const { bound, connected } = socketPaths(log);
+    assert.ok(bound.includes('forwarder.sock'), `the forwarder's lock, by a name relative to the spool: ${bound}`);
+    assert.ok(connected.includes(paths.fleetSocket), `${connected}`);
+    for (const p of [...bound, ...connected]) assert.ok(Buffer.byteLength(p) <= MAC_SOCKET_MAX, `${p}: ${Buffer.byteLength(p)} bytes`);
+  });
+
+  for (const [what, length] of [
+    ["macOS's length", 51],
+    ['longer still (a socket path in it would fit Linux but not macOS)', 62],
+  ] as const)
+    test(`doctor's trial socket and folder with a $TMPDIR of ${what}: they fit`, async () => {
+      const tmp = length === 51 ? macTmp : macTmpdir(join(sb.dir, 'longer'), length);
+      const log = join(sb.dir, `doctor-${length}.strace`);
+      const d = await traced(log, process.execPath, [CLI, 'doctor'], { cwd: repo, env: { ...env, TMPDIR: tmp } });
+      assert.match(d.stdout, /^ok +the hook client runs as Copilot runs it/m, d.stdout);
+      const { bound } = socketPaths(log);
+      const observer = bound.filter((p) => p.endsWith('/observer/fleet.sock'));
+      assert.equal(observer.length, 1, `${bound}`);
+      if (length === 51) assert.ok(observer[0]!.startsWith(tmp), `${observer[0]} is in $TMPDIR`);
+      for (const p of bound) assert.ok(Buffer.byteLength(p) <= MAC_SOCKET_MAX, `${p}: ${Buffer.byteLength(p)} bytes`);
+    });
+
+  test(
+    "doctor --live with the real Copilot: every event, and every socket of fleet-git's in the run fits",
+    { skip: copilotSkip, timeout: 120_000 },
+    async () => {
+      const cache = copilotCache();
+      const trusted = sb.repo('live');
+      assert.equal((await run(process.execPath, [CLI, 'enable', '--trust'], { cwd: trusted, env })).code, 0);
+      const log = join(sb.dir, 'live.strace');
+      const d = await traced(log, process.execPath, [CLI, 'doctor', '--live', '--json', '--copilot', COPILOT], {
+        cwd: trusted,
+        env: { ...env, XDG_CACHE_HOME: cache },
+      });
+      assert.equal(d.code, 0, d.stdout + d.stderr);
+      const report = JSON.parse(d.stdout) as { ok: boolean; events: Array<{ id: string; status: string }> };
+      assert.equal(report.ok, true);
+      assert.ok(report.events.length >= 5 && report.events.every((e) => e.status === 'once'), d.stdout);
+      const { bound, connected } = socketPaths(log);
+      const probe = bound.filter((p) => p.endsWith('/observer/fleet.sock'));
+      assert.equal(probe.length, 1, `${bound}`);
+      assert.ok(probe[0]!.startsWith(macTmp), `${probe[0]} is in $TMPDIR`);
+      assert.ok(connected.includes(probe[0]!), "the probe's events went to its own socket");
+      const ours = [...bound, ...connected].filter((p) => p.includes('fleet-git') || p.endsWith('forwarder.sock'));
+      for (const p of ours) assert.ok(Buffer.byteLength(p) <= MAC_SOCKET_MAX, `${p}: ${Buffer.byteLength(p)} bytes`);
+    },
+  );
 });

@@ -253,7 +253,7 @@ export async function forward(spool: string): Promise<void> {
     process.chdir(spool);
   } catch {
     return;
-  } // relative names: a socket path has at most 107 bytes
+  } // relative names: a socket path has at most 103 bytes on a Mac (SOCKET_PATH_MAX)
   process.title = 'fleet-git-forwarder'; // the hook command looks for it in /proc/PID/comm
   // Its own process group already; a terminal's Ctrl-C or hang-up is not for it.
   for (const sig of ['SIGINT', 'SIGHUP', 'SIGPIPE'] as const) process.on(sig, () => {});

@@ -10,8 +10,13 @@ import { dirname, join } from 'node:path';
 
 export type Received = Record<string, unknown>;
 
-/** The longest Unix socket path Linux takes (sun_path: 108 bytes, its NUL included); a longer one is cut, and the socket made at the cut name. */
-export const SOCKET_PATH_MAX = 107;
+/**
+ * The longest Unix socket path fleet-git makes: macOS's (sun_path: 104 bytes,
+ * its NUL included), the shorter of the two systems fleet runs on (Linux: 108),
+ * so that a path that fits here fits on a Mac. A longer one is refused there
+ * (on Linux, cut, and the socket made at the cut name).
+ */
+export const SOCKET_PATH_MAX = 103;
 
 /** A new temporary folder (`prefix` and six characters) in which `socket` (a path relative to it) fits a Unix socket's path: in the system's temporary folder, or in /tmp under a long TMPDIR. */
 export function socketTempDir(prefix: string, socket: string): string {
