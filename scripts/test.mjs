@@ -18,8 +18,21 @@ const files = [];
     else if (e.name.endsWith('.test.ts')) files.push(relative(root, p));
   }
 })(join(root, 'test'));
-const only = process.argv.slice(2);
-const chosen = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+// `--quick` (npm run test:quick) leaves out the files that start the real Copilot CLI or trace
+// system calls; npm test and .ci/run run every file. Kept here, in one place.
+const SLOW = [
+  'test/copilot-e2e.test.ts', // real Copilot sessions, 8 at once among them
+  'test/copilot-levels-e2e.test.ts', // real Copilot: trust, hook levels, fleet-git run
+  'test/fleet-dropin-e2e.test.ts', // real Copilot through fleet's own hook client
+  'test/doctor-live.test.ts', // doctor --live: real Copilot sessions
+  'test/kill.test.ts', // SIGKILL by strace at every call that changes a file
+];
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.filter((a) => a !== '--quick');
+for (const f of SLOW) if (!files.includes(f)) throw new Error(`scripts/test.mjs: ${f} in SLOW is not a test file`);
+const picked = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+const chosen = quick ? picked.filter((f) => !SLOW.includes(f)) : picked;
 if (chosen.length === 0) {
   console.error('test: no test files found');
   process.exit(1);
