@@ -25,6 +25,8 @@ export interface UserPaths {
   canonicalHookFile: string;
   /** fleet-git's user config folder (config.json5, setup state). */
   configDir: string;
+  /** The user config file, config.json5 in configDir. */
+  configFile: string;
   /** The fleet observer's folder: its socket, session files and model profiles. */
   fleetDir: string;
   fleetSocket: string;
@@ -44,6 +46,12 @@ export const OBSERVER_DIR_VAR = 'FLEET_GIT_OBSERVER_DIR';
 
 /** The hook client's file name, in the data folder (and in dist/, where the build puts it). */
 export const CLIENT_FILE = 'hook-client.cjs';
+/** The data folder's script that each command of a hook file hands over to (templates/hook.sh, rendered). */
+export const HOOK_SCRIPT = 'hook.sh';
+/** The data folder's script that the post-checkout hook hands over to (templates/post-checkout.sh, rendered). */
+export const CHECKOUT_SCRIPT = 'post-checkout.sh';
+/** The data folder's folder of hook clients, one per build (core/repo/kit.ts). */
+export const KIT_DIR = 'kit';
 /** The lock fleet-git holds in a repository's common git dir while it changes it (core/repo/repo-lock.ts takes it, the post-checkout hook too). */
 export const LOCK_FILE = 'fleet-git.lock';
 
@@ -66,6 +74,7 @@ export function userPaths(
     hookClient: join(dataDir, CLIENT_FILE),
     canonicalHookFile: join(dataDir, 'fleet.json'),
     configDir,
+    configFile: join(configDir, 'config.json5'),
     fleetDir,
     fleetSocket: join(fleetDir, 'fleet.sock'),
     fleetSessions: join(fleetDir, 'sessions'),

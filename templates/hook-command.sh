@@ -1,7 +1,8 @@
-d={{data}}; e={{event}}; [ -f "$d/hook-client.cjs" ] || exit 0; exec 2>/dev/null; umask 077;
-r=$XDG_RUNTIME_DIR; if [ -n "$r" ] && [ -d "$r" ] && [ -O "$r" ]; then s=$r/fleet-git; else s=$d/spool; fi;
-[ -d "$s" ] || mkdir -m 700 "$s"; [ -O "$s" ] || exit 0; t=${EPOCHREALTIME/[.,]/}; f=$s/${t:-n}.$$.ev; [ -n "$t" ] || while [ -e "$f" ]; do f=$s/n.$$.$RANDOM.ev; done;
-if [ -p /dev/stdin ]; then v=$(</dev/stdin); else v=$(cat); fi;
-if printf '%s\0' "$v" "$e" "$PPID" "$$" "$HOME" "$COPILOT_HOME" "$COPILOT_HOOK_DIR" "$COPILOT_MODEL" "$FLEET_MODEL_NAME" "$TERM_PROGRAM" "$ITERM_SESSION_ID" "$FLEET_GIT_OBSERVER_DIR" "$FLEET_GIT_PROBE" fleet-git-event-1 >"$f"; then
-p=; c=; read -r p <"$s/forwarder.pid"; { kill -0 "$p" && { [ ! -r "/proc/$p/comm" ] || { read -r c <"/proc/$p/comm"; [ "$c" = fleet-git-forwa ] || [ "$c" = bash ]; }; }; } || { { [ -n "$p" ] || { set -C; echo $$ >"$s/forwarder.pid"; } || { [ ! -s "$s/forwarder.pid" ] && o= && { if [ -z "$t" ]; then [ "$f" -nt "$s/forwarder.pid" ]; else for o in "$s"/*.ev; do break; done; o=${o##*/}; o=${o%%.*}; case $o in ""|*[!0-9]*) false;; *) [ $(( ${EPOCHREALTIME/[.,]/} - o )) -gt 5000000 ];; esac; fi; } && rm -f -- "$s/forwarder.pid" && { set -C; echo $$ >"$s/forwarder.pid"; }; }; } && { set -m; (unset NODE_EXTRA_CA_CERTS; n=node; command -v node >/dev/null || n=$(cat "$d/node"); "$n" "$d/hook-client.cjs" --forward "$s"; c=$?; [ $c -gt 0 ] && [ $c -lt 128 ] && rm -f -- "$s/forwarder.pid" && rm -f -- "$s"/*.ev) </dev/null >/dev/null & echo ${!:-$$} >|"$s/forwarder.pid"; }; };
-elif [ -e "$f" ]; then rm -f -- "$f"; fi; exit 0 # claude-code-fleet fleet-git
+# shellcheck shell=bash disable=SC2034,SC1091,SC1083 # e is for hook.sh, which is the data folder's; {{event}} is a name
+# The command of each event in a Copilot hook file fleet-git writes, its last
+# line (these comment lines are not part of it): the shim. It names the data
+# folder and the event, and sources the data folder's hook.sh (templates/hook.sh)
+# with `.`, which starts no process; without it, it does nothing and exits 0.
+# Its text depends only on the data folder and the hook format (the number at
+# its end), so an upgrade of fleet-git rewrites no hook file.
+d='{{data}}'; e={{event}}; [ -f "$d/hook.sh" ] && . "$d/hook.sh"; exit 0 # claude-code-fleet fleet-git hook {{format}}

@@ -214,16 +214,19 @@ describe('fleet-git doctor --live, the real Copilot CLI', { skip: copilotSkip, c
     },
   );
 
-  test('the hook client deleted from the data folder: every event missing, cause client-missing; exit 1', { timeout: 90_000 }, async () => {
+  test("the data folder's hook script deleted: every event missing, cause client-missing; exit 1", { timeout: 90_000 }, async () => {
     const sb = sandbox('fleet-git-live-no-client-');
     const repo = enabledRepo(sb, '--trust');
-    const client = join(userPaths(sb.env, sb.home).dataDir, 'hook-client.cjs');
-    assert.ok(existsSync(client), client);
-    rmSync(client);
+    const script = join(userPaths(sb.env, sb.home).dataDir, 'hook.sh');
+    assert.ok(existsSync(script), script);
+    rmSync(script);
     const d = await doctor(sb, repo, ['--copilot', COPILOT]);
     assert.equal(d.code, 1, d.stdout + d.stderr);
     assert.match(d.stdout, /\nFAIL {2}sessionStart: missing; Copilot waited \d+ ms on its hooks \(client-missing\)\n/);
-    assert.ok(d.stdout.includes(`\nFAIL  client-missing: the hook client ${client} is missing: fleet-git enable\n`), d.stdout);
+    assert.ok(
+      d.stdout.includes(`\nFAIL  client-missing: the data folder's hook script ${script} is missing: fleet-git enable\n`),
+      d.stdout,
+    );
     assert.match(d.stdout, /\n5 of 5 events missing, repeated or incomplete\n$/);
     // fleet-git enable puts it back, and the probe passes.
     assert.equal(sb.cli(repo, 'enable').status, 0);

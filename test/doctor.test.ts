@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, sy
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
+import { kitClient, kitId } from '../src/core/repo/kit.js';
 import { sandbox } from './helpers.js';
 import { CLI, run, runCli } from './spawn.js';
 import { TestObserver } from './observer-server.js';
@@ -59,6 +60,7 @@ describe('fleet-git doctor', () => {
     assert.deepEqual(levels, {
       node: 'ok',
       'hook-client': 'ok',
+      kit: 'ok',
       observer: 'note',
       copilot: 'ok',
       setup: 'note',
@@ -69,17 +71,28 @@ describe('fleet-git doctor', () => {
       'repo-trust': 'note',
     });
     assert.deepEqual(doc.checks.find((c: any) => c.id === 'repo-trust').fix, 'fleet-git enable --trust');
-    assert.deepEqual(doc.counts, { ok: 7, notes: 3, faults: 0 });
-    // A real fault: the hook client gone while a repository uses it.
-    rmSync(paths.hookClient);
+    assert.deepEqual(doc.counts, { ok: 8, notes: 3, faults: 0 });
+    assert.match(
+      r.stdout,
+      /ok {4}the data folder's kit is this fleet-git's \(.*\/kit\/[0-9a-f]{16}, with hook\.sh and post-checkout\.sh in /,
+    );
+    // A real fault: the data folder's hook script gone while a repository uses it.
+    rmSync(join(paths.dataDir, 'hook.sh'));
     r = await doctor(repo, env);
     assert.equal(r.code, 1, r.stdout);
-    assert.match(r.stdout, /FAIL {2}the hook client .* is missing, so enabled repositories report nothing: run fleet-git enable\n/);
-    assert.match(r.stdout, /FAIL {2}.*proj: .*runs a hook client that no longer exists/);
-    assert.match(r.stdout, /2 of \d+ checks failed, 3 optional parts are off/);
+    assert.match(
+      r.stdout,
+      /FAIL {2}the data folder's hook script .*hook\.sh is missing, so enabled repositories report nothing: run fleet-git enable\n/,
+    );
+    assert.match(
+      r.stdout,
+      /FAIL {2}the data folder's kit is not as this fleet-git writes it: .*hook\.sh is missing: run fleet-git enable\n/,
+    );
+    assert.match(r.stdout, /FAIL {2}.*proj: .*runs a data folder's hook script that no longer exists/);
+    assert.match(r.stdout, /3 of \d+ checks failed, 3 optional parts are off/);
     const jf = await doctor(repo, env, '--json');
     assert.equal(jf.code, 1);
-    assert.equal(JSON.parse(jf.stdout).counts.faults, 2);
+    assert.equal(JSON.parse(jf.stdout).counts.faults, 3);
     assert.equal(spawnCli(sb, repo, ['enable']), 0);
 
     const obs = await TestObserver.start(paths.fleetSocket);
@@ -199,7 +212,7 @@ describe('fleet-git doctor: the hook-client check', () => {
     const r = await doctor(repo, { ...env, PATH: `${bin}:${sb.env.PATH}` });
     assert.equal(r.code, 1, r.stdout);
     assert.match(r.stdout, new RegExp(`^ok {4}node ${process.version.replace(/\./g, '\\.')} at ${bin}/node \\(on PATH\\)$`, 'm'));
-    const line = `FAIL  the hook command ran, but its test event did not reach doctor's socket (its forwarder left without sending it; node: ${bin}/node, on PATH; client: ${paths.hookClient}): run fleet-git enable`;
+    const line = `FAIL  the hook command ran, but its test event did not reach doctor's socket (its forwarder left without sending it; node: ${bin}/node, on PATH; client: ${kitClient(paths.dataDir, kitId())}): run fleet-git enable`;
     assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
     assert.deepEqual(readdirSync(tmp), []);
   });
@@ -239,12 +252,13 @@ describe('fleet-git doctor: the hook-client check', () => {
 
   test('the hook client deleted: the hook command exits before it reads the test event; doctor names the missing client, never EPIPE', async () => {
     enabled();
-    rmSync(paths.hookClient);
+    const client = kitClient(paths.dataDir, kitId());
+    rmSync(client);
     try {
       const r = await doctorWritesLate(repo, env);
       assert.match(r.payloadWrite, /= -1 EPIPE/, 'the hook exited before doctor wrote its payload');
       assert.equal(r.code, 1, r.stdout);
-      const line = `FAIL  the hook client ${paths.hookClient} is missing, so enabled repositories report nothing: run fleet-git enable`;
+      const line = `FAIL  the hook client ${client} is missing, so enabled repositories report nothing: run fleet-git enable`;
       assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
       assert.doesNotMatch(r.stdout, /EPIPE|cannot run \/bin\/bash/);
     } finally {
@@ -254,12 +268,11 @@ describe('fleet-git doctor: the hook-client check', () => {
 
   test("a hook client that node cannot load: FAIL with node's own words, exit 1", async () => {
     enabled();
-    writeFileSync(paths.hookClient, 'this is not javascript (\n');
+    const client = kitClient(paths.dataDir, kitId());
+    writeFileSync(client, 'this is not javascript (\n');
     const r = await doctor(repo, env);
     assert.equal(r.code, 1, r.stdout);
-    const said = r.stdout
-      .split('\n')
-      .filter((l) => l.startsWith(`FAIL  ${process.execPath} cannot run the hook client ${paths.hookClient} (`));
+    const said = r.stdout.split('\n').filter((l) => l.startsWith(`FAIL  ${process.execPath} cannot run the hook client ${client} (`));
     assert.equal(said.length, 1, r.stdout);
     assert.match(said[0], / \(SyntaxError: [^)]+\), so the hook does nothing: run fleet-git enable$/);
     enabled();
@@ -269,7 +282,7 @@ describe('fleet-git doctor: the hook-client check', () => {
     enabled();
     // A forwarder that sends the spooled test event's session id and cwd only, to the socket its environment names.
     writeFileSync(
-      paths.hookClient,
+      kitClient(paths.dataDir, kitId()),
       `const fs = require('fs'), net = require('net'), path = require('path');
 const spool = process.argv[3];
 const name = fs.readdirSync(spool).find((n) => n.endsWith('.ev'));

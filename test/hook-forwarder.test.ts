@@ -22,19 +22,9 @@ import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { FIXTURES, fleetGitProcesses, sandbox } from './helpers.js';
 import { TestObserver, type Received } from './observer-server.js';
-import { CLIENT, runHook } from './hook-run.js';
+import { CLIENT, runHook, stepOf, tool } from './hook-run.js';
 
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
-const tool = (sid: string, step: number) =>
-  JSON.stringify({
-    sessionId: sid,
-    timestamp: Date.now(),
-    cwd: '/w',
-    toolName: 'bash',
-    toolArgs: { command: `echo step-${step}` },
-    toolResult: { resultType: 'success', textResultForLlm: `step-${step}` },
-  });
-const stepOf = (e: Received) => Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string } | null)?.command))?.[1]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function alive(pid: number): boolean {

@@ -1,10 +1,12 @@
 // The built hook client (dist/hook-client.cjs, from `npm run build`) run as a
 // real process, the way Copilot runs it, without blocking the event loop (an
 // observer may live in the test's own process).
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EXCLUDE_BEGIN, EXCLUDE_END } from '../src/core/repo/exclude.js';
 import { ROOT } from './helpers.js';
+import type { Received } from './observer-server.js';
 import { run } from './spawn.js';
 
 export const CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
@@ -33,6 +35,19 @@ export async function runClient(
     : await run(process.execPath, [CLIENT, ...args], { env, input, limitMs });
   return { code: r.code, stdout: r.stdout, stderr: r.stderr, ms: r.ms };
 }
+
+/** A postToolUse payload of session `sid` whose bash command names `step` (stepOf reads it back from the event). */
+export const tool = (sid: string, step: number) =>
+  JSON.stringify({
+    sessionId: sid,
+    timestamp: Date.now(),
+    cwd: '/w',
+    toolName: 'bash',
+    toolArgs: { command: `echo step-${step}` },
+    toolResult: { resultType: 'success', textResultForLlm: `step-${step}` },
+  });
+/** The step of an event made from tool(). */
+export const stepOf = (e: Received) => Number(/step-(\d+)/.exec(String((e.tool_input as { command?: string } | null)?.command))?.[1]);
 
 let inputs = 0;
 
@@ -66,4 +81,39 @@ export async function runHook(
     : await run('/bin/bash', ['--norc', '--noprofile', '-c', cmd], { env, cwd: opts.cwd, input, limitMs });
   if (opts.pipe && !r.timedOut) rmSync(file, { force: true });
   return { code: r.code, stdout: r.stdout, stderr: r.stderr, returned: !r.timedOut, pid: r.pid, ms: r.ms };
+}
+
+const V010 = join(ROOT, 'test', 'fixtures', 'fleet-git-0.1.0');
+const shQuoted = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The hook file fleet-git 0.1.0 wrote for a data folder (hook format 1: each
+ * command the whole hook, one line, running the data folder's hook client),
+ * rendered as 0.1.0 rendered it from its templates, kept in test/fixtures/fleet-git-0.1.0.
+ */
+export function hookFileOf010(dataDir: string): string {
+  const line = readFileSync(join(V010, 'hook-command.sh'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .join(' ');
+  const doc = JSON.parse(readFileSync(join(V010, 'fleet.json'), 'utf8')) as { hooks: Record<string, { bash: string }[]> };
+  for (const [event, entries] of Object.entries(doc.hooks))
+    for (const e of entries) e.bash = line.replace('{{data}}', shQuoted(dataDir)).replace('{{event}}', event);
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** The post-checkout hook fleet-git 0.1.0's enable wrote (hook format 1: the whole 251-line script), for a data folder. */
+export function gitHookOf010(dataDir: string): string {
+  const values: Record<string, string> = {
+    canonical: shQuoted(join(dataDir, 'fleet.json')),
+    decide: ':',
+    begin: shQuoted(EXCLUDE_BEGIN),
+    end: shQuoted(EXCLUDE_END),
+    pattern: shQuoted('/.github/hooks/fleet.json'),
+    mark: shQuoted('claude-code-fleet fleet-git'),
+    ours: '--ours',
+    lock: shQuoted('fleet-git.lock'),
+  };
+  return readFileSync(join(V010, 'post-checkout'), 'utf8').replace(/\{\{(\w+)\}\}/g, (_, k: string) => values[k]!);
 }

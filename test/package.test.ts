@@ -30,6 +30,9 @@ test('the packed tarball holds what runs, installs without a script or a warning
     'dist/index.js',
     'dist/types/index.d.ts',
     'templates/post-checkout',
+    'templates/post-checkout.sh',
+    'templates/hook.sh',
+    'templates/hook-command.sh',
   ]) {
     assert.ok(files.includes(f), `${f} is in the package`);
   }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { EXCLUDE_BLOCK, addExcludeBlock, hasExcludeBlock, removeExcludeBlock } from '../src/core/repo/exclude.js';
 import { classifyHookFile, renderHookFile } from '../src/core/repo/hook-file.js';
+import { hookFileOf010 } from './hook-run.js';
 import { ConfigReader, parseConfigValues } from '../src/git/config.js';
 import { isTracked, isTrackedInIndex, locateRepo, objectNameSize } from '../src/git/repo.js';
 import { gitTracks } from '../src/git/process.js';
@@ -73,7 +74,7 @@ describe('the exclude block', () => {
 describe('hook file ownership', () => {
   const ours = renderHookFile({ dataDir: '/d' });
   it('tells ours, current or not, from upstream and foreign files', () => {
-    assert.deepEqual(classifyHookFile(ours, ours), { kind: 'ours', current: true, clients: ['/d/hook-client.cjs'] });
+    assert.deepEqual(classifyHookFile(ours, ours), { kind: 'ours', current: true, clients: ['/d/hook.sh'], format: 2 });
     assert.equal(classifyHookFile(ours.replace('timeoutSec": 10', 'timeoutSec": 9'), ours).current, false);
     const upstream = JSON.stringify({
       version: 1,
@@ -86,10 +87,24 @@ describe('hook file ownership', () => {
     assert.equal(classifyHookFile('not json', ours).kind, 'foreign');
     assert.equal(classifyHookFile(null, ours).kind, 'absent');
   });
+  it('each command is the shim: one short line that names the data folder and the event and sources hook.sh, hook format 2', () => {
+    const data = '/home/someone/.local/share/fleet-git';
+    const doc = JSON.parse(renderHookFile({ dataDir: data })) as { hooks: Record<string, { bash: string }[]> };
+    for (const [event, entries] of Object.entries(doc.hooks)) {
+      const cmd = entries[0]!.bash;
+      assert.equal(cmd, `d='${data}'; e=${event}; [ -f "$d/hook.sh" ] && . "$d/hook.sh"; exit 0 # claude-code-fleet fleet-git hook 2`);
+      assert.ok(cmd.length < 200, `${cmd.length} characters`);
+    }
+  });
+  it("0.1.0's hook file (format 1) is fleet-git's, not current, and runs the data folder's hook client", () => {
+    const old = hookFileOf010('/d');
+    assert.ok(JSON.parse(old).hooks.postToolUse[0].bash.length > 1000, 'the whole hook in each command');
+    assert.deepEqual(classifyHookFile(old, ours), { kind: 'ours', current: false, clients: ['/d/hook-client.cjs'], format: 1 });
+  });
   it('quotes the data folder so that the shell reads it back exactly', () => {
     const weird = "/a b/'q'/$(x)/`y`";
     const text = renderHookFile({ dataDir: weird });
-    assert.deepEqual(classifyHookFile(text, text).clients, [`${weird}/hook-client.cjs`]);
+    assert.deepEqual(classifyHookFile(text, text).clients, [`${weird}/hook.sh`]);
   });
 });
 

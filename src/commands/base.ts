@@ -3,7 +3,8 @@
 import { Command, Option, type BaseContext, type Definition } from 'clipanion';
 import { colourMode, painter, useColour } from '../colour.js';
 import { permissionLine, UsageError } from '../errors.js';
-import type { Env } from '../paths.js';
+import { userPaths, type Env } from '../paths.js';
+import { refreshKit, type KitFound } from '../core/repo/kit.js';
 
 export type Context = BaseContext & { cwd: string; env: Env; home: string };
 
@@ -39,6 +40,19 @@ export abstract class FleetCommand extends Command<Context> {
 
   abstract run(): Promise<number>;
 
+  /** What this run found of the data folder's kit before the command ran (refreshKit); doctor reports it. */
+  kit: KitFound | undefined;
+
+  /**
+   * Whether this command first refreshes a data folder's kit of another build
+   * (after an upgrade of fleet-git): every command but uninstall, completion,
+   * what the git hook runs (config --compile-rules) and a --dry-run, which
+   * changes nothing.
+   */
+  protected refreshesKit(): boolean {
+    return (this as { dryRun?: boolean }).dryRun !== true;
+  }
+
   /** Paints text for `stream` (stdout by default) as --color, FORCE_COLOR, NO_COLOR and the stream say (src/colour.ts). */
   paint(stream: unknown = this.context.stdout) {
     return painter(useColour(colourMode(this.color), stream, this.context.env));
@@ -47,6 +61,7 @@ export abstract class FleetCommand extends Command<Context> {
   async execute(): Promise<number> {
     try {
       colourMode(this.color); // a bad --color is bad input, whatever the command prints
+      if (this.refreshesKit()) this.kit = refreshKit(userPaths(this.context.env, this.context.home));
       return await this.run();
     } catch (e) {
       if (e instanceof UsageError) {

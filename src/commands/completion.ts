@@ -132,6 +132,10 @@ export function fishScript(specs: Spec[]): string {
 
 export class CompletionCommand extends FleetCommand {
   static paths = [['completion']];
+
+  protected refreshesKit(): boolean {
+    return false; // run by a shell as it starts: nothing to do with hooks
+  }
   static usage = FleetCommand.Usage({
     description: 'print a completion script for bash, zsh or fish',
     details: `

@@ -8,6 +8,10 @@ import { EXIT, FleetCommand } from './base.js';
 
 export class ConfigCommand extends FleetCommand {
   static paths = [['config']];
+
+  protected refreshesKit(): boolean {
+    return !this.compile; // --compile-rules: run by the git hook, on its path
+  }
   static usage = FleetCommand.Usage({
     description: 'show the effective user configuration and where each value comes from',
     details: `

@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { CHECKOUT_SCRIPT, HOOK_SCRIPT } from '../paths.js';
 import { createConnection } from 'node:net';
-import { BUILT_CLIENT, runContext, type RunContext } from '../core/repo/context.js';
+import { runContext, type RunContext } from '../core/repo/context.js';
+import { BUILT_CLIENT, kitClient, kitProblems, refreshKit } from '../core/repo/kit.js';
 import { nodeFor, tryHookEvent, type NodeFound } from '../core/session/hook-trial.js';
 import { findOnPath, INSTALL_HINT } from '../core/session/run.js';
 import { setupState } from '../core/setup/setup.js';
@@ -105,6 +108,7 @@ export class DoctorCommand extends FleetCommand {
     const node = nodeFor(this.context.env, ctx.user.dataDir);
     this.checkNode(node, add);
     await this.checkClient(ctx, inUse, node, add);
+    this.checkKit(ctx, add);
     const sock = await reachable(ctx.user.fleetSocket);
     if (sock === null) add('observer', 'ok', `the fleet observer is listening on ${ctx.user.fleetSocket}`);
     else
@@ -221,6 +225,37 @@ export class DoctorCommand extends FleetCommand {
         'hook-client',
         'ok',
         `the hook client runs as Copilot runs it: a test sessionStart reached a socket of doctor's own, as the observer reads it, in ${t.ms} ms (${ctx.user.hookClient})`,
+      );
+  }
+
+  /** The data folder's kit (core/repo/kit.ts): this build's, refreshed by this run from another build's, or not as this build writes it. */
+  private checkKit(ctx: RunContext, add: Add): void {
+    const found = this.kit ?? refreshKit(ctx.user);
+    if (found.state === 'none') return; // nothing installed yet: the hook client's line says so
+    if (found.state === 'failed') {
+      add(
+        'kit',
+        'fault',
+        `the data folder's kit (the scripts the hooks hand over to, and their hook client) is another fleet-git's and could not be replaced by this one's: ${found.error}`,
+        'fleet-git enable',
+      );
+      return;
+    }
+    const dir = dirname(kitClient(ctx.user.dataDir, found.id));
+    const problems = kitProblems(ctx.user);
+    if (problems.length)
+      add('kit', 'fault', `the data folder's kit is not as this fleet-git writes it: ${problems.join('; ')}`, 'fleet-git enable');
+    else if (found.state === 'refreshed')
+      add(
+        'kit',
+        'ok',
+        `the data folder's kit was ${found.from ? `another fleet-git's (${found.from})` : "an older fleet-git's"}: this run replaced it with this one's (${dir}), as any fleet-git command does after an upgrade`,
+      );
+    else
+      add(
+        'kit',
+        'ok',
+        `the data folder's kit is this fleet-git's (${dir}, with ${HOOK_SCRIPT} and ${CHECKOUT_SCRIPT} in ${ctx.user.dataDir})`,
       );
   }
 

@@ -23,6 +23,10 @@ import { isUnder } from '../paths.js';
  */
 export class UninstallCommand extends FleetCommand {
   static paths = [['uninstall']];
+
+  protected refreshesKit(): boolean {
+    return false; // it removes the data folder, kit and all
+  }
   static usage = FleetCommand.Usage({
     description:
       'take fleet-git off this machine: every repository under the folders, the user-level hook, setup, its trustedFolders entries, its data folder',
@@ -133,7 +137,7 @@ export class UninstallCommand extends FleetCommand {
       removeDataDir(data);
       this.out(`removed fleet-git's data folder ${data}`);
     }
-    // The hook command's spool folder, when it was not the data folder's (see templates/hook-command.sh).
+    // The hook command's spool folder, when it was not the data folder's (see templates/hook.sh).
     const spool = env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'fleet-git') : null;
     if (spool && existsSync(spool)) {
       rmSync(spool, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // The forwarder: hands the events the hook command spooled to the observer,
 // in the order Copilot fired them, and exits once no event came for a while.
 //
-// The hook command (templates/hook-command.sh) runs no node: it writes each
+// The hook command (templates/hook.sh, which each hook file command sources) runs no node: it writes each
 // event into the spool folder (mode 0700, files 0600) as one file,
 // `<EPOCHREALTIME digits>.<hook pid>.ev` (bash 3.2, macOS's, has no
 // EPOCHREALTIME: `n.<hook pid>.ev`, or `n.<pid>.<random>.ev` while a file of

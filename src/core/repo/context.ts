@@ -1,16 +1,13 @@
 // What one run of fleet-git needs to know once, whatever the number of
 // repositories: the user's paths, the bytes it would write, the git config reader.
 import { join } from 'node:path';
-import { VERIFY, readBytesOrNull, removeStaleTemps, writeAtomic } from '../../fs/atomic.js';
+import { VERIFY, removeStaleTemps, writeAtomic } from '../../fs/atomic.js';
 import { makeDataDir } from '../../fs/data-dir.js';
 import { ConfigReader } from '../../git/config.js';
-import { PACKAGE_ROOT } from '../../package-root.js';
-import { CLIENT_FILE, userPaths, type Env, type UserPaths } from '../../paths.js';
+import { userPaths, type Env, type UserPaths } from '../../paths.js';
 import { NODE_FILE, renderHookFile } from './hook-file.js';
 import { renderGitHook } from './git-hook.js';
-
-/** The built hook client that enable copies to the per-user data folder. */
-export const BUILT_CLIENT = join(PACKAGE_ROOT, 'dist', CLIENT_FILE);
+import { installKit } from './kit.js';
 
 export interface RunContext {
   env: Env;
@@ -29,24 +26,21 @@ export function runContext(env: Env, home: string, dataDir?: string): RunContext
     user,
     config: new ConfigReader(env),
     hookFile: renderHookFile({ dataDir: user.dataDir }),
-    gitHook: renderGitHook(user.canonicalHookFile),
+    gitHook: renderGitHook(user.dataDir),
   };
 }
 
 /**
- * Puts the per-user files in place: the hook client every hook file runs, the
- * node binary to fall back on, and the canonical hook file the git hook copies.
+ * Puts the per-user files in place: the kit (the scripts every hook hands
+ * over to and the hook client they run, core/repo/kit.ts), the node binary
+ * to fall back on, and the canonical hook file the git hook copies.
  * Returns what changed.
  */
 export function ensureUserFiles(ctx: RunContext, nodePath = process.execPath): string[] {
-  const changed: string[] = [];
   makeDataDir(ctx.user.dataDir);
   removeStaleTemps(ctx.user.dataDir); // left by a fleet-git killed while it wrote here
-  const built = readBytesOrNull(BUILT_CLIENT);
-  if (built === null) throw new Error(`the hook client ${BUILT_CLIENT} is missing: reinstall fleet-git (npm run build in a checkout)`);
-  // Each written whole, read back, then renamed into place: a full disk never leaves a truncated hook client that every hook would run.
-  if (writeAtomic(ctx.user.hookClient, built, 0o644, undefined, VERIFY))
-    changed.push(`installed the hook client at ${ctx.user.hookClient}`);
+  const changed = installKit(ctx.user);
+  // Each written whole, read back, then renamed into place: a full disk never leaves a truncated file that every hook would read.
   if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, 0o644, undefined, VERIFY)) changed.push(`recorded node at ${nodePath}`);
   if (writeAtomic(ctx.user.canonicalHookFile, ctx.hookFile, 0o644, undefined, VERIFY)) changed.push(`wrote ${ctx.user.canonicalHookFile}`);
   return changed;

@@ -6,14 +6,11 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { LINK, lstatIfPresent, readBytesOrNullOneRead, readTextOrNull, readTextOrNullStatFirst, textOf, within } from '../../fs/atomic.js';
 import type { ConfigReader } from '../../git/config.js';
 import type { Repo } from '../../git/repo.js';
-import { expandHome, LOCK_FILE } from '../../paths.js';
-import { RULES_VERSION } from './clone-rules.js';
+import { expandHome } from '../../paths.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
 import { applyPlan, Planner } from './plan.js';
-import { EXCLUDE_BEGIN, EXCLUDE_END } from './exclude.js';
-import { HOOK_FILE_PATH } from './hook-file.js';
-import { HOOK_MARK, OURS_FLAG } from '../../copilot/hook-mark.js';
-import { readTemplate, render, shQuote } from './templates.js';
+import { HOOK_FORMAT } from './hook-file.js';
+import { readTemplate, render, shInQuotes } from './templates.js';
 
 export const HOOK_NAME = 'post-checkout';
 export const PREV_SUFFIX = '.fleet-git-prev';
@@ -45,52 +42,39 @@ export function hooksDir(repo: Repo, config: ConfigReader): HooksDir {
   return { dir, writable: false, reason };
 }
 
-/** The line that marks a post-checkout hook as a copy from fleet-git setup's template (templates/decide.sh). */
+/** The line that marks a post-checkout hook as a copy from fleet-git setup's template (clone mode, see templates/post-checkout.sh). */
 export const TEMPLATE_HOOK_MARK = '# fleet-git template copy:';
-const TEMPLATE_HOOK_END = '# fleet-git template copy end';
+/** The line of templates/post-checkout that says which way the data folder's script provisions: as enable does. */
+const REPO_MODE = 'fleet_git_mode=repo';
+/** The same line in setup's template copy: only clones that the user config includes. */
+const CLONE_MODE = `fleet_git_mode=clone ${TEMPLATE_HOOK_MARK} provisions only the clones that the user config includes`;
+/** The line of the hook that names its format (templates/post-checkout); a hook without it was written before the shim (format 1). */
+const FORMAT_LINE = /^# fleet-git hook format (\d+):/m;
 
 /**
- * A template copy without its decision part: the hook `enable` writes, when
- * both come from the same fleet-git. Once a repository is enabled, the copy
- * behaves exactly as that hook, so it counts as current.
+ * A template copy as the hook `enable` writes: the same but for its mode line.
+ * Once a repository is enabled, the copy behaves exactly as that hook, so it
+ * counts as current.
  */
 export function withoutDecide(text: string): string {
-  const start = text.indexOf(TEMPLATE_HOOK_MARK);
-  const end = text.indexOf(TEMPLATE_HOOK_END, start);
-  if (start < 0 || end < 0) return text;
-  return `${text.slice(0, start)}:${text.slice(end + TEMPLATE_HOOK_END.length)}`;
+  return text.replace(`\n${CLONE_MODE}\n`, `\n${REPO_MODE}\n`);
 }
 
-/** What the template copy of the hook needs to decide per clone (see templates/decide.sh). */
-export interface TemplateDecide {
-  /** The compiled clone rules (clone-rules.sh). */
-  rules: string;
-  /** The user config file the rules come from. */
-  config: string;
-  /** fleet-git's data folder (node, cli). */
-  dataDir: string;
+/** The hook format of a post-checkout hook of fleet-git's. */
+export function gitHookFormat(text: string): number {
+  return Number(FORMAT_LINE.exec(text)?.[1] ?? 1);
 }
 
-/** The hook script as fleet-git writes it now; with `template`, the copy that setup's template holds. */
-export function renderGitHook(canonicalHookFile: string, template?: TemplateDecide): string {
-  const decide = template
-    ? render(readTemplate('decide.sh').trim(), {
-        rules: shQuote(template.rules),
-        config: shQuote(template.config),
-        data: shQuote(template.dataDir),
-        version: RULES_VERSION,
-      })
-    : ':';
-  return render(readTemplate(HOOK_NAME), {
-    canonical: shQuote(canonicalHookFile),
-    decide,
-    begin: shQuote(EXCLUDE_BEGIN),
-    end: shQuote(EXCLUDE_END),
-    pattern: shQuote(`/${HOOK_FILE_PATH}`),
-    mark: shQuote(HOOK_MARK),
-    ours: OURS_FLAG,
-    lock: shQuote(LOCK_FILE),
-  });
+/**
+ * The hook script as fleet-git writes it now, the shim: it runs the hook that
+ * was there before, then sources the data folder's post-checkout.sh; with
+ * `template`, the copy that setup's template holds (and the data folder's
+ * clone-hook), which provisions only the clones that the user config includes.
+ */
+export function renderGitHook(dataDir: string, template = false): string {
+  const text = render(readTemplate(HOOK_NAME), { data: shInQuotes(dataDir), format: String(HOOK_FORMAT) });
+  if (!text.includes(`\n${REPO_MODE}\n`)) throw new Error(`templates/${HOOK_NAME} has no line ${REPO_MODE}`);
+  return template ? text.replace(`\n${REPO_MODE}\n`, `\n${CLONE_MODE}\n`) : text;
 }
 
 export type GitHookKind = 'ours' | 'absent' | 'foreign';
@@ -133,6 +117,8 @@ export interface GitHookInfo {
   displacedCopy: string | null;
   /** Ours, but the inert copy from setup's template: on its own it does not make a repository enabled. */
   template: boolean;
+  /** For ours: its hook format (1: written before the shim, by fleet-git 0.1.0 or earlier). */
+  format?: number;
 }
 
 export function isOurGitHook(text: string | null): boolean {
@@ -179,6 +165,7 @@ export function readGitHook(
       (spot === path ? st !== undefined && executable(st) : isExecutable(spot)),
     displacedCopy,
     template: text !== null && text.includes(TEMPLATE_HOOK_MARK),
+    format: text !== null && isOurGitHook(text) ? gitHookFormat(text) : undefined,
   };
 }
 

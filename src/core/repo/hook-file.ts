@@ -1,8 +1,8 @@
 // The Copilot hook file, .github/hooks/fleet.json: the one writer and the one
 // reader of it, shared by enable, disable, status, scan and the Copilot adapter.
 import { FLEET_MARK, hasFleetGitCommand, hookCommands } from '../../copilot/hook-mark.js';
-import { readTemplate, render, shQuote } from './templates.js';
-import { CLIENT_FILE } from '../../paths.js';
+import { readTemplate, render, shInQuotes, shQuote } from './templates.js';
+import { CLIENT_FILE, HOOK_SCRIPT } from '../../paths.js';
 import { EVENT_ENV } from '../../copilot/normalize.js';
 
 /** Where a worktree's Copilot hook file is, relative to the worktree's top folder. */
@@ -24,21 +24,23 @@ export const NODE_FILE = 'node';
 export const REPLACED_FILE = 'fleet-git-replaced-fleet.json';
 
 /**
+ * The format of the shims fleet-git writes into repositories: the hook file's
+ * commands (templates/hook-command.sh) and the post-checkout hook
+ * (templates/post-checkout). Raised only when their text must change: a
+ * repository whose shims have an older format is outdated; a change to the
+ * data folder's scripts or the hook client is not (core/repo/kit.ts).
+ */
+export const HOOK_FORMAT = 2;
+
+/**
  * The shell command Copilot runs for one event (templates/hook-command.sh, its
- * lines joined by spaces): it writes the event to the spool folder and starts
- * the forwarder when none runs (src/copilot/forwarder.ts), all without starting
- * node on Copilot's path.
+ * last line), the shim: it sources the data folder's hook.sh, which writes the
+ * event to the spool folder and starts the forwarder when none runs
+ * (src/copilot/forwarder.ts), all without starting node on Copilot's path.
  */
 export function hookCommand(event: string, where: ClientLocation): string {
-  const text = readTemplate('hook-command.sh')
-    .trim()
-    .split('\n')
-    .map((l) => l.trim())
-    .join(' ');
-  return render(text, {
-    data: shQuote(where.dataDir),
-    event,
-  });
+  const text = readTemplate('hook-command.sh').trim().split('\n').pop()!;
+  return render(text, { data: shInQuotes(where.dataDir), event, format: String(HOOK_FORMAT) });
 }
 
 /** The whole hook file, as bytes to write. */
@@ -76,8 +78,10 @@ export interface HookFileInfo {
   kind: HookFileKind;
   /** For ours: equal to what enable would write now. */
   current: boolean;
-  /** For ours: the hook client paths its commands run (to tell a stale file). */
+  /** For ours: the files in a data folder its commands run (the shim's hook.sh, an older file's hook client), to tell a stale file. */
   readonly clients: readonly string[];
+  /** For ours: the hook format of its commands (1: written before the shim, by fleet-git 0.1.0 or earlier). */
+  format?: number;
   /**
    * For upstream: every command names its event (renderClientHookFile, the
    * adapter's file for fleet's own hook client), so its events reach the observer.
@@ -87,6 +91,8 @@ export interface HookFileInfo {
 
 /** No file: the one answer a scan gives thousands of times. */
 const ABSENT: HookFileInfo = Object.freeze({ kind: 'absent', current: false, clients: Object.freeze([]) });
+/** The end of a shim's command: fleet-git's mark, then the format. */
+const FORMAT_AT_END = / fleet-git hook (\d+)$/;
 const HINT = ` ${EVENT_ENV}=`;
 
 /** The answer for the file enable writes now, kept: a scan of enabled repositories reads that same text thousands of times. */
@@ -105,9 +111,13 @@ export function classifyHookFile(text: string | null, expected: string): HookFil
 function classifyText(text: string, expected: string): HookFileInfo {
   const commands = hookCommands(text) ?? [];
   if (hasFleetGitCommand(commands)) {
-    const dirs = commands.map((c) => /^d='((?:[^']|'\\'')*)';/.exec(c)?.[1]?.replace(/'\\''/g, "'"));
-    const clients = [...new Set(dirs.filter((d): d is string => !!d).map((d) => `${d}/${CLIENT_FILE}`))];
-    return { kind: 'ours', current: text === expected, clients };
+    const ours = commands.filter((c) => hasFleetGitCommand([c]));
+    const format = Math.min(...ours.map((c) => Number(FORMAT_AT_END.exec(c)?.[1] ?? 1)));
+    // A shim runs the data folder's hook.sh; an older command, its hook client.
+    const runs = format >= 2 ? HOOK_SCRIPT : CLIENT_FILE;
+    const dirs = ours.map((c) => /^d='((?:[^']|'\\'')*)';/.exec(c)?.[1]?.replace(/'\\''/g, "'"));
+    const clients = [...new Set(dirs.filter((d): d is string => !!d).map((d) => `${d}/${runs}`))];
+    return { kind: 'ours', current: text === expected, clients, format };
   }
   if (commands.some((c) => c.includes(FLEET_MARK)))
     return { kind: 'upstream', current: false, clients: [], hinted: commands.every((c) => c.includes(HINT)) };

@@ -15,7 +15,7 @@ import { isTracked, listWorktrees, type Listed, type Repo, type Worktree } from 
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
 import { CREATED_FILE } from './created.js';
-import { HOOK_FILE_PATH, REPLACED_FILE, classifyHookFile, type HookFileInfo } from './hook-file.js';
+import { HOOK_FILE_PATH, HOOK_FORMAT, REPLACED_FILE, classifyHookFile, type HookFileInfo } from './hook-file.js';
 import { HOOK_NAME, LEGACY_SUFFIX, PREV_SUFFIX, hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
 
 export type ProblemCode =
@@ -82,6 +82,18 @@ const COMMON_PATHS = [
 const GIT_DIR_PATHS = [CREATED_FILE, REPLACED_FILE];
 /** What fleet-git writes in a worktree: the hook file (and the folders on its way). */
 const HOOK_FILE_PATHS = [HOOK_FILE_PATH];
+
+/**
+ * Why a hook file or git hook of fleet-git's is not the one enable writes, in
+ * words: the shim format it has (its logic is in the data folder, so only an
+ * older format, or an edit, makes it differ).
+ */
+export function notAsWritten(format: number | undefined, how = 'edited, or for another data folder'): string {
+  const f = format ?? 1;
+  if (f < HOOK_FORMAT) return `was written by an older fleet-git (hook format ${f}; this one writes format ${HOOK_FORMAT})`;
+  if (f > HOOK_FORMAT) return `was written by a newer fleet-git (hook format ${f}; this one writes format ${HOOK_FORMAT})`;
+  return `is fleet-git's (hook format ${f}) but not as this fleet-git writes it (${how})`;
+}
 
 /** The one line that says why fleet-git leaves a place alone: a symbolic link where it would write. */
 export function symlinkMessage(link: string, where: string): string {
@@ -187,14 +199,15 @@ function worktreeState(
     });
   } else if (hookFile.kind === 'ours') {
     if (!hookFile.clients.every((c) => clientThere(ctx, c))) {
+      const what = (hookFile.format ?? 1) >= 2 ? "a data folder's hook script" : 'a hook client';
       w.problems.push({
         code: 'hook-file-stale',
-        message: `${HOOK_FILE_PATH} in ${where} runs a hook client that no longer exists (${hookFile.clients.join(', ')}): run fleet-git enable`,
+        message: `${HOOK_FILE_PATH} in ${where} runs ${what} that no longer exists (${hookFile.clients.join(', ')}): run fleet-git enable`,
       });
     } else if (!hookFile.current) {
       w.problems.push({
         code: 'hook-file-outdated',
-        message: `${HOOK_FILE_PATH} in ${where} was written by another fleet-git version: run fleet-git enable`,
+        message: `${HOOK_FILE_PATH} in ${where} ${notAsWritten(hookFile.format)}: run fleet-git enable`,
       });
     }
   } else if (hookFile.kind === 'upstream') {
@@ -323,7 +336,7 @@ export function assessRepo(repo: Repo, ctx: RunContext, readBefore?: ExcludeRead
       if (gitHook.kind === 'ours' && !gitHook.current)
         problems.push({
           code: 'git-hook-outdated',
-          message: `the post-checkout hook in ${hooks.dir} is not the current one: run fleet-git enable`,
+          message: `the post-checkout hook in ${hooks.dir} ${notAsWritten(gitHook.format, 'edited, not executable, or for another data folder')}: run fleet-git enable`,
         });
       else if (gitHook.kind === 'foreign' || gitHook.displacedCopy)
         problems.push({

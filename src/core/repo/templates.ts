@@ -16,7 +16,16 @@ export function readTemplate(name: string): string {
 
 /** Quotes a value for POSIX sh so that no character in it is ever interpreted. */
 export function shQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
+  return `'${shInQuotes(value)}'`;
+}
+
+/**
+ * A value for a template's `'{{name}}'`, a placeholder written inside single
+ * quotes (so that the template itself is valid shell, for ShellCheck): the
+ * same as shQuote once rendered there.
+ */
+export function shInQuotes(value: string): string {
+  return value.replace(/'/g, `'\\''`);
 }
 
 /** Replaces every `{{name}}` with its value; an unknown name is a bug, so it throws. */

@@ -14,8 +14,9 @@ import { readTextOrNull } from '../../fs/atomic.js';
 import { FORWARD_FLAG, IDLE_MS_VAR, PID_FILE } from '../../copilot/forwarder.js';
 import { PROBE_VAR } from '../../copilot/normalize.js';
 import { EventListener, socketTempDir, type Received } from '../../fleet/listener.js';
-import { CLIENT_FILE, OBSERVER_DIR_VAR, userPaths, type Env } from '../../paths.js';
+import { CLIENT_FILE, HOOK_SCRIPT, OBSERVER_DIR_VAR, userPaths, type Env } from '../../paths.js';
 import { hookCommand, NODE_FILE } from '../repo/hook-file.js';
+import { kitClient, readStamp } from '../repo/kit.js';
 import { isExecutableFile } from './run.js';
 
 /**
@@ -144,7 +145,9 @@ export async function tryHookEvent(o: {
   node?: NodeFound;
 }): Promise<HookTrial> {
   const waitMs = o.waitMs ?? TRIAL_WAIT_MS;
-  const client = join(o.dataDir, CLIENT_FILE);
+  // The client the data folder's hook.sh runs: its kit's (an older data folder's own, without a kit).
+  const kit = readStamp(o.dataDir).id;
+  const client = kit ? kitClient(o.dataDir, kit) : join(o.dataDir, CLIENT_FILE);
   const sessionId = `fleet-git-doctor-${randomUUID()}`;
   const tmp = socketTempDir('fleet-git-doctor-', join('observer', 'fleet.sock'));
   const run = join(tmp, 'run');
@@ -186,7 +189,15 @@ export async function tryHookEvent(o: {
         message: `the hook command, run as Copilot runs it, exited ${r.status ?? r.signal}${r.stdout ? ' and printed to stdout' : ''}`,
         fix: 'fleet-git enable',
       };
-    // Without the client or a node the hook command does nothing (tested in the hook's own tests): no wait.
+    // Without the data folder's script, the client or a node the hook command does nothing (tested in the hook's own tests): no wait.
+    const script = join(o.dataDir, HOOK_SCRIPT);
+    if (!existsSync(script))
+      return {
+        ok: false,
+        cause: 'client-missing',
+        message: `the data folder's hook script ${script} is missing, so enabled repositories report nothing`,
+        fix: 'fleet-git enable',
+      };
     if (!existsSync(client))
       return {
         ok: false,

@@ -10,11 +10,11 @@
 // in a real session), the environment, the repository's hook files.
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { readTextOrNull } from '../../fs/atomic.js';
 import { locateRepo } from '../../git/repo.js';
-import { isUnder, OBSERVER_DIR_VAR, type Env } from '../../paths.js';
+import { HOOK_SCRIPT, isUnder, OBSERVER_DIR_VAR, type Env } from '../../paths.js';
 import { copilotConfigFile, FolderIndex, trustedFolders } from '../../copilot/trust.js';
 import { startModelServer, type Script } from '../../copilot/model-server.js';
 import { PROBE_VAR } from '../../copilot/normalize.js';
@@ -433,7 +433,12 @@ export function judge(f: Facts): LiveReport {
       };
     }
     const gone = f.missingClients[0];
-    if (gone) return { code: 'client-missing', message: `the hook client ${gone} is missing`, fix: 'fleet-git enable' };
+    if (gone)
+      return {
+        code: 'client-missing',
+        message: `the ${basename(gone) === HOOK_SCRIPT ? "data folder's hook script" : 'hook client'} ${gone} is missing`,
+        fix: 'fleet-git enable',
+      };
     return {
       code: 'unknown',
       message: run ? "Copilot ran the hook, but nothing reached the probe's socket" : 'Copilot did not run a hook for this event',

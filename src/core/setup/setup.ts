@@ -1,7 +1,7 @@
 // fleet-git setup: new clones get fleet-git through git's template mechanism
 // (init.templateDir). The template's hooks/post-checkout is templates/post-checkout
-// rendered with templates/decide.sh, which provisions only the clones that the
-// user config includes (compiled to clone-rules.sh, see clone-rules.ts).
+// in clone mode: the data folder's post-checkout.sh then provisions only the
+// clones that the user config includes (compiled to clone-rules.sh, see clone-rules.ts).
 //
 // Everything needed to undo it lives in the data folder: setup.json records the
 // global config file's bytes before (and after) setup, which template folder was
@@ -22,6 +22,7 @@ import {
   HOOK_NAME,
   LEGACY_SUFFIX,
   TEMPLATE_HOOK_MARK,
+  gitHookFormat,
   hookSpot,
   isExecutable,
   isOurGitHook,
@@ -29,6 +30,7 @@ import {
   renderGitHook,
   takeOutGitHook,
 } from '../repo/git-hook.js';
+import { notAsWritten } from '../repo/state.js';
 import { shQuote } from '../repo/templates.js';
 import { compileRules, configFile, loadUserConfig } from './user-config.js';
 
@@ -98,12 +100,7 @@ function b64(buf: Buffer | null): string | null {
 
 /** The template hook as setup writes it now. */
 export function renderTemplateHook(env: Env, home: string): string {
-  const u = userPaths(env, home);
-  return renderGitHook(u.canonicalHookFile, {
-    rules: join(u.dataDir, RULES_FILE),
-    config: configFile(env, home),
-    dataDir: u.dataDir,
-  });
+  return renderGitHook(userPaths(env, home).dataDir, true);
 }
 
 function templateDirValue(v: ConfigValue | null, home: string): string | null {
@@ -176,7 +173,7 @@ function fileHashes(dir: string): Record<string, string> {
  * What is wrong with fleet-git's hook in a template folder's hooks, in words,
  * or null: the check status and doctor show (setupState), and setup repairs.
  */
-function templateHookProblem(dir: string, expected: string): string | null {
+function templateHookProblem(dir: string, expected: string): { problem: string; outdated: boolean } | null {
   const hooks = join(dir, 'hooks');
   const inPlace = readTextOrNull(join(hooks, HOOK_NAME));
   const spot = hookSpot(hooks, inPlace);
@@ -187,11 +184,15 @@ function templateHookProblem(dir: string, expected: string): string | null {
         spot === join(hooks, HOOK_NAME)
           ? 'another tool'
           : "pre-commit's (pre-commit init-templatedir overwrites the post-checkout hook there)";
-      return `fleet-git's ${HOOK_NAME} hook in ${hooks} was replaced by ${whose}`;
+      return { problem: `fleet-git's ${HOOK_NAME} hook in ${hooks} was replaced by ${whose}`, outdated: false };
     }
-    return `fleet-git's hook is missing from ${hooks}`;
+    return { problem: `fleet-git's hook is missing from ${hooks}`, outdated: false };
   }
-  if (text !== expected) return `the template hook in ${hooks} is not the current one`;
+  if (text !== expected)
+    return {
+      problem: `the template hook in ${hooks} ${notAsWritten(gitHookFormat(text), 'edited, or for another data folder')}`,
+      outdated: true,
+    };
   return null;
 }
 
@@ -252,8 +253,8 @@ export function setup(env: Env, home: string): SetupOutcome {
 
   if (record && current !== null && resolve(current) === resolve(record.templateDir)) {
     // Already set up: repair what is missing or stale.
-    const problem = templateHookProblem(record.templateDir, script);
-    if (problem) out.info.push(`found: ${problem}`);
+    const found = templateHookProblem(record.templateDir, script);
+    if (found) out.info.push(`found: ${found.problem}`);
     if (record.own && !existsSync(join(ownDir, 'info', 'exclude')))
       out.changes.push(`restored ${copyGitTemplate(ownDir, env, home).what} in ${ownDir}`);
     const created = [...record.created];
@@ -445,12 +446,12 @@ export function setupState(env: Env, home: string): SetupState {
       templateDir: dir,
       message: `broken: init.templateDir is ${current ?? 'unset'}, not ${dir} (fleet-git setup --undo, then fleet-git setup)`,
     };
-  const problem = templateHookProblem(dir, renderTemplateHook(env, home));
-  if (problem)
+  const found = templateHookProblem(dir, renderTemplateHook(env, home));
+  if (found)
     return {
       state: 'broken',
       templateDir: dir,
-      message: `${problem.includes('not the current one') ? 'outdated' : 'broken'}: ${problem} (run fleet-git setup)`,
+      message: `${found.outdated ? 'outdated' : 'broken'}: ${found.problem} (run fleet-git setup)`,
     };
   if (!existsSync(join(u.dataDir, RULES_FILE)))
     return {

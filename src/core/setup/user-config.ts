@@ -6,15 +6,12 @@
 // `trust: true` makes `enable` also list repositories in Copilot's trustedFolders.
 // A missing file means the defaults; an invalid one is one line naming the
 // file, the line and what is wrong (UserConfigError), never a stack.
-import { join } from 'node:path';
 import { parseJson5 } from '../../json5.js';
 import { unreadableReason, UsageError } from '../../errors.js';
 import { readTextOrNull } from '../../fs/atomic.js';
 import { makeDataDir } from '../../fs/data-dir.js';
 import { expandHome, userPaths, type Env } from '../../paths.js';
 import { checkCloneGlob, writeRules, type CloneRules } from '../repo/clone-rules.js';
-
-const CONFIG_FILE_NAME = 'config.json5';
 
 export interface UserConfig extends CloneRules {
   scan: {
@@ -59,7 +56,7 @@ export class UserConfigError extends UsageError {
 }
 
 export function configFile(env: Env, home: string): string {
-  return join(userPaths(env, home).configDir, CONFIG_FILE_NAME);
+  return userPaths(env, home).configFile;
 }
 
 /** The line where `key` first appears as a property name in the text (1-based), else null. */

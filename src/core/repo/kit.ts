@@ -1,0 +1,165 @@
+// The data folder's kit: the two scripts the hooks in repositories hand over
+// to (hook.sh for Copilot's events, post-checkout.sh for git's checkouts) and
+// the hook client they run, one build's set, replaced together.
+//
+// A repository holds only shims (templates/hook-command.sh in its hook file,
+// templates/post-checkout in its git dir), whose text depends on the data
+// folder and the hook format alone. The logic lives here:
+//
+//   <data>/kit/<id>/hook-client.cjs   the client of build <id> (a hash of the
+//                                     client and the templates)
+//   <data>/hook.sh                    templates/hook.sh, naming that client
+//   <data>/post-checkout.sh           templates/post-checkout.sh, naming it too
+//   <data>/kit/stamp                  "<id>\n<previous id>\n"
+//   <data>/hook-client.cjs            the same client, which hook files written
+//                                     before the shim (0.1.0) run directly
+//
+// The client goes into its own folder first, then each script is renamed
+// into place: a hook reads one whole script, old or new (bash's `.` reads the
+// file at once; dash reads on from the file it opened, which a rename leaves
+// as it was), and runs the client that script names, which is there: the
+// previous build's folder is kept, older ones are removed.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { VERIFY, isPresent, readBytesOrNull, readTextOrNull, writeAtomic } from '../../fs/atomic.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
+import { CHECKOUT_SCRIPT, CLIENT_FILE, HOOK_SCRIPT, KIT_DIR, LOCK_FILE, type UserPaths } from '../../paths.js';
+import { HOOK_MARK, OURS_FLAG } from '../../copilot/hook-mark.js';
+import { RULES_FILE, RULES_VERSION } from './clone-rules.js';
+import { EXCLUDE_BEGIN, EXCLUDE_END } from './exclude.js';
+import { HOOK_FILE_PATH } from './hook-file.js';
+import { readTemplate, render, shInQuotes } from './templates.js';
+
+/** The built hook client that enable copies to the per-user data folder. */
+export const BUILT_CLIENT = join(PACKAGE_ROOT, 'dist', CLIENT_FILE);
+const STAMP = 'stamp';
+/** The templates whose text is part of a kit (with the client). */
+const KIT_TEMPLATES = [HOOK_SCRIPT, CHECKOUT_SCRIPT] as const;
+
+let built: { id: string; client: Buffer } | undefined;
+
+/** This build's client and the id of its kit: a hash of the client and the scripts' templates. */
+function thisBuild(): { id: string; client: Buffer } {
+  if (built) return built;
+  const client = readBytesOrNull(BUILT_CLIENT);
+  if (client === null) throw new Error(`the hook client ${BUILT_CLIENT} is missing: reinstall fleet-git (npm run build in a checkout)`);
+  const h = createHash('sha256').update(client);
+  for (const t of KIT_TEMPLATES) h.update('\0').update(readTemplate(t));
+  return (built = { id: h.digest('hex').slice(0, 16), client });
+}
+
+/** This build's kit id. */
+export function kitId(): string {
+  return thisBuild().id;
+}
+
+/** The hook client of kit `id` in the data folder. */
+export function kitClient(dataDir: string, id: string): string {
+  return join(dataDir, KIT_DIR, id, CLIENT_FILE);
+}
+
+/** The data folder's hook.sh, for the kit whose client is `client`. */
+export function renderHookScript(client: string, id: string): string {
+  return render(readTemplate(HOOK_SCRIPT), { client: shInQuotes(client), kit: id });
+}
+
+/** The data folder's post-checkout.sh, for the kit whose client is `client`. */
+export function renderCheckoutScript(u: UserPaths, client: string, id: string): string {
+  const q = shInQuotes;
+  return render(readTemplate(CHECKOUT_SCRIPT), {
+    canonical: q(u.canonicalHookFile),
+    data: q(u.dataDir),
+    client: q(client),
+    kit: id,
+    begin: q(EXCLUDE_BEGIN),
+    end: q(EXCLUDE_END),
+    pattern: q(`/${HOOK_FILE_PATH}`),
+    mark: q(HOOK_MARK),
+    ours: q(OURS_FLAG),
+    lock: q(LOCK_FILE),
+    rules: q(join(u.dataDir, RULES_FILE)),
+    config: q(u.configFile),
+    version: q(RULES_VERSION),
+  });
+}
+
+/** The kit the data folder's stamp names, and the one before it (null: none). */
+export function readStamp(dataDir: string): { id: string | null; previous: string | null } {
+  const [id, previous] = (readTextOrNull(join(dataDir, KIT_DIR, STAMP)) ?? '').split('\n');
+  const ok = (s: string | undefined) => (s && /^[0-9a-f]{16}$/.test(s) ? s : null);
+  return { id: ok(id), previous: ok(previous) };
+}
+
+/**
+ * Puts this build's kit in the data folder (which exists): its client, then
+ * the scripts naming it, then the stamp; removes the kits older than the
+ * previous one. Returns what changed, in words.
+ */
+export function installKit(u: UserPaths): string[] {
+  const { id, client } = thisBuild();
+  const changed: string[] = [];
+  const kits = join(u.dataDir, KIT_DIR);
+  const path = kitClient(u.dataDir, id);
+  mkdirSync(join(kits, id), { recursive: true, mode: 0o755 });
+  // Each written whole, read back, then renamed into place: a full disk never leaves a truncated script or client.
+  let wrote = writeAtomic(path, client, 0o644, undefined, VERIFY);
+  wrote = writeAtomic(u.hookClient, client, 0o644, undefined, VERIFY) || wrote;
+  // post-checkout.sh, then hook.sh: each names the client now in place.
+  wrote = writeAtomic(join(u.dataDir, CHECKOUT_SCRIPT), renderCheckoutScript(u, path, id), 0o644, undefined, VERIFY) || wrote;
+  wrote = writeAtomic(join(u.dataDir, HOOK_SCRIPT), renderHookScript(path, id), 0o644, undefined, VERIFY) || wrote;
+  if (wrote) changed.push(`installed the hook client and the scripts the hooks hand over to (kit ${id}) in ${u.dataDir}`);
+  const before = readStamp(u.dataDir);
+  const previous = before.id === id ? before.previous : before.id;
+  writeAtomic(join(kits, STAMP), `${id}\n${previous ?? ''}\n`, 0o644, undefined, VERIFY);
+  // An event that read the previous hook.sh a moment ago still runs that kit's client: it stays.
+  for (const name of readdirSync(kits))
+    if (name !== STAMP && name !== id && name !== previous && !name.startsWith('.'))
+      rmSync(join(kits, name), { recursive: true, force: true });
+  return changed;
+}
+
+/** What a fleet-git command found of the data folder's kit (refreshKit). */
+export type KitFound =
+  | { state: 'none' } // no kit and no hook client: fleet-git was never enabled with this data folder
+  | { state: 'current'; id: string }
+  | { state: 'refreshed'; id: string; from: string | null; changed: string[] }
+  | { state: 'failed'; id: string | null; from: string | null; error: string };
+
+/**
+ * Refreshes the data folder's kit when it is another build's (an upgrade of
+ * fleet-git): every command but those on the hooks' path calls it once, so an
+ * `npm install -g` needs nothing more. One small read when it is current.
+ * Never throws: until a refresh works, the old kit keeps delivering events.
+ */
+export function refreshKit(u: UserPaths): KitFound {
+  const stamp = readStamp(u.dataDir);
+  if (stamp.id === null && !isPresent(u.hookClient)) return { state: 'none' };
+  let id: string | null = null;
+  try {
+    id = kitId();
+    if (stamp.id === id) return { state: 'current', id };
+    return { state: 'refreshed', id, from: stamp.id, changed: installKit(u) };
+  } catch (e) {
+    return { state: 'failed', id, from: stamp.id, error: (e as Error).message };
+  }
+}
+
+/** What differs between the data folder's kit and this build's, in words (empty: none). */
+export function kitProblems(u: UserPaths): string[] {
+  const { id, client } = thisBuild();
+  const path = kitClient(u.dataDir, id);
+  const problems: string[] = [];
+  const stamp = readStamp(u.dataDir);
+  if (stamp.id !== id) problems.push(`the kit ${join(u.dataDir, KIT_DIR)} is ${stamp.id ? `another build's (${stamp.id})` : 'missing'}`);
+  if (!readBytesOrNull(path)?.equals(client)) problems.push(`${path} is not this build's hook client`);
+  const scripts: [string, string][] = [
+    [CHECKOUT_SCRIPT, renderCheckoutScript(u, path, id)],
+    [HOOK_SCRIPT, renderHookScript(path, id)],
+  ];
+  for (const [name, text] of scripts) {
+    const now = readTextOrNull(join(u.dataDir, name));
+    if (now !== text) problems.push(`${join(u.dataDir, name)} is ${now === null ? 'missing' : 'not the one this build writes'}`);
+  }
+  return problems;
+}
