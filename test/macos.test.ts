@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { CLI, COPILOT, copilotCache, copilotSkip, describeNeeding, hooksSettled, needs, needsRoot, sandbox } from './helpers.js';
@@ -472,4 +472,129 @@ describeNeeding(needs('strace'), 'a long $TMPDIR and HOME, as on a Mac', () => {
       for (const p of ours) assert.ok(Buffer.byteLength(p) <= MAC_SOCKET_MAX, `${p}: ${Buffer.byteLength(p)} bytes`);
     },
   );
+});
+
+describe('the home folder and repositories reached through a symbolic link, as /tmp and /var are on a Mac', () => {
+  const sb = sandbox('fleet-git-linked-');
+  // var -> private, as /var -> /private/var on a Mac; HOME is given by the link.
+  const realTop = join(sb.dir, 'private');
+  mkdirSync(join(realTop, 'home'), { recursive: true });
+  symlinkSync('private', join(sb.dir, 'var'));
+  const home = join(sb.dir, 'var', 'home');
+  const env: Record<string, string> = {
+    PATH: sb.env.PATH!,
+    HOME: home,
+    GIT_CONFIG_GLOBAL: sb.env.GIT_CONFIG_GLOBAL!,
+    GIT_CONFIG_NOSYSTEM: '1',
+    LANG: 'C.UTF-8',
+    NO_COLOR: '1',
+    FLEET_GIT_FORWARDER_IDLE_MS: '200',
+  };
+  const paths = userPaths(env, home);
+  const real = (p: string) => p.replace(join(sb.dir, 'var'), realTop);
+  const fleet = (cwd: string, ...args: string[]) => run(process.execPath, [CLI, ...args], { cwd, env: { ...env, PWD: cwd } });
+  const status = async (cwd: string) => JSON.parse((await fleet(cwd, 'status', '--json')).stdout);
+  const src = sb.repo('src');
+  mkdirSync(join(home, 'code'));
+  const repo = join(home, 'code', 'demo');
+  sb.git(join(home, 'code'), 'clone', '-q', src, 'demo');
+
+  test("Copilot's trust: an entry by the link or by the real path, judged as Copilot judges it, the same from either path", async () => {
+    assert.equal((await fleet(repo, 'enable')).code, 0);
+    const config = join(paths.copilotHome, 'config.json');
+    mkdirSync(paths.copilotHome, { recursive: true });
+    for (const [entry, trusted] of [
+      [repo, true],
+      [join(home, 'code'), true],
+      [real(repo), true],
+      [join(home, 'elsewhere'), false],
+    ] as const) {
+      writeFileSync(config, JSON.stringify({ trustedFolders: [entry] }));
+      const byLink = await status(repo);
+      assert.deepEqual(await status(real(repo)), byLink, `${entry}: the same from the real path`);
+      assert.equal(byLink.path, real(repo));
+      assert.deepEqual([byLink.copilot.trusted, byLink.problems], [trusted, []], entry);
+      // enable --trust adds nothing where an entry covers the repository already.
+      const before = readFileSync(config, 'utf8');
+      assert.equal((await fleet(repo, 'enable', '--trust')).code, 0);
+      if (trusted) assert.equal(readFileSync(config, 'utf8'), before, `${entry}: nothing added`);
+    }
+  });
+
+  test(
+    'the real Copilot, started from the link with the entry by the link, runs the repository hooks (fleet-git says trusted)',
+    { skip: copilotSkip, timeout: 120_000 },
+    async () => {
+      const cache = copilotCache();
+      const { startModelServer } = await import('../src/copilot/model-server.js');
+      const model = await startModelServer();
+      const obs = await TestObserver.start(paths.fleetSocket);
+      try {
+        writeFileSync(join(paths.copilotHome, 'config.json'), JSON.stringify({ trustedFolders: [repo] }));
+        assert.equal((await status(repo)).copilot.trusted, true);
+        const r = await run(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], {
+          cwd: repo,
+          env: {
+            ...env,
+            PWD: repo,
+            COPILOT_OFFLINE: 'true',
+            COPILOT_PROVIDER_BASE_URL: model.baseUrl,
+            COPILOT_PROVIDER_API_KEY: 'dummy',
+            COPILOT_MODEL: 'gpt-4.1',
+            XDG_CACHE_HOME: cache,
+          },
+          limitMs: 110_000,
+        });
+        assert.equal(r.code, 0, r.stderr);
+        await obs.waitFor((e) => e.event === 'Stop', 15_000);
+        await hooksSettled(home, join(paths.dataDir, 'spool'));
+        assert.deepEqual(
+          obs.events.map((e) => e.event),
+          ['SessionStart', 'PostToolUse', 'PostToolUse', 'Stop', 'Stop'],
+        );
+      } finally {
+        await obs.close();
+        await model.close();
+      }
+    },
+  );
+
+  test("setup's include and exclude rules: a rule by the link or by the real path, a clone made by either, the same decisions", async () => {
+    mkdirSync(join(paths.configDir), { recursive: true });
+    writeFileSync(
+      join(paths.configDir, 'config.json5'),
+      JSON.stringify({
+        include: [join(home, 'work'), '~/code'],
+        exclude: [`${join(home, 'work')}/skip*`, `${real(join(home, 'code'))}/old`],
+      }),
+    );
+    assert.equal((await fleet(home, 'setup')).code, 0);
+    mkdirSync(join(home, 'work'));
+    mkdirSync(join(home, 'other'));
+    const cases: Array<[string, boolean]> = [
+      ['work/a', true],
+      ['work/skip1', false],
+      ['code/b', true],
+      ['code/old', false],
+      ['other/c', false],
+    ];
+    for (const [rel, included] of cases)
+      for (const [how, at] of [
+        ['link', join(home, rel)],
+        ['real', real(join(home, rel))],
+      ] as const) {
+        const dest = join(at, how);
+        mkdirSync(at, { recursive: true });
+        const c = spawnSync('git', ['clone', '-q', src, dest], {
+          cwd: dirname(dest),
+          env: { ...env, PWD: dirname(dest) },
+          encoding: 'utf8',
+        });
+        assert.deepEqual([c.status, c.stderr], [0, ''], dest);
+        assert.equal(existsSync(join(dest, '.github', 'hooks', 'fleet.json')), included, `${dest}: provisioned`);
+        const t = await fleet(home, 'config', '--test', dest);
+        assert.match(t.stdout, included ? /: included/ : /: not included/, dest);
+        assert.equal((await status(dest)).enabled, included, dest);
+      }
+  });
 });

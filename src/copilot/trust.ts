@@ -5,7 +5,7 @@
 // is atomic, and fleet-git records the entries it added (trusted-folders in its
 // data folder) so that disable takes out those and no others, and a key it
 // created goes with its last entry.
-import { mkdirSync, unlinkSync } from 'node:fs';
+import { mkdirSync, realpathSync, unlinkSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import * as jsonc from 'jsonc-parser';
 import { readTextOrNull, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
@@ -109,6 +109,8 @@ export function trustedFolders(paths: UserPaths): string[] {
  */
 export class FolderIndex {
   private readonly byPath = new Map<string, string>();
+  /** Entries whose real path is not indexed yet (read at the first lookup they may decide). */
+  private unresolved: string[] = [];
 
   constructor(folders: Iterable<string> = []) {
     for (const f of folders) this.add(f);
@@ -116,12 +118,36 @@ export class FolderIndex {
 
   add(folder: string): void {
     const key = folder.length > 1 && folder.endsWith(sep) ? folder.slice(0, -1) : folder;
-    if (!this.byPath.has(key)) this.byPath.set(key, folder);
+    if (!this.byPath.has(key)) {
+      this.byPath.set(key, folder);
+      this.unresolved.push(key);
+    }
   }
 
-  /** The listed folder that covers `path` (itself or a parent), or null. */
+  /**
+   * The listed folder that covers `path` (itself or a parent; physical, as git
+   * gives a repository's root), or null. An entry through a symbolic link
+   * (/tmp/x on a Mac, where /tmp is /private/tmp) covers its real path too, as
+   * Copilot has it (measured with Copilot 1.0.102: such an entry is trusted
+   * whether the session starts there by the link or the real path).
+   */
   by(path: string): string | null {
     if (this.byPath.size === 0) return null;
+    const hit = this.lookup(path);
+    if (hit !== null || this.unresolved.length === 0) return hit;
+    for (const key of this.unresolved.splice(0)) {
+      let real: string;
+      try {
+        real = realpathSync.native(key);
+      } catch {
+        continue; // not there: it covers nothing more
+      }
+      if (real !== key && !this.byPath.has(real)) this.byPath.set(real, this.byPath.get(key)!);
+    }
+    return this.lookup(path);
+  }
+
+  private lookup(path: string): string | null {
     for (let p = path; ; p = dirname(p)) {
       const hit = this.byPath.get(p);
       if (hit !== undefined) return hit;

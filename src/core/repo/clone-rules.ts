@@ -6,6 +6,10 @@
 // (with `dot`) means, matched against the clone's absolute, physical path
 // (symbolic links resolved), and
 //   - `~` alone or a leading `~/` is the home folder (its characters taken literally);
+//   - the glob's leading folder names without a glob character are read as the
+//     clone's path is, physically: a glob through a symbolic link (/tmp/work on a
+//     Mac, where /tmp is /private/tmp; a home folder reached through one) decides
+//     as the same glob with the real path;
 //   - spaces around it and a trailing `/` are ignored, as for --include;
 //   - a glob covers the folder it matches and everything below it: a clone is
 //     matched when picomatch matches its path or the path of a folder above it.
@@ -34,7 +38,7 @@
 // A clone is provisioned when include is absent or one include glob matches,
 // and no exclude glob matches.
 import { realpathSync, statSync, utimesSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { VERIFY, readTextOrNull, writeAtomic } from '../../fs/atomic.js';
 import { loadPicomatch } from '../../glob.js';
 import { shQuote } from './templates.js';
@@ -155,22 +159,20 @@ function compileGlob(glob: string, home: string): Segment[][] {
   if (/[\]}]\+/.test(g)) fail("a '+' right after ']' or '}' is not supported (picomatch reads it as 'one or more')");
   if (/(^|\/)\*\*+\{/.test(g))
     fail("a folder name starting with '**{' is not supported (picomatch lets it cross '/'): write */{a,b} or *{a,b}");
-  let head: Segment[] = [];
-  let rest = g;
-  if (g === '~' || g.startsWith('~/')) {
-    const h = physicalHome(home);
-    head = (h === '/' ? [''] : h.split('/')).map((s) => ({ alternatives: [s === '' ? "''" : shQuote(s)] }));
-    rest = g.slice(2);
-  } else if (g.startsWith('/')) {
-    head = [{ alternatives: ["''"] }];
-    rest = g.slice(1);
-  } else if (g !== '**' && !g.startsWith('**/'))
+  if (g !== '~' && !g.startsWith('~/') && !g.startsWith('/') && g !== '**' && !g.startsWith('**/'))
     fail("a glob must start with '/', '~/' or '**/' (it is matched against the clone's absolute path)");
-  const segs = rest === '' ? [] : rest.split('/');
-  for (const s of segs) {
-    if (s === '') fail("an empty folder name ('//') matches no path");
+  for (const s of (g.startsWith('~') ? g.slice(2) : g.startsWith('/') ? g.slice(1) : g).split('/')) {
+    if (s === '' && g !== '~' && g !== '/') fail("an empty folder name ('//') matches no path");
     if (s === '.' || s === '..') fail(`a '${s}' folder name matches no physical path`);
   }
+  let head: Segment[] = [];
+  let rest = g;
+  const lit = physicalHead(g, home);
+  if (lit) {
+    head = (lit.head === '/' ? [''] : lit.head.split('/')).map((s) => ({ alternatives: [s === '' ? "''" : shQuote(s)] }));
+    rest = lit.rest;
+  }
+  const segs = rest === '' ? [] : rest.split('/');
   const out: Segment[] = head;
   let last = '';
   for (const s of segs) {
@@ -212,13 +214,56 @@ export function physicalHome(home: string): string {
   }
 }
 
-/** The glob with `~` replaced by the physical home folder: `escape` makes the home folder's glob characters literal for picomatch. */
+/** `path` (absolute) with symbolic links resolved as far as it exists: the longest existing part physical, the rest as it is. */
+function physicalPath(path: string): string {
+  let tail = '';
+  for (let p = path; ;) {
+    try {
+      const real = realpathSync(p);
+      return tail === '' ? real : `${real === '/' ? '' : real}${tail}`;
+    } catch {
+      /* not there (yet), or not readable: the folder above */
+    }
+    const up = dirname(p);
+    if (up === p) return path;
+    tail = `/${basename(p)}${tail}`;
+    p = up;
+  }
+}
+
+const heads = new Map<string, { head: string; rest: string } | null>();
+
+/**
+ * The glob's literal beginning as the hook sees paths: `~` (the home folder,
+ * its characters literal) and the folder names after it or after the leading
+ * `/` that hold no glob character, physical (physicalPath); `rest`, the glob
+ * after them. null for a glob starting with `**`. Read once per glob and home.
+ */
+function physicalHead(g: string, home: string): { head: string; rest: string } | null {
+  const key = `${home}\0${g}`;
+  if (heads.has(key)) return heads.get(key)!;
+  let out: { head: string; rest: string } | null = null;
+  const tilde = g === '~' || g.startsWith('~/');
+  if (tilde || g.startsWith('/')) {
+    const names = (tilde ? g.slice(2) : g.slice(1)).split('/').filter((n, i) => n !== '' || i > 0);
+    let n = 0;
+    while (n < names.length && !/[*[\]{}]/.test(names[n]!)) n++;
+    const start = tilde ? home : '';
+    const literal = `${start === '/' ? '' : start}/${names.slice(0, n).join('/')}`;
+    out = { head: physicalPath(literal.length > 1 ? literal.replace(/\/+$/, '') : literal), rest: names.slice(n).join('/') };
+  }
+  heads.set(key, out);
+  return out;
+}
+
+/** The glob with its literal beginning physical (physicalHead): `escape` makes that part's glob characters literal for picomatch. */
 function expandedGlob(glob: string, home: string, escape: boolean): string {
   const g = normalized(glob);
-  if (g !== '~' && !g.startsWith('~/')) return g;
-  let h = physicalHome(home);
+  const lit = physicalHead(g, home);
+  if (!lit) return g;
+  let h = lit.head;
   if (escape) h = h.replace(/[\\*?[\]{}()!+@|^$,"]/g, '\\$&');
-  return g === '~' ? h : `${h === '/' ? '' : h}/${g.slice(2)}`;
+  return lit.rest === '' ? h : `${h === '/' ? '' : h}/${lit.rest}`;
 }
 
 /**
