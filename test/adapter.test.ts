@@ -186,17 +186,23 @@ describe('CopilotAdapter', () => {
 
   test('normalizePayload waits for a final message that reaches the transcript late', async () => {
     const transcript = join(sb.dir, 'late.jsonl');
+    const waiting = join(sb.dir, 'late.waiting');
     const lines = readFileSync(join(FIXTURES, 'transcript-events.jsonl'), 'utf8').trimEnd().split('\n');
     writeFileSync(transcript, `${lines.slice(0, -2).join('\n')}\n`); // the turn's last step has not been written yet
-    // Written by another process while this one waits (normalizePayload blocks its thread).
+    // Written by another process while this one waits (normalizePayload blocks its thread): only once this one
+    // has begun (the file `waiting`, made just before the call), so the message is late on any load; the wait's
+    // limit (FLEET_GIT_STOP_WAIT_MS, its largest) only stops a hung test.
     const writer = spawn(process.execPath, [
       '-e',
-      `setTimeout(() => require('fs').appendFileSync(process.argv[1], process.argv[2]), 300)`,
+      `const fs = require('fs'); const [t, text, w] = process.argv.slice(1);
+       (function go() { if (!fs.existsSync(w)) return setTimeout(go, 10); setTimeout(() => fs.appendFileSync(t, text), 300); })();`,
       transcript,
       `${lines.slice(-2).join('\n')}\n`,
+      waiting,
     ]);
-    const a = new CopilotAdapter({ env: { HOME: sb.home, COPILOT_HOME: sb.env.COPILOT_HOME } });
+    const a = new CopilotAdapter({ env: { HOME: sb.home, COPILOT_HOME: sb.env.COPILOT_HOME, FLEET_GIT_STOP_WAIT_MS: '60000' } });
     await new Promise((r) => writer.on('spawn', r));
+    writeFileSync(waiting, '');
     const stop = a.normalizePayload({ ...fixture('agentStop.json'), transcriptPath: transcript }, 'agentStop')!;
     await new Promise((r) => writer.on('close', r));
     assert.equal(stop.last_assistant_message, 'Done. All finished.');

@@ -12,6 +12,13 @@ import { CACHE_FILE } from '../src/code-cache.js';
 import { ROOT, sandbox } from './helpers.js';
 
 /**
+ * The environment of the test's own node processes: nothing of the caller's
+ * (NODE_OPTIONS with V8 flags would make V8 turn down a cache made without them;
+ * NODE_EXTRA_CA_CERTS naming no file makes node 20 warn on stderr).
+ */
+const ownEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: tmpdir(), LANG: 'C.UTF-8' };
+
+/**
  * What compile() finds for `bundle` and `cache`, asked in a process of its own:
  * V8 answers a source it compiled before in this process from memory, without
  * looking at the cache.
@@ -27,7 +34,7 @@ const cacheState = (bundle: string, cache: string) =>
   const { compile } = require(${JSON.stringify(join(ROOT, 'src', 'code-cache.ts'))});
   process.stdout.write(compile(${JSON.stringify(bundle)}, ${JSON.stringify(cache)}).cache);`,
     ],
-    { cwd: ROOT, encoding: 'utf8' },
+    { cwd: ROOT, encoding: 'utf8', env: ownEnv },
   ).stdout;
 
 test('the first run saves a code cache of the command in the data folder, which the next runs use, and makes no data folder', () => {
@@ -82,7 +89,7 @@ test('a bundle runs the same with no cache, a garbage cache, and the cache it sa
     loader,
     `import { runBundle } from ${JSON.stringify(join(ROOT, 'src', 'code-cache.ts'))};\nrunBundle(${JSON.stringify(bundle)}, ${JSON.stringify(cache)});\n`,
   );
-  const run = () => spawnSync(process.execPath, ['--import', 'tsx', loader, 'a', 'b'], { cwd: ROOT, encoding: 'utf8' });
+  const run = () => spawnSync(process.execPath, ['--import', 'tsx', loader, 'a', 'b'], { cwd: ROOT, encoding: 'utf8', env: ownEnv });
   const state = () => cacheState(bundle, cache);
   const expected = `main.cjs ${dir.split('/').pop()} 1 a,b\n`;
 

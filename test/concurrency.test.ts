@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync, chmo
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { holderAlive, holderText, processStart } from '../src/fs/lock.js';
-import { CLI, gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
+import { CLI, countingWorkers, gitChurn, HELPERS, sandbox, snapshot, type Sandbox } from './helpers.js';
 import { runCli } from './spawn.js';
 
 const HOOK = '.github/hooks/fleet.json';
@@ -17,6 +17,7 @@ interface Done {
   status: number | null;
   stdout: string;
   stderr: string;
+  pid: number;
 }
 
 /** Starts fleet-git processes at the same moment and waits for all of them. */
@@ -24,7 +25,7 @@ function together(s: Sandbox, cwd: string, runs: string[][], env: Record<string,
   return Promise.all(
     runs.map(async (args) => {
       const r = await runCli(args, { cwd, env: { ...s.env, ...env } });
-      return { status: r.code, stdout: r.stdout, stderr: r.stderr };
+      return { status: r.code, stdout: r.stdout, stderr: r.stderr, pid: r.pid };
     }),
   );
 }
@@ -193,12 +194,30 @@ describe('the repository lock', () => {
     const repos: string[] = [];
     for (let i = 0; i < 70; i++) repos.push(withForeignHook(s, `ws/r${String(i).padStart(2, '0')}`));
     assert.equal((await s.fleet(root, 'enable', '--under', root)).status, 0);
-    const runs = await together(s, root, [
-      ['remove', root, '--yes'],
-      ['enable', '--under', root],
-      ['remove', root, '--yes'],
-    ]);
+    const log = join(s.dir, 'workers.log');
+    const runs = await together(
+      s,
+      root,
+      [
+        ['remove', root, '--yes'],
+        ['enable', '--under', root],
+        ['remove', root, '--yes'],
+      ],
+      countingWorkers(log),
+    );
     for (const r of runs) assert.equal(r.status, 0, r.stderr);
+    // Each fleet-git process's own line (any other node process started with this environment writes its own).
+    const made = new Map(
+      readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ').map(Number) as [number, number]),
+    );
+    assert.deepEqual(
+      runs.map((r) => made.get(r.pid)),
+      [HELPERS, HELPERS, HELPERS],
+      'each run did its work in the helper threads this machine has',
+    );
     for (const repo of repos) {
       const hookFile = existsSync(join(repo, HOOK));
       const exclude = readFileSync(join(repo, '.git/info/exclude'), 'utf8').includes('fleet-git');

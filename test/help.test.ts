@@ -138,7 +138,8 @@ describe('completion', () => {
           file,
           ...words,
         ],
-        { cwd: sb.dir, encoding: 'utf8' },
+        // The sandbox's environment: a caller's BASH_ENV would be run by this bash, --norc or not.
+        { cwd: sb.dir, encoding: 'utf8', env: sb.env },
       );
       assert.equal(r.status, 0, r.stderr);
       return r.stdout.trim().split('\n');
@@ -156,9 +157,11 @@ describe('completion', () => {
   test('fish: loaded by real fish, complete -C gives the commands and options', { skip: needs('fish') }, async () => {
     const file = await script('fish');
     const complete = (line: string) => {
+      // The sandbox's HOME and XDG folders: fish keeps its variables and history there, config or not.
       const r = spawnSync('fish', ['--no-config', '-c', `source $argv[1]; complete -C $argv[2]`, file, line], {
         cwd: sb.dir,
         encoding: 'utf8',
+        env: sb.env,
       });
       assert.equal(r.status, 0, r.stderr);
       assert.equal(r.stderr, '');
@@ -178,7 +181,7 @@ describe('completion', () => {
 
   test('zsh: accepted by real zsh (zsh -n), and with compinit it registers _fleet_git for fleet-git', { skip: needs('zsh') }, async () => {
     const file = await script('zsh');
-    const n = spawnSync('zsh', ['-n', file], { encoding: 'utf8' });
+    const n = spawnSync('zsh', ['-n', file], { encoding: 'utf8', env: { ...sb.env, ZDOTDIR: sb.dir } });
     assert.equal(n.status, 0, n.stderr);
     const r = spawnSync(
       'zsh',

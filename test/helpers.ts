@@ -16,9 +16,10 @@ import {
   lstatSync,
   readFileSync,
   readlinkSync,
+  statSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { Cli } from 'clipanion';
@@ -55,9 +56,41 @@ export interface Sandbox {
   run(cwd: string, args: string[]): SpawnSyncReturns<string>;
 }
 
-/** An isolated HOME, global git config, XDG folders and COPILOT_HOME, removed after the test file. */
-export function sandbox(prefix = 'fleet-git-test-'): Sandbox {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+/**
+ * The longest a test's temporary folder may be (the system's one and the
+ * folder's name): a socket a test makes inside (the observer's,
+ * home/.config/claude-code-fleet/fleet.sock; a probe's) must fit a Unix
+ * socket's 107 bytes.
+ */
+const TEMP_DIR_MAX = 60;
+
+/** Whether a user other than its owner can pass through `dir` and each folder above it. */
+function othersCanEnter(dir: string): boolean {
+  for (let d = dir; ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) return false;
+    if (d === dirname(d)) return true;
+  }
+}
+
+/**
+ * Where a test makes a temporary folder named `prefix` and six characters: the
+ * system's temporary folder (TMPDIR), or /tmp where that is too long for the
+ * sockets made inside, or (`forOthers`: for a test that runs fleet-git as
+ * nobody) closed to other users. The caller's TMPDIR may be either.
+ */
+export function tempBase(prefix: string, forOthers = false): string {
+  const t = tmpdir();
+  const fits = Buffer.byteLength(join(t, `${prefix}XXXXXX`)) <= TEMP_DIR_MAX;
+  return fits && (!forOthers || othersCanEnter(t)) ? t : '/tmp';
+}
+
+/**
+ * An isolated HOME, global git config, XDG folders and COPILOT_HOME, removed
+ * after the test file; `forOthers`: in a folder another user can reach (for a
+ * test that runs fleet-git as nobody; the sandbox's own folder is still 0700).
+ */
+export function sandbox(prefix = 'fleet-git-test-', opts: { forOthers?: boolean } = {}): Sandbox {
+  const dir = realpathSync(mkdtempSync(join(tempBase(prefix, opts.forOthers), prefix)));
   const home = join(dir, 'home');
   mkdirSync(home, { recursive: true });
   const globalConfig = join(home, '.gitconfig');
@@ -287,6 +320,35 @@ export async function hooksSettled(home: string, spool: string, timeoutMs = 15_0
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * How many helper threads (worker_threads) `run` made in this process: for a
+ * test whose title says the helper threads did the work. The in-process runs
+ * of one test file follow one another, so the count is the run's own.
+ */
+export async function workersDuring<T>(run: () => Promise<T>): Promise<{ result: T; workers: number }> {
+  let workers = 0;
+  const count = () => workers++;
+  process.on('worker', count);
+  try {
+    return { result: await run(), workers };
+  } finally {
+    process.off('worker', count);
+  }
+}
+
+/**
+ * The NODE_OPTIONS that make each node process started with it write, as it
+ * exits, how many worker threads it made (one line in `log`, `<pid> <count>`):
+ * for built CLI processes whose helper threads a test counts.
+ */
+export function countingWorkers(log: string): Record<string, string> {
+  const preload = join(ROOT, 'test', 'fixtures', 'count-workers.cjs');
+  return { NODE_OPTIONS: `--require=${preload}`, FLEET_GIT_TEST_WORKER_LOG: log };
+}
+
+/** How many helper threads bulk commands use on this machine (src/core/bulk/bulk-apply.ts: two with a second core). */
+export const HELPERS = Math.min(2, availableParallelism()) > 1 ? 2 : 0;
 
 /** Copilot marks a finished unpack with copilot/pkg/<platform>/<version>/.extraction-complete. */
 function unpacked(cache: string): boolean {

@@ -155,12 +155,6 @@ export class RawObserver {
     for (const c of this.open) c.resume();
   }
 
-  /** Waits until `n` connections have ended (or `ms` passed). */
-  async waitEnded(n: number, ms = 10_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (this.ended.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  }
-
   /** As TestObserver.drained (a normal or resumed observer): everything sent before this call is in `ended`. */
   async drained(ms = 10_000): Promise<void> {
     await connectedLast(this.server.address() as string, DRAIN_TOKEN.toString('latin1'));

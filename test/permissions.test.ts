@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CLI } from './helpers.js';
+import { CLI, tempBase } from './helpers.js';
 
 const root = process.getuid?.() === 0;
 const nobody = root ? Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim()) : userInfo().uid;
@@ -30,7 +30,7 @@ describe('permission errors', () => {
         `these tests run fleet-git as nobody, who cannot reach ${CLI}: give the folders above the clone o+x (a folder made by mktemp -d is 0700)`,
       );
   }
-  const dir = mkdtempSync(join(tmpdir(), 'fleet-git-perm-'));
+  const dir = mkdtempSync(join(tempBase('fleet-git-perm-', true), 'fleet-git-perm-'));
   after(() => {
     spawnSync('chmod', ['-R', 'u+rwx', dir]);
     rmSync(dir, { recursive: true, force: true });

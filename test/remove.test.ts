@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { needs, sandbox, type Sandbox } from './helpers.js';
+import { HELPERS, needs, sandbox, workersDuring, type Sandbox } from './helpers.js';
 import { CLI, runSync } from './spawn.js';
 import { buildWorkspace, workspaceSnapshot, type Workspace } from './workspace.js';
 
@@ -236,8 +236,9 @@ describe('remove', () => {
     assert.ok(found, dry.stdout);
     const mtimes = () => plainDirs.map((d) => statSync(d).mtimeMs);
     const plainBefore = mtimes();
-    const r = await sb.fleet(sb.dir, 'remove', ws.root, '--yes');
+    const { result: r, workers } = await workersDuring(() => sb.fleet(sb.dir, 'remove', ws.root, '--yes'));
     assert.equal(r.status, 0, r.stderr);
+    assert.equal(workers, HELPERS, 'the helper threads this machine has did the work');
     assert.ok(r.stdout.endsWith(`(${found})\n`), `the run finds what the dry run found:\n${r.stdout}\n${found}`);
     assert.match(r.stdout, /remove: 3 changed, \d+ unchanged, 0 failed/);
     assert.deepEqual(mtimes(), plainBefore, 'no lock was made where there was nothing to remove');

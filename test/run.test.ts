@@ -2,6 +2,7 @@
 // its arguments, environment, working folder and the signals it receives
 // (fake-copilot.ts).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -11,8 +12,8 @@ import { start } from './spawn.js';
 
 const KEY = 'github_pat_SECRET_never_printed_123';
 
-function setup(models: unknown) {
-  const sb = sandbox();
+function setup(models: unknown, opts: { forOthers?: boolean } = {}) {
+  const sb = sandbox('fleet-git-test-', opts);
   const { bin, log, env, paths, recorded } = fakeCopilot(sb, models);
   const repo = sb.repo('proj');
   const cli = (args: string[], extra: Record<string, string> = {}, input = '') => {
@@ -29,8 +30,13 @@ const PROFILES = {
   pools: [],
 };
 
-async function waitFile(p: string) {
-  for (let i = 0; i < 200 && !existsSync(p); i++) await new Promise((r) => setTimeout(r, 25));
+/** Waits for `p` to exist; throws, naming it, after a limit that only stops a hung test. */
+async function waitFile(p: string, limitMs = 60_000) {
+  const deadline = Date.now() + limitMs;
+  while (!existsSync(p)) {
+    if (Date.now() > deadline) throw new Error(`${p} did not appear within ${limitMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 describe('fleet-git run', () => {
@@ -137,13 +143,22 @@ describe('fleet-git run', () => {
   });
 
   test('an unreadable models.json is one line', async () => {
-    const t = setup(PROFILES);
+    const t = setup(PROFILES, { forOthers: true });
     chmodSync(t.paths.fleetModels, 0);
-    const r = await t.cli(['run']).done;
+    // Root reads it anyway: as root, fleet-git runs as nobody (setpriv, as test/permissions.test.ts does), the
+    // folders above the file open to others, so that the file's own mode is what stops it.
+    const root = process.getuid?.() === 0;
+    if (root) chmodSync(t.sb.dir, 0o711);
+    const nobody = Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim());
+    const argv = root
+      ? ['setpriv', `--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', process.execPath, CLI, 'run']
+      : [process.execPath, CLI, 'run'];
+    const r = await start(argv[0]!, argv.slice(1), { cwd: t.repo, env: t.env }).done;
     chmodSync(t.paths.fleetModels, 0o644);
-    if (process.getuid?.() === 0) return; // root reads it anyway
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /cannot be read \(EACCES\)/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.ok(!existsSync(t.log), 'copilot was not started');
   });
 });
 

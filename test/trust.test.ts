@@ -377,7 +377,7 @@ describe('enable --user and disable --user', () => {
       await runFrom(sb.env, userDir, payload('s3'));
       await runFrom(sb.env, null, payload('s4'));
       await obs.waitFor((e) => e.session_id === 's4');
-      await new Promise((r) => setTimeout(r, 100));
+      await obs.drained(); // every client has exited: all they sent has been read
       assert.deepEqual(
         obs.events.map((e) => e.session_id),
         ['s1', 's3', 's4'],
