@@ -392,6 +392,7 @@ const TOOLS = {
   strace: { debian: 'apt-get install strace', macos: 'none: strace is Linux only' },
   'pre-commit': { debian: 'apt-get install pre-commit', macos: 'brew install pre-commit' },
   shellcheck: { debian: 'apt-get install shellcheck', macos: 'brew install shellcheck' },
+  man: { debian: 'apt-get install man-db', macos: 'part of macOS' },
 } as const;
 export type Tool = keyof typeof TOOLS;
 

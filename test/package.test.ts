@@ -33,6 +33,7 @@ test('the packed tarball holds what runs, installs without a script or a warning
     'templates/post-checkout.sh',
     'templates/hook.sh',
     'templates/hook-command.sh',
+    'man/fleet-git.1',
   ]) {
     assert.ok(files.includes(f), `${f} is in the package`);
   }
@@ -68,6 +69,11 @@ test('the packed tarball holds what runs, installs without a script or a warning
     [],
   );
   assert.ok(existsSync(join(prefix, 'lib/node_modules/fleet-git/package.json')), 'installed into the prefix');
+  // package.json's "man": npm links the page where man looks for the prefix's commands.
+  assert.ok(
+    readFileSync(join(prefix, 'share/man/man1/fleet-git.1')).equals(readFileSync(join(ROOT, 'man/fleet-git.1'))),
+    'the man page is installed in PREFIX/share/man/man1',
+  );
 
   // The user story, with only the prefix's fleet-git on PATH.
   const env = { ...s.env, PATH: `${join(prefix, 'bin')}:${s.env.PATH}` };

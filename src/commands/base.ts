@@ -8,8 +8,19 @@ import { refreshKit, type KitFound } from '../core/repo/kit.js';
 
 export type Context = BaseContext & { cwd: string; env: Env; home: string };
 
-/** Exit codes, as the README documents them. */
+/** Exit codes (EXITS says what they mean). */
 export const EXIT = { ok: 0, partial: 1, usage: 2 } as const;
+
+/** What a command's exit codes mean: its help ends with them, and scripts/docs.ts writes them into docs/commands.md and man/fleet-git.1. */
+export type ExitCodes = Readonly<Record<number, string>>;
+
+/** What the exit codes mean for any command; a command's own `exits` say it for that command. */
+export const EXITS: ExitCodes = {
+  [EXIT.ok]: 'done',
+  [EXIT.partial]:
+    'something was left alone or failed (a file fleet-git did not write, one git tracks, a folder it cannot write); the line on stderr says what and what to do',
+  [EXIT.usage]: 'bad input (not a repository, a folder that does not exist, an unknown command or option, an invalid config file)',
+};
 
 /** A mistake in what the user asked for on the command line: one line, exit code 2. */
 export class InputError extends UsageError {}
@@ -34,6 +45,9 @@ export function definedOptions(d: Definition): DefinedOption[] {
 }
 
 export abstract class FleetCommand extends Command<Context> {
+  /** What this command's exit codes mean (see ExitCodes). */
+  static exits: ExitCodes = EXITS;
+
   color = Option.String('--color', {
     description: 'auto (the default: on a terminal, unless NO_COLOR is set or FORCE_COLOR says otherwise), always or never',
   });

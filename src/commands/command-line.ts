@@ -1,9 +1,9 @@
 // The command line: the Cli, its command list and main(), which runs one
 // command line in a context (its cwd, env, home and streams) and touches no
 // process: src/main.ts starts it for the process, tests run it in-process.
-import { Builtins, Cli, type CommandClass, type Definition } from 'clipanion';
+import { Builtins, Cli, Command, type CommandClass, type Definition, type Usage } from 'clipanion';
 import pkg from '../../package.json' with { type: 'json' }; // bundled: --version is package.json's
-import { definedOptions, EXIT, type Context } from './base.js';
+import { definedOptions, EXIT, type Context, type ExitCodes } from './base.js';
 import { colourInArgv, colourMode, useColour, type ColourMode } from '../colour.js';
 
 type Load = () => Promise<CommandClass<Context>>;
@@ -106,9 +106,19 @@ export function nameValues(text: string): string {
   return lines.join('\n');
 }
 
+/** A command's exit codes as its help ends with them (`Exit codes`, then `  0  done` lines). */
+export function exitCodesText(exits: ExitCodes): string {
+  return `Exit codes\n\n${Object.entries(exits)
+    .map(([code, what]) => `  ${code}    ${what}`)
+    .join('\n')}\n`;
+}
+
 class FleetCli extends Cli<Context> {
   usage(...args: Parameters<Cli<Context>['usage']>): string {
-    return nameValues(super.usage(...args));
+    const [command, opts] = args;
+    const text = nameValues(super.usage(...args));
+    const cls = (command && (command instanceof Command ? command.constructor : command)) as { exits?: ExitCodes } | null;
+    return opts?.detailed && cls?.exits ? `${text.trimEnd()}\n\n${exitCodesText(cls.exits)}` : text;
   }
 }
 
@@ -213,4 +223,39 @@ export async function main(argv: string[], context: Context): Promise<number> {
 /** Every command's definition, as clipanion gives them (help, completion and the command line read them). */
 export async function commandDefinitions(): Promise<Definition[]> {
   return (await makeCli([], false)).definitions();
+}
+
+/** Every command of fleet-git in help's order: what scripts/docs.ts makes docs/commands.md and the man page of. */
+export async function commandReference(): Promise<CommandDoc[]> {
+  const cli = await makeCli([], false);
+  const definitions = cli.definitions();
+  const classes = await Promise.all(Object.values(COMMANDS).map((load) => load()));
+  return classes.map((c) => {
+    const path = `fleet-git ${c.paths![0]!.join(' ')}`;
+    const definition = definitions.find((d) => d.path === path);
+    if (!definition) throw new Error(`no definition for ${path}`);
+    const synopsis = nameValues(cli.usage(c, { colored: false }))
+      .replace(/^\$ /, '')
+      .trim();
+    const options = definition.options.map((o) => ({ ...o, definition: nameValues(o.definition) }));
+    return {
+      path,
+      synopsis,
+      definition: { ...definition, options },
+      usage: c.usage ?? {},
+      exits: (c as unknown as { exits: ExitCodes }).exits,
+    };
+  });
+}
+
+/** One command as the reference shows it. */
+export interface CommandDoc {
+  path: string;
+  /** Its usage line, each option's value named: `fleet-git scan [--json] [--depth N] [root...]`. */
+  synopsis: string;
+  /** clipanion's definition (option definitions with their values named). */
+  definition: Definition;
+  /** The command's own usage as written (its details not yet wrapped). */
+  usage: Usage;
+  exits: ExitCodes;
 }

@@ -2,7 +2,7 @@
 // made from the commands' own definitions (their names, options and whether
 // an option takes a value), so it cannot drift from what the commands accept.
 import { Option } from 'clipanion';
-import { definedOptions, FleetCommand, EXIT, InputError } from './base.js';
+import { definedOptions, FleetCommand, EXIT, InputError, type ExitCodes } from './base.js';
 
 /** One command as completion sees it: its words after fleet-git, its description, its options. */
 export interface Spec {
@@ -136,6 +136,10 @@ export class CompletionCommand extends FleetCommand {
   protected refreshesKit(): boolean {
     return false; // run by a shell as it starts: nothing to do with hooks
   }
+  static exits: ExitCodes = {
+    0: 'the script printed',
+    2: 'a shell other than bash, zsh or fish',
+  };
   static usage = FleetCommand.Usage({
     description: 'print a completion script for bash, zsh or fish',
     details: `

@@ -4,7 +4,7 @@ import { CONFIG_KEYS, compileRules, configValue, loadUserConfig } from '../core/
 import { expandHome } from '../paths.js';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { EXIT, FleetCommand } from './base.js';
+import { EXIT, FleetCommand, type ExitCodes } from './base.js';
 
 export class ConfigCommand extends FleetCommand {
   static paths = [['config']];
@@ -12,14 +12,18 @@ export class ConfigCommand extends FleetCommand {
   protected refreshesKit(): boolean {
     return !this.compile; // --compile-rules: run by the git hook, on its path
   }
+  static exits: ExitCodes = {
+    0: 'the configuration shown, or --test answered',
+    2: 'the config file is invalid (one line: the file, the line and what is wrong)',
+  };
   static usage = FleetCommand.Usage({
     description: 'show the effective user configuration and where each value comes from',
     details: `
       Reads \${XDG_CONFIG_HOME:-~/.config}/fleet-git/config.json5 (JSON5: comments allowed). Keys: \`include\` and \`exclude\`, globs on a new clone's absolute path deciding which clones \`fleet-git setup\` provisions (default: every clone); \`scan.roots\`, the folders \`fleet-git scan\` walks when given none (default: ["."], the current folder; ~ is the home folder); \`scan.ignore\`, globs for folders that scan, enable --under and remove skip, besides node_modules and what --ignore or --exclude name; \`trust\`, true or false (default false): when true, \`fleet-git enable\` (one repository or --under ROOT) also lists each repository in Copilot's trustedFolders, as --trust does, so that copilot -p sessions run its hooks (new worktrees and clones provisioned by git hooks are not added).
 
-      Clone globs (include, exclude) are picomatch globs, as --include, --exclude and --ignore are, on the clone's absolute path: \`~/\` is the home folder, \`*\` stays within one folder name, \`**\` spans folders, \`[a-z]\` and \`{a,b}\` work, and a glob covers the folder it matches and everything below it. What the clone hook could not match exactly (\`?\`, \`[!a]\`, \`\\\`, \`(\`, a glob not starting with \`/\`, \`~/\` or \`**/\`, ...) is refused. Exactly what a pattern matches: the README's section Patterns.
+      Clone globs (include, exclude) are picomatch globs, as --include, --exclude and --ignore are, on the clone's absolute path: \`~/\` is the home folder, \`*\` stays within one folder name, \`**\` spans folders, \`[a-z]\` and \`{a,b}\` work, and a glob covers the folder it matches and everything below it. What the clone hook could not match exactly (\`?\`, \`[!a]\`, \`\\\`, \`(\`, a glob not starting with \`/\`, \`~/\` or \`**/\`, ...) is refused. Exactly what a pattern matches: docs/how-it-works.md, Patterns.
 
-      An invalid file is reported in one line (file, line, what is wrong) with exit code 2. --test PATH tells whether a clone at PATH would be provisioned.
+      An invalid file is reported in one line (file, line, what is wrong). --test PATH tells whether a clone at PATH would be provisioned.
     `,
     examples: [
       ['Show the configuration', '$0 config'],

@@ -2,7 +2,7 @@ import { Option } from 'clipanion';
 import { runContext } from '../core/repo/context.js';
 import { actOnRepo } from '../core/repo/repo-lock.js';
 import { locateRepo } from '../git/repo.js';
-import { EXIT, FleetCommand, InputError } from './base.js';
+import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 import { printOutcome, printPlan, resolveRepos, saveTrust } from './report.js';
 import { planJson } from '../core/repo/plan.js';
 import type { RepoState } from '../core/repo/state.js';
@@ -11,6 +11,11 @@ import { removeUserHooks } from '../core/setup/user-hooks.js';
 
 export class DisableCommand extends FleetCommand {
   static paths = [['disable']];
+  static exits: ExitCodes = {
+    0: 'fleet-git taken out, or nothing of it was there',
+    1: 'something was left alone or failed: a symbolic link on the way, a folder it cannot write, trustedFolders that could not be written',
+    2: 'bad input: not a repository, --json without --dry-run, --dry-run with --user',
+  };
   static usage = FleetCommand.Usage({
     description: 'take fleet-git out of repositories, leaving them as they were',
     details: `

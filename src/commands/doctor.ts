@@ -13,7 +13,7 @@ import { loadUserConfig } from '../core/setup/user-config.js';
 import { copilotView, userHookFile, type CopilotView } from '../core/setup/user-hooks.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import { Option } from 'clipanion';
-import { EXIT, FleetCommand, InputError } from './base.js';
+import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 
 /**
  * One check: `ok`, a `note` (something optional that is off: exit 0, with the
@@ -62,14 +62,19 @@ function reachable(path: string, ms = 1000): Promise<string | null> {
 
 export class DoctorCommand extends FleetCommand {
   static paths = [['doctor']];
+  static exits: ExitCodes = {
+    0: 'nothing failed (notes included); with --live: every expected event arrived exactly once, from the Copilot process',
+    1: 'a check failed (FAIL); with --live: an event missing, repeated or incomplete',
+    2: 'bad input: with --live, not a repository or no Copilot; a repository, --copilot or --timeout without --live; a --timeout out of range',
+  };
   static usage = FleetCommand.Usage({
     description: 'check everything between a Copilot session and the fleet observer',
     details: `
       One line a check: Node; the hook client, run the way Copilot runs it (/bin/bash --norc --noprofile -c with this PATH): ok only when its test sessionStart reached a socket of doctor's own, as the observer reads it (doctor waits while the forwarder the hook started runs, up to 20 s) (nothing is written in the data folder or sent to the user's observer); the observer's socket; the Copilot CLI and its version; the user-level hook file; setup for new clones; the config file; and for the repository of the current folder, whether it is enabled, its info/exclude entry, its post-checkout hook and whether Copilot trusts it.
 
-      Each line is "ok", "note" (an optional part that is off: no observer listening, no setup for new clones, the repository here not enabled or not trusted, core.hooksPath elsewhere; each says the command that turns it on) or "FAIL" (something broken, with what to do). Exit code 0 when nothing failed (notes included), 1 for a fault. --json prints {"checks": [{"id", "level": "ok"|"note"|"fault", "message", "fix"?}], "repo": path or null, "counts": {"ok", "notes", "faults"}}.
+      Each line is "ok", "note" (an optional part that is off: no observer listening, no setup for new clones, the repository here not enabled or not trusted, core.hooksPath elsewhere; each says the command that turns it on) or "FAIL" (something broken, with what to do). --json prints {"checks": [{"id", "level": "ok"|"note"|"fault", "message", "fix"?}], "repo": path or null, "counts": {"ok", "notes", "faults"}}.
 
-      With --live: one short, real Copilot session in the repository (REPO, or the current one), run offline by the user's own copilot (from PATH, or --copilot PATH) against a scripted model server of fleet-git's on loopback, with the user's trust and hook levels but a temporary COPILOT_HOME and a socket of its own (the user's dashboard sees nothing). It reports each expected event (sessionStart, postToolUse for a bash and a view call, agentStop with the final message, sessionEnd) as received once, missing or twice, from which hook level, whether ppid was the Copilot process, how long Copilot waited on the hooks, and for each miss the cause and the command that fixes it. Exit 0 only when every event arrived once, 1 otherwise, 2 for bad input; --json prints the report as one JSON document.
+      With --live: one short, real Copilot session in the repository (REPO, or the current one), run offline by the user's own copilot (from PATH, or --copilot PATH) against a scripted model server of fleet-git's on loopback, with the user's trust and hook levels but a temporary COPILOT_HOME and a socket of its own (the user's dashboard sees nothing). It reports each expected event (sessionStart, postToolUse for a bash and a view call, agentStop with the final message, sessionEnd) as received once, missing or twice, from which hook level, whether ppid was the Copilot process, how long Copilot waited on the hooks, and for each miss the cause (not-trusted, repo-not-loaded, both-levels, no-node, invalid-json, timeout, client-missing, not-enabled, session-failed, no-message) and the command that fixes it. It ends within 60 s (--timeout, at most 50 s, is the session's share) and leaves no process behind. --json prints the report as one JSON document: {"repo", "copilot": {"path", "version"}, "ok", "events": [{"id", "status", "count", "levels", "waitedMs", "cause": {"code", "message", "fix"}}], "ppid", "hookFiles", "causes", "notes", "session"}.
     `,
     examples: [
       ['Check', '$0 doctor'],

@@ -6,7 +6,7 @@ import { planJson } from '../core/repo/plan.js';
 import type { RepoState } from '../core/repo/state.js';
 import type { Row } from '../core/bulk/bulk.js';
 import { locateRepo } from '../git/repo.js';
-import { EXIT, FleetCommand, InputError } from './base.js';
+import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 import {
   BulkReport,
   countsLine,
@@ -26,6 +26,11 @@ import { installUserHooks } from '../core/setup/user-hooks.js';
 
 export class EnableCommand extends FleetCommand {
   static paths = [['enable']];
+  static exits: ExitCodes = {
+    0: 'every repository enabled, or it already was (nothing changed)',
+    1: 'something was left alone or failed: a hook file fleet-git did not write or one git tracks (--force replaces an untracked one), a symbolic link on the way, a folder it cannot write, a repository that failed in a --under run (the others go on), trustedFolders that could not be written',
+    2: 'bad input: not a repository, a bare repository, a root that does not exist, --json without --dry-run, repositories and --under together, an invalid config file',
+  };
   static usage = FleetCommand.Usage({
     description: 'make Copilot sessions in repositories visible in the fleet observer',
     details: `
@@ -51,9 +56,11 @@ export class EnableCommand extends FleetCommand {
   under = Option.String('--under', { description: 'enable every repository found under this folder (as fleet-git scan finds them)' });
   include = Option.Array('--include', [], {
     description:
-      "with --under: only repositories whose path below it (or folder name) matches this glob (picomatch's: the README's section Patterns)",
+      "with --under: only repositories whose path below it (or folder name) matches this glob (picomatch's: docs/how-it-works.md, Patterns)",
   });
-  exclude = Option.Array('--exclude', [], { description: 'with --under: skip folders matching this glob (the README, Patterns)' });
+  exclude = Option.Array('--exclude', [], {
+    description: "with --under: skip folders matching this glob (picomatch's: docs/how-it-works.md, Patterns)",
+  });
   trust = Option.Boolean('--trust', false, {
     description:
       "also list the repository in Copilot's trustedFolders, so that copilot -p sessions run its hooks (disable takes it out again; the config file's trust: true does the same)",

@@ -1,10 +1,14 @@
 import { Option } from 'clipanion';
 import { copilotProfiles, readProfiles } from '../copilot/profiles.js';
 import { userPaths } from '../paths.js';
-import { EXIT, FleetCommand } from './base.js';
+import { EXIT, FleetCommand, type ExitCodes } from './base.js';
 
 export class ModelListCommand extends FleetCommand {
   static paths = [['model', 'list']];
+  static exits: ExitCodes = {
+    0: 'the profiles listed (none is not an error)',
+    2: 'an invalid models.json',
+  };
   static usage = FleetCommand.Usage({
     description: "list the Copilot profiles of fleet's models.json",
     details: `

@@ -1,5 +1,5 @@
 import { Option } from 'clipanion';
-import { EXIT, FleetCommand, InputError } from './base.js';
+import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 import { ask, BulkReport, countsLine, isTty, LineBuffer, loadBulk, rootsOf, withApplyProgress, withProgress } from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import type { Row } from '../core/bulk/bulk.js';
@@ -9,6 +9,11 @@ import { loadUserConfig } from '../core/setup/user-config.js';
 
 export class RemoveCommand extends FleetCommand {
   static paths = [['remove']];
+  static exits: ExitCodes = {
+    0: 'done: every repository with anything of fleet-git taken back, none had any, or the answer to the question was no',
+    1: 'a repository failed or was left partly alone (the others go on), or trustedFolders could not be written',
+    2: 'bad input: a root that does not exist, --json without --dry-run, more than one repository off a terminal without --yes',
+  };
   static usage = FleetCommand.Usage({
     description: 'take fleet-git (and the upstream fleet hook file) out of every repository under some folders',
     details: `

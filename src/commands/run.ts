@@ -4,11 +4,15 @@ import { CopilotAdapter } from '../core/adapter.js';
 import type { ModelProfile } from '../copilot/profiles.js';
 import { runContext } from '../core/repo/context.js';
 import { chooseProfile, findCopilot, prepareRepo, runCopilot } from '../core/session/run.js';
-import { FleetCommand } from './base.js';
+import { FleetCommand, type ExitCodes } from './base.js';
 import { ask, isTty } from './report.js';
 
 export class RunCommand extends FleetCommand {
   static paths = [['run']];
+  static exits: ExitCodes = {
+    0: "Copilot's own exit code, whatever it is, is fleet-git's (128 + the signal's number when a signal ended it)",
+    2: 'bad input: no Copilot on PATH, no Copilot profile in models.json or several and none chosen, an invalid models.json',
+  };
   static usage = FleetCommand.Usage({
     description: 'start a Copilot session under a fleet model profile, visible in the fleet observer',
     details: `

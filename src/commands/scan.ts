@@ -2,7 +2,7 @@ import { Option } from 'clipanion';
 import type { Group, RowJson, SurveyJson } from '../core/bulk/bulk.js';
 import type { Style } from '../colour.js';
 import type { HookLevel } from '../core/setup/user-hooks.js';
-import { EXIT, FleetCommand, InputError } from './base.js';
+import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 import { isTty, loadBulk, rootsOf, withProgress } from './report.js';
 
 function parseDepth(v: string | undefined): number | undefined {
@@ -32,6 +32,10 @@ function plainPath(p: string): string {
 
 export class ScanCommand extends FleetCommand {
   static paths = [['scan']];
+  static exits: ExitCodes = {
+    0: 'the scan ran, whatever it found',
+    2: 'a root that does not exist or is not a folder, a --depth that is not a whole number, an invalid config file',
+  };
   static usage = FleetCommand.Usage({
     description: 'show the fleet state of every repository and worktree under some folders',
     details: `
@@ -39,7 +43,7 @@ export class ScanCommand extends FleetCommand {
 
       For each repository it also tells whether Copilot trusts it (on a terminal: marked on the line of an enabled one that copilot -p would skip, the others counted once at the end) (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's own, the user-level one, both (each event is still sent once) or none.
 
-      On a terminal it prints a table grouped by state with counts at the end. Otherwise one line per repository and linked worktree, tab-separated: the path, the state (healthy, problems, not-enabled or not-usable) and the problem codes, comma-separated, or - when there are none (a path holding a tab, a newline, a backslash or a control character, or starting with a double quote, is printed as a JSON string). With --json, the one stable machine format, one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees", "copilot": {"trusted", "hooks"}}], "counts"} ("copilot" on usable repositories only; "hooks" is "repo", "user", "both" or "none"). Exit code 0 whatever it finds, 2 for a folder that does not exist.
+      On a terminal it prints a table grouped by state with counts at the end. Otherwise one line per repository and linked worktree, tab-separated: the path, the state (healthy, problems, not-enabled or not-usable) and the problem codes, comma-separated, or - when there are none (a path holding a tab, a newline, a backslash or a control character, or starting with a double quote, is printed as a JSON string). With --json, the one stable machine format, one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees", "copilot": {"trusted", "hooks"}}], "counts"} ("copilot" on usable repositories only; "hooks" is "repo", "user", "both" or "none").
     `,
     examples: [
       ['Every repository under ~/code', '$0 scan ~/code'],
@@ -51,7 +55,7 @@ export class ScanCommand extends FleetCommand {
   nested = Option.Boolean('--nested', false, { description: 'also look inside repositories for nested repositories and submodules' });
   depth = Option.String('--depth', { description: 'read at most N folder levels below each root' });
   ignore = Option.Array('--ignore', [], {
-    description: "skip folders matching this glob (repeatable; picomatch's: the README's section Patterns)",
+    description: "skip folders matching this glob (repeatable; picomatch's: docs/how-it-works.md, Patterns)",
   });
   followSymlinks = Option.Boolean('--follow-symlinks', false, { description: 'follow symbolic links to folders (loops are detected)' });
   roots = Option.Rest({ name: 'root' });

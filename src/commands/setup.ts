@@ -1,9 +1,14 @@
 import { Option } from 'clipanion';
 import { setup, undoSetup, type SetupOutcome } from '../core/setup/setup.js';
-import { EXIT, FleetCommand } from './base.js';
+import { EXIT, FleetCommand, type ExitCodes } from './base.js';
 
 export class SetupCommand extends FleetCommand {
   static paths = [['setup']];
+  static exits: ExitCodes = {
+    0: 'done (or undone)',
+    1: 'something could not be done or was left as it was; the lines on stderr say what',
+    2: 'an invalid config file',
+  };
   static usage = FleetCommand.Usage({
     description: 'make every new clone get fleet-git, with no step at all (--undo takes that back)',
     details: `

@@ -4,17 +4,22 @@ import { LEGACY_SUFFIX } from '../core/repo/git-hook.js';
 import { setupState } from '../core/setup/setup.js';
 import { assessRepo, isHealthy, stateJson, type RepoState } from '../core/repo/state.js';
 import { locateRepo } from '../git/repo.js';
-import { EXIT, FleetCommand } from './base.js';
+import { EXIT, FleetCommand, type ExitCodes } from './base.js';
 import { resolveRepos } from './report.js';
 import { trustLine } from '../copilot/trust.js';
 import { copilotJson, copilotView, userLevelLine } from '../core/setup/user-hooks.js';
 
 export class StatusCommand extends FleetCommand {
   static paths = [['status']];
+  static exits: ExitCodes = {
+    0: 'whatever it found (the problems are in the output)',
+    1: "the repository's .git cannot be read (the line says what to check)",
+    2: 'not a repository',
+  };
   static usage = FleetCommand.Usage({
     description: "show a repository's fleet state and what is wrong with it",
     details: `
-      For the repository and each of its worktrees: whether it is enabled, the hook file (present, fleet-git's, current or stale), the info/exclude entry, the post-checkout hook (installed, missing, displaced by another tool, or unable to run because of core.hooksPath) and whether git tracks the hook file; then whether Copilot trusts the repository (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's, the user-level one, both (each event is still sent once) or none. --json adds these as "copilot": {"trusted", "hooks": "repo"|"user"|"both"|"none"}. Exit code 0 whatever it finds.
+      For the repository and each of its worktrees: whether it is enabled, the hook file (present, fleet-git's, current or stale), the info/exclude entry, the post-checkout hook (installed, missing, displaced by another tool, or unable to run because of core.hooksPath) and whether git tracks the hook file; then whether Copilot trusts the repository (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's, the user-level one, both (each event is still sent once) or none. --json adds these as "copilot": {"trusted", "hooks": "repo"|"user"|"both"|"none"}.
     `,
     examples: [
       ['The repository of the current folder', '$0 status'],

@@ -2,7 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Cli, Option } from 'clipanion';
-import { EXIT, FleetCommand, InputError, type Context } from './base.js';
+import { EXIT, FleetCommand, InputError, type Context, type ExitCodes } from './base.js';
 import { DisableCommand } from './disable.js';
 import { RemoveCommand } from './remove.js';
 import { ask, isTty, saveTrust } from './report.js';
@@ -27,6 +27,11 @@ export class UninstallCommand extends FleetCommand {
   protected refreshesKit(): boolean {
     return false; // it removes the data folder, kit and all
   }
+  static exits: ExitCodes = {
+    0: 'everything fleet-git put on this machine is gone, or the answer to the question was no',
+    1: 'a step failed: what was left is said, the data folder stays, and running it again once that is fixed finishes',
+    2: 'bad input: a root that does not exist, --json without --dry-run, off a terminal without --yes, an invalid config file',
+  };
   static usage = FleetCommand.Usage({
     description:
       'take fleet-git off this machine: every repository under the folders, the user-level hook, setup, its trustedFolders entries, its data folder',
