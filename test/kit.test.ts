@@ -25,14 +25,15 @@ before(() => assert.ok(existsSync(CLIENT), `${CLIENT} is missing: run npm run bu
 /**
  * Another build of fleet-git: this package's dist/ and templates/ copied into
  * `dir`, with a line added to each of the data folder's scripts (what any fix
- * to the hooks' logic looks like). Returns its command.
+ * to the hooks' logic looks like; null: the same bytes). Returns its command.
  */
-function otherBuild(dir: string, line = '# another build of fleet-git'): string {
+function otherBuild(dir: string, line: string | null = '# another build of fleet-git'): string {
   mkdirSync(dir, { recursive: true });
   for (const f of ['package.json', 'dist', 'templates']) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  for (const t of ['hook.sh', 'post-checkout.sh'])
-    writeFileSync(join(dir, 'templates', t), `${readFileSync(join(ROOT, 'templates', t), 'utf8')}${line}\n`);
+  if (line !== null)
+    for (const t of ['hook.sh', 'post-checkout.sh'])
+      writeFileSync(join(dir, 'templates', t), `${readFileSync(join(ROOT, 'templates', t), 'utf8')}${line}\n`);
   return join(dir, 'dist', 'cli.cjs');
 }
 
@@ -138,6 +139,25 @@ describe('an upgrade to a build whose scripts changed', () => {
     const kits = readdirSync(join(paths.dataDir, 'kit')).filter((n) => n !== 'stamp');
     assert.equal(kits.length, 2);
     assert.ok(kits.includes(oldKit) && !kits.includes(newKit), kits.join(' '));
+  });
+});
+
+describe('the same build installed again (new files, the same bytes)', () => {
+  const { sb, env, paths } = withObserver();
+  test("finds the kit its own: no script rewritten, doctor calls it this build's", () => {
+    const repo = sb.repo('again');
+    assert.equal(sb.cli(repo, 'enable').status, 0);
+    const data = () => snapshot(paths.dataDir, (rel) => rel === 'kit/stamp' || rel.endsWith('.cache'));
+    const before = data();
+    const stamp = readFileSync(join(paths.dataDir, 'kit', 'stamp'), 'utf8');
+    const cli = otherBuild(join(sb.dir, 'again'), null);
+    const doctor = JSON.parse(cliOf(cli, repo, env, 'doctor', '--json').stdout) as { checks: { id: string; message: string }[] };
+    assert.match(doctor.checks.find((c) => c.id === 'kit')!.message, /^the data folder's kit is this fleet-git's /);
+    assert.deepEqual(data(), before, 'the data folder as it was');
+    // The stamp now names the new copy's files (its third line), the same kit.
+    const now = readFileSync(join(paths.dataDir, 'kit', 'stamp'), 'utf8').split('\n');
+    assert.deepEqual(now.slice(0, 2), stamp.split('\n').slice(0, 2));
+    assert.notEqual(now[2], stamp.split('\n')[2]);
   });
 });
 

@@ -10,7 +10,7 @@
 //                                     client and the templates)
 //   <data>/hook.sh                    templates/hook.sh, naming that client
 //   <data>/post-checkout.sh           templates/post-checkout.sh, naming it too
-//   <data>/kit/stamp                  "<id>\n<previous id>\n"
+//   <data>/kit/stamp                  "<id>\n<previous id>\n<this build's files, as stat tells them>\n"
 //   <data>/hook-client.cjs            the same client, which hook files written
 //                                     before the shim (0.1.0) run directly
 //
@@ -20,7 +20,7 @@
 // as it was), and runs the client that script names, which is there: the
 // previous build's folder is kept, older ones are removed.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERIFY, isPresent, readBytesOrNull, readTextOrNull, writeAtomic } from '../../fs/atomic.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
@@ -29,7 +29,7 @@ import { HOOK_MARK, OURS_FLAG } from '../../copilot/hook-mark.js';
 import { RULES_FILE, RULES_VERSION } from './clone-rules.js';
 import { EXCLUDE_BEGIN, EXCLUDE_END } from './exclude.js';
 import { HOOK_FILE_PATH } from './hook-file.js';
-import { readTemplate, render, shInQuotes } from './templates.js';
+import { readTemplate, render, shInQuotes, templatePath } from './templates.js';
 
 /** The built hook client that enable copies to the per-user data folder. */
 export const BUILT_CLIENT = join(PACKAGE_ROOT, 'dist', CLIENT_FILE);
@@ -84,11 +84,31 @@ export function renderCheckoutScript(u: UserPaths, client: string, id: string): 
   });
 }
 
-/** The kit the data folder's stamp names, and the one before it (null: none). */
-export function readStamp(dataDir: string): { id: string | null; previous: string | null } {
-  const [id, previous] = (readTextOrNull(join(dataDir, KIT_DIR, STAMP)) ?? '').split('\n');
+/** The kit the data folder's stamp names, the one before it (null: none), and the build files it was made from (fingerprint). */
+export function readStamp(dataDir: string): { id: string | null; previous: string | null; seen: string } {
+  const [id, previous, seen] = (readTextOrNull(join(dataDir, KIT_DIR, STAMP)) ?? '').split('\n');
   const ok = (s: string | undefined) => (s && /^[0-9a-f]{16}$/.test(s) ? s : null);
-  return { id: ok(id), previous: ok(previous) };
+  return { id: ok(id), previous: ok(previous), seen: seen ?? '' };
+}
+
+/**
+ * This build's client and templates as stat tells them (inode, size, times of
+ * change and of modification): equal to what a stamp recorded, they are the
+ * files its kit was made from, so the kit is current without reading or
+ * hashing them. An install (npm's included, which gives every file the same
+ * modification time) makes new files, whose change time is new.
+ */
+function fingerprint(): string {
+  return [BUILT_CLIENT, ...KIT_TEMPLATES.map(templatePath)]
+    .map((p) => {
+      const st = statSync(p, { bigint: true });
+      return `${st.ino}.${st.size}.${st.mtimeNs}.${st.ctimeNs}`;
+    })
+    .join(' ');
+}
+
+function writeStamp(kits: string, id: string, previous: string | null): void {
+  writeAtomic(join(kits, STAMP), `${id}\n${previous ?? ''}\n${fingerprint()}\n`, 0o644, undefined, VERIFY);
 }
 
 /**
@@ -111,7 +131,7 @@ export function installKit(u: UserPaths): string[] {
   if (wrote) changed.push(`installed the hook client and the scripts the hooks hand over to (kit ${id}) in ${u.dataDir}`);
   const before = readStamp(u.dataDir);
   const previous = before.id === id ? before.previous : before.id;
-  writeAtomic(join(kits, STAMP), `${id}\n${previous ?? ''}\n`, 0o644, undefined, VERIFY);
+  writeStamp(kits, id, previous);
   // An event that read the previous hook.sh a moment ago still runs that kit's client: it stays.
   for (const name of readdirSync(kits))
     if (name !== STAMP && name !== id && name !== previous && !name.startsWith('.'))
@@ -129,16 +149,22 @@ export type KitFound =
 /**
  * Refreshes the data folder's kit when it is another build's (an upgrade of
  * fleet-git): every command but those on the hooks' path calls it once, so an
- * `npm install -g` needs nothing more. One small read when it is current.
- * Never throws: until a refresh works, the old kit keeps delivering events.
+ * `npm install -g` needs nothing more. When current: the stamp read, and this
+ * build's three files stat'ed. Never throws: until a refresh works, the old
+ * kit keeps delivering events.
  */
 export function refreshKit(u: UserPaths): KitFound {
   const stamp = readStamp(u.dataDir);
   if (stamp.id === null && !isPresent(u.hookClient)) return { state: 'none' };
   let id: string | null = null;
   try {
+    if (stamp.id !== null && stamp.seen === fingerprint()) return { state: 'current', id: stamp.id };
     id = kitId();
-    if (stamp.id === id) return { state: 'current', id };
+    if (stamp.id === id) {
+      // The same files, made again (a build, a copy): this build's kit; the stamp records them.
+      writeStamp(join(u.dataDir, KIT_DIR), id, stamp.previous);
+      return { state: 'current', id };
+    }
     return { state: 'refreshed', id, from: stamp.id, changed: installKit(u) };
   } catch (e) {
     return { state: 'failed', id, from: stamp.id, error: (e as Error).message };

@@ -7,10 +7,15 @@ const TEMPLATES = join(PACKAGE_ROOT, 'templates');
 
 const read = new Map<string, string>();
 
+/** Where a template is. */
+export function templatePath(name: string): string {
+  return join(TEMPLATES, name);
+}
+
 /** A template's text, read once per run. */
 export function readTemplate(name: string): string {
   let text = read.get(name);
-  if (text === undefined) read.set(name, (text = readFileSync(join(TEMPLATES, name), 'utf8')));
+  if (text === undefined) read.set(name, (text = readFileSync(templatePath(name), 'utf8')));
   return text;
 }
 
