@@ -114,7 +114,7 @@ fleet_git_abandoned() {
 	case $o in
 	'' | *[!0-9]*) return 1 ;;
 	esac
-	[ $((${EPOCHREALTIME/[.,]/} - o)) -gt 5000000 ]
+	[ $((t - o)) -gt 5000000 ]
 }
 if [ -n "$p" ] || fleet_git_claim || { fleet_git_abandoned && rm -f -- "$s/forwarder.pid" && fleet_git_claim; }; then
 	# Its own process group (set -m), no stdio: Copilot never waits for it. A

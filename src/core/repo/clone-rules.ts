@@ -331,6 +331,7 @@ export function renderRules(c: CloneRules | null, configFile: string, home: stri
   const lines = [
     `# fleet-git clone rules, compiled from ${configFile.replace(/\n/g, ' ')}.`,
     '# Do not edit: the clone hook (or fleet-git setup) compiles it again when the config file changes.',
+    '# shellcheck shell=sh disable=SC2034 # the two variables are read by post-checkout.sh, which sources this file',
     `fleet_git_rules_version=${RULES_VERSION}`,
     `fleet_git_rules_cfg=${c === null ? 'absent' : 'present'}`,
   ];
@@ -364,6 +365,7 @@ export function renderRules(c: CloneRules | null, configFile: string, home: stri
         '\tcase $- in *f*) fleet_git_f= ;; *) fleet_git_f=1; set -f ;; esac',
         '\tfleet_git_ifs=${IFS-unset}',
         '\tIFS=/',
+        '\t# shellcheck disable=SC2086 # split at each / on purpose (IFS=/, no globbing)',
         '\tset -- $1',
         '\tif [ "$fleet_git_ifs" = unset ]; then unset IFS; else IFS=$fleet_git_ifs; fi',
         '\t[ -z "$fleet_git_f" ] || set +f',
