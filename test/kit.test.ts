@@ -8,7 +8,7 @@
 // temporary folder, its scripts' templates changed, run as its own command.
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { renderGitHook } from '../src/core/repo/git-hook.js';
 import { kitId } from '../src/core/repo/kit.js';
@@ -281,7 +281,37 @@ describe('the shims', () => {
     );
     const quiet = runSync('git', ['checkout', '-q', '-b', 'dbg3'], { cwd: wt, env });
     assert.deepEqual([quiet.status, quiet.stderr], [0, '']);
+    const unwritable = runSync('git', ['checkout', '-q', '-b', 'dbg4'], {
+      cwd: wt,
+      env: { ...env, FLEET_GIT_DEBUG: join(sb.dir, 'no', 'log') },
+    });
+    assert.deepEqual([unwritable.status, unwritable.stderr], [0, '']);
     await hooksSettled(sb.home, spool);
+  });
+
+  test("FLEET_GIT_DEBUG in setup's template copy: why a clone was provisioned or left alone", () => {
+    mkdirSync(dirname(paths.configFile), { recursive: true });
+    writeFileSync(paths.configFile, `{ include: ['${join(sb.dir, 'work')}/**'] }\n`);
+    assert.equal(sb.cli(repo, 'setup').status, 0);
+    const kit = kitId();
+    const out = runSync('git', ['clone', '-q', repo, join(sb.dir, 'elsewhere')], { cwd: sb.dir, env: { ...env, FLEET_GIT_DEBUG: '1' } });
+    assert.equal(out.status, 0, out.stderr);
+    assert.equal(
+      out.stderr,
+      `fleet-git post-checkout (clone, kit ${kit}): ${join(sb.dir, 'elsewhere')}: left alone: the config's include and exclude rules leave this clone out\n`,
+    );
+    assert.equal(existsSync(join(sb.dir, 'elsewhere', HOOK)), false);
+    mkdirSync(join(sb.dir, 'work'));
+    const inc = runSync('git', ['clone', '-q', repo, join(sb.dir, 'work', 'in')], { cwd: sb.dir, env: { ...env, FLEET_GIT_DEBUG: '1' } });
+    assert.equal(inc.status, 0, inc.stderr);
+    assert.match(
+      inc.stderr,
+      new RegExp(`^fleet-git post-checkout \\(clone, kit ${kit}\\): .*/work/in: the config's rules include this clone: provisioning it\\n`),
+    );
+    assert.match(inc.stderr, /: wrote \.github\/hooks\/fleet\.json \(a copy of .*\)\n$/);
+    assert.ok(existsSync(join(sb.dir, 'work', 'in', HOOK)));
+    assert.equal(sb.cli(repo, 'setup', '--undo').status, 0);
+    rmSync(paths.configFile);
   });
 
   test("the data folder's scripts gone: the Copilot hook exits 0 and says nothing; the git hook says what to run, as when fleet-git is gone", async () => {

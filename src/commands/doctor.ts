@@ -8,7 +8,7 @@ import { BUILT_CLIENT, kitClient, kitProblems, refreshKit } from '../core/repo/k
 import { nodeFor, tryHookEvent, type NodeFound } from '../core/session/hook-trial.js';
 import { findOnPath, INSTALL_HINT } from '../core/session/run.js';
 import { setupState } from '../core/setup/setup.js';
-import { assessRepo, type RepoState } from '../core/repo/state.js';
+import { assessRepo, notAsWritten, type RepoState } from '../core/repo/state.js';
 import { loadUserConfig } from '../core/setup/user-config.js';
 import { copilotView, userHookFile, type CopilotView } from '../core/setup/user-hooks.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
@@ -137,7 +137,7 @@ export class DoctorCommand extends FleetCommand {
         add(
           'user-hooks',
           'fault',
-          `the user-level hook file ${userHookFile(ctx.user)} is from another fleet-git version`,
+          `the user-level hook file ${userHookFile(ctx.user)} ${notAsWritten(user.format)}`,
           'fleet-git enable --user',
         );
     } else if (user.kind !== 'absent')

@@ -30,6 +30,7 @@ import {
 } from '../../copilot/live-session.js';
 import { EventListener, socketTempDir, type Received } from '../../fleet/listener.js';
 import { runContext } from '../repo/context.js';
+import { kitClient, readStamp } from '../repo/kit.js';
 import { classifyHookFile } from '../repo/hook-file.js';
 import { HOOK_MARK, hookCommands, userHookFile, userHooksDir } from '../../copilot/hook-mark.js';
 import { findOnPath, INSTALL_HINT, isExecutableFile } from './run.js';
@@ -284,6 +285,12 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
       opts.env.GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS === 'true' ||
       new FolderIndex(trustedFolders(ctx.user)).by(root) !== null;
     const clients = new Set([...repoFiles, ...carried].filter((x) => x.fleetGit).flatMap((x) => classifyHookFile(x.text, '').clients));
+    // A shim runs the data folder's hook.sh, which runs its kit's client: both must be there.
+    const kits = [...clients].filter((c) => basename(c) === HOOK_SCRIPT).map((c) => dirname(c));
+    for (const d of kits) {
+      const id = readStamp(d).id;
+      if (id) clients.add(kitClient(d, id));
+    }
     const missingClients = [...clients].filter((c) => !existsSync(c));
     const settingsHooks = /"hooks"\s*:/.test(readTextOrNull(join(realHome, 'settings.json')) ?? '');
     return judge({

@@ -13,7 +13,7 @@ import { copilotConfigFile, FolderIndex, trustedFolders } from '../../copilot/tr
 import type { RunContext } from '../repo/context.js';
 import { classifyHookFile, type HookFileInfo } from '../repo/hook-file.js';
 import { userHookFile, userHooksDir } from '../../copilot/hook-mark.js';
-import type { RepoState } from '../repo/state.js';
+import { notAsWritten, type RepoState } from '../repo/state.js';
 
 export { userHookFile, userHooksDir } from '../../copilot/hook-mark.js';
 
@@ -69,7 +69,7 @@ export function userLevelLine(ctx: RunContext, s: HookFileInfo | null): string {
   if (s === null)
     return `user-level hooks: ${file} cannot be read, so Copilot cannot use it either; this repository reports through its own hook file`;
   if (s.kind === 'ours')
-    return `user-level hooks: installed (${file}${s.current ? '' : ', from another fleet-git version: run fleet-git enable --user'}); they report every folder, so the repository's own hook file stays quiet`;
+    return `user-level hooks: installed (${file}${s.current ? '' : `, which ${notAsWritten(s.format)}: run fleet-git enable --user`}); they report every folder, so the repository's own hook file stays quiet`;
   if (s.kind === 'absent')
     return 'user-level hooks: not installed (fleet-git enable --user reports every folder); this repository reports through its own hook file';
   return `user-level hooks: ${file} is not fleet-git's (left alone); this repository reports through its own hook file`;
