@@ -188,8 +188,9 @@ describe('hook client with a listening observer', () => {
     const final = lines.findIndex((l) => l.includes('"Done. All finished."'));
     const transcript = join(sb.dir, `${id}.jsonl`);
     writeFileSync(transcript, lines.slice(0, final).join('\n') + '\n');
+    // The wait for the message at its longest, so that it is still waiting when the message comes, on any load.
     const r = await runClient(
-      sb.env,
+      { ...sb.env, FLEET_GIT_STOP_WAIT_MS: '60000' },
       ['agentStop'],
       JSON.stringify({ ...JSON.parse(fixtureText('agentStop.json')), sessionId: id, transcriptPath: transcript }),
     );

@@ -382,14 +382,17 @@ describe('hook command and forwarder', () => {
     const final = lines.findIndex((l) => l.includes('"Done. All finished."'));
     const transcript = join(t.sb.dir, `${sid}.jsonl`);
     writeFileSync(transcript, lines.slice(0, final).join('\n') + '\n');
-    await runHook(t.cmd('sessionStart'), JSON.stringify({ sessionId: sid, cwd: '/w', source: 'new' }), t.env);
+    // The forwarder these hooks start waits for the message at its longest, so it still waits when it comes, on any load.
+    await t.settled();
+    const env = { ...t.env, FLEET_GIT_STOP_WAIT_MS: '60000' };
+    await runHook(t.cmd('sessionStart'), JSON.stringify({ sessionId: sid, cwd: '/w', source: 'new' }), env);
     const stop = await runHook(
       t.cmd('agentStop'),
       JSON.stringify({ ...JSON.parse(fixture('agentStop.json')), sessionId: sid, transcriptPath: transcript }),
-      t.env,
+      env,
     );
     assert.deepEqual([stop.code, stop.returned], [0, true]);
-    await runHook(t.cmd('sessionEnd'), JSON.stringify({ sessionId: sid, reason: 'complete' }), t.env);
+    await runHook(t.cmd('sessionEnd'), JSON.stringify({ sessionId: sid, reason: 'complete' }), env);
     await sleep(300);
     appendFileSync(transcript, lines.slice(final).join('\n') + '\n');
     await obs.waitFor((e) => e.session_id === sid && e.message === 'complete');
