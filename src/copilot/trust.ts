@@ -8,7 +8,7 @@
 import { mkdirSync, realpathSync, unlinkSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import * as jsonc from 'jsonc-parser';
-import { readTextOrNull, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
+import { readText, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
 import { makeDataDir } from '../fs/data-dir.js';
 import { acquireLock, LockBusyError } from '../fs/lock.js';
 import { isUnder, type UserPaths } from '../paths.js';
@@ -43,7 +43,7 @@ interface ConfigDoc {
 }
 
 function readConfig(file: string): ConfigDoc {
-  const text = readTextOrNull(file);
+  const text = readText(file);
   if (text === null || text.trim() === '') return { doc: null, text: text ?? '' };
   // Comments anywhere and trailing commas are read (JSONC); the text is edited, never re-serialized.
   const errors: jsonc.ParseError[] = [];
@@ -161,7 +161,7 @@ function recordFile(paths: UserPaths): string {
 }
 
 export function readTrustRecord(paths: UserPaths): string[] {
-  return (readTextOrNull(recordFile(paths)) ?? '').split('\n').filter(Boolean);
+  return (readText(recordFile(paths)) ?? '').split('\n').filter(Boolean);
 }
 
 function writeTrustRecord(paths: UserPaths, entries: string[]): void {
@@ -362,7 +362,7 @@ export class TrustEdit {
    * whole file (and `made`, the topmost folder it made for it); else null.
    */
   private createdKey(): CreatedKey | null {
-    const [file, what, made] = (readTextOrNull(this.markFile()) ?? '').split('\n');
+    const [file, what, made] = (readText(this.markFile()) ?? '').split('\n');
     return file === this.file ? { what: what === 'file' ? 'file' : 'key', made: made || undefined } : null;
   }
 

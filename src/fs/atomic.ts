@@ -115,19 +115,29 @@ export function firstLink(base: string, rels: readonly string[], known?: LinkFac
   return null;
 }
 
-// The readers. All five read the whole file, with no size limit, return null
-// when the path does not exist or a name on it is not a folder (ENOENT,
-// ENOTDIR), and throw any other error (EACCES, EISDIR, EIO, ...); the text ones
-// decode UTF-8. They differ only in how they read, which matters when a scan
-// reads the same few files in thousands of repositories:
-//   readBytesOrNull          the bytes (a Buffer)
-//   readTextOrNull           the text: readFileSync, the plain way
-//   readTextOrNullStatFirst  the text of a file that is often missing: a stat first, so no ENOENT error is made
-//   readTextOrNullOneRead    the text of a file that is usually small (info/exclude): one read into a reused buffer
-//   readBytesOrNullOneRead   its bytes, a view of that buffer (compared with what fleet-git writes without decoding)
+// The readers: three, by what the caller does with the file. Each reads the
+// whole file, with no size limit, returns null when the path does not exist or
+// a name on it is not a folder (ENOENT, ENOTDIR), and throws any other error
+// (EACCES, EISDIR, EIO, ...). Pick:
+//   readText   the text of a file (UTF-8): the default, for any file, present or not
+//   readSmall  the bytes of a file read in every repository of a scan that is usually
+//              there and small (a config, a hook file, info/exclude), as a view of one
+//              reused buffer: compare them (sameText, textOf) or decode them at once
+//   readBytes  the bytes in a buffer of its own, to keep or compare later
 
-/** The file's bytes, or null when it does not exist (ENOENT, ENOTDIR). Other errors throw. */
-export function readBytesOrNull(path: string): Buffer | null {
+/**
+ * The file's UTF-8 text, or null when it does not exist (ENOENT, ENOTDIR); other errors throw. A stat
+ * first (isPresent), which makes no error for a missing file: a scan asks for many files that most
+ * repositories do not have (commondir, a displaced hook), and an ENOENT error costs more than the stat.
+ */
+export function readText(path: string): string | null {
+  if (!isPresent(path)) return null;
+  const b = readBytes(path);
+  return b === null ? null : b.toString('utf8');
+}
+
+/** The file's bytes in a buffer of its own, or null when it does not exist (ENOENT, ENOTDIR). Other errors throw. */
+export function readBytes(path: string): Buffer | null {
   try {
     return readFileSync(path);
   } catch (e) {
@@ -136,33 +146,23 @@ export function readBytesOrNull(path: string): Buffer | null {
   }
 }
 
-/** The file's UTF-8 text, or null when it does not exist (ENOENT, ENOTDIR). Other errors throw. */
-export function readTextOrNull(path: string): string | null {
-  const b = readBytesOrNull(path);
-  return b === null ? null : b.toString('utf8');
-}
-
-/** readTextOrNull, cheaper when the file is missing: a stat that makes no error, then the read. */
-export function readTextOrNullStatFirst(path: string): string | null {
-  return isPresent(path) ? readTextOrNull(path) : null;
-}
-
 /** A read buffer for small files, made on first use and reused: reading thousands of them allocates nothing per file (and a process that reads none, the hook client, makes none). */
 let small: Buffer | undefined;
 const SMALL = 64 * 1024;
 
-/** What readBytesOrNullOneRead gives for a path that is itself a symbolic link, when asked not to follow one. */
+/** What readSmall gives for a path that is itself a symbolic link, when asked not to follow one. */
 export const LINK = Symbol('symbolic link');
 
 /**
- * readBytesOrNull for files that are usually small (info/exclude, a hook file,
- * a git config): one open, one read into a reused 64 KiB buffer and one close,
- * so the bytes are a view of that buffer, good until the next call (compare or
- * decode them at once); a larger file is then read again whole into a buffer
- * of its own, so there is no size limit. With `noFollow`, LINK when the path
- * itself is a symbolic link (O_NOFOLLOW: the open tells, no lstat needed).
+ * The bytes of a file that is usually there and small (info/exclude, a hook file, a git config), read
+ * in every repository of a scan: one open, one read into a reused 64 KiB buffer and one close, so the
+ * bytes are a view of that buffer, good until the next call (compare or decode them at once); a larger
+ * file is then read again whole into a buffer of its own, so there is no size limit. With `noFollow`,
+ * LINK when the path itself is a symbolic link (O_NOFOLLOW: the open tells, no lstat needed).
  */
-export function readBytesOrNullOneRead(path: string, noFollow = false): Buffer | null | typeof LINK {
+export function readSmall(path: string): Buffer | null;
+export function readSmall(path: string, noFollow: boolean): Buffer | null | typeof LINK;
+export function readSmall(path: string, noFollow = false): Buffer | null | typeof LINK {
   let fd: number;
   try {
     fd = openSync(path, noFollow ? constants.O_RDONLY | constants.O_NOFOLLOW : constants.O_RDONLY);
@@ -178,19 +178,13 @@ export function readBytesOrNullOneRead(path: string, noFollow = false): Buffer |
   } finally {
     closeSync(fd);
   }
-  return readBytesOrNull(path);
-}
-
-/** readTextOrNull for files that are usually small (info/exclude): see readBytesOrNullOneRead. */
-export function readTextOrNullOneRead(path: string): string | null {
-  const b = readBytesOrNullOneRead(path);
-  return b === null || b === LINK ? null : b.toString('utf8');
+  return readBytes(path);
 }
 
 /** The bytes of the texts sameText was last asked about. */
 const encoded = new Map<string, Buffer>();
 
-/** Whether bytes (a view readBytesOrNullOneRead gave) are exactly `text` in UTF-8, without decoding them. */
+/** Whether bytes (a view readSmall gave) are exactly `text` in UTF-8, without decoding them. */
 export function sameText(bytes: Buffer, text: string): boolean {
   let b = encoded.get(text);
   if (b === undefined) {

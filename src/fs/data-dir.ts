@@ -5,7 +5,7 @@
 // nothing else is in them: the home is left as it was.
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readTextOrNull, removeEmptyUpTo, writeAtomic } from './atomic.js';
+import { readText, removeEmptyUpTo, writeAtomic } from './atomic.js';
 
 const MADE_ABOVE = 'made-folders-above';
 
@@ -17,7 +17,7 @@ export function makeDataDir(dataDir: string): void {
 
 /** Removes the data folder and everything in it, and the folders above it that makeDataDir made, when empty. */
 export function removeDataDir(dataDir: string): void {
-  const top = readTextOrNull(join(dataDir, MADE_ABOVE))?.trim();
+  const top = readText(join(dataDir, MADE_ABOVE))?.trim();
   rmSync(dataDir, { recursive: true, force: true });
   if (top) removeEmptyUpTo(dirname(dataDir), top);
 }

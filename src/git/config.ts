@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { readTextOrNullOneRead, readTextOrNull, within } from '../fs/atomic.js';
+import { readSmall, readText, within } from '../fs/atomic.js';
 import { loadPicomatch } from '../glob.js';
 import { expandHome, type Env } from '../paths.js';
 
@@ -141,7 +141,7 @@ export class ConfigReader {
   /** A file's entries (null: no such file), kept for the run. */
   private entries(file: string): ConfigEntry[] | null {
     if (this.parsed.has(file)) return this.parsed.get(file) ?? null;
-    const text = readTextOrNullOneRead(file);
+    const text = readSmall(file)?.toString('utf8') ?? null;
     const entries = text === null ? null : configEntries(text);
     this.parsed.set(file, entries);
     return entries;
@@ -149,7 +149,7 @@ export class ConfigReader {
 
   /** A repository's own file (or a worktree's), read now: it differs per repository, so it is not kept for the run. */
   private local(file: string): LocalFile {
-    return { file, text: readTextOrNullOneRead(file) }; // one open, read and close into a reused buffer: a scan reads thousands
+    return { file, text: readSmall(file)?.toString('utf8') ?? null }; // one open, read and close into a reused buffer: a scan reads thousands
   }
 
   /** The values of `section.key` in a repository's own config file only, in order (e.g. extensions.*, which git reads from there alone). */
@@ -212,7 +212,7 @@ export class ConfigReader {
     if (!m || gitDir === null) return false;
     let pattern = m[2];
     if (m[1] === 'onbranch') {
-      const head = readTextOrNull(join(gitDir, 'HEAD'));
+      const head = readText(join(gitDir, 'HEAD'));
       const branch = /^ref: refs\/heads\/(.+?)\s*$/.exec(head ?? '')?.[1];
       if (!branch) return false;
       if (pattern.endsWith('/')) pattern += '**';

@@ -3,7 +3,7 @@
 // process, so that the same code serves one repository and thousands.
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { isCode, isPresent, readTextOrNull, within } from '../fs/atomic.js';
+import { isCode, isPresent, readText, within } from '../fs/atomic.js';
 import { unreachableReason, UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
 import { parseConfigValues, type ConfigReader } from './config.js';
@@ -72,7 +72,7 @@ export function parseCommonDir(content: string, gitDir: string): string {
 
 /** The common dir of a git dir: itself, or what its `commondir` file names. */
 function commonDirOf(gitDir: string): string {
-  const c = readTextOrNull(join(gitDir, 'commondir'));
+  const c = readText(join(gitDir, 'commondir'));
   return c === null ? gitDir : parseCommonDir(c, gitDir);
 }
 
@@ -145,7 +145,7 @@ export function listWorktrees(repo: Repo): Worktree[] {
   const names = (repo.listed?.worktrees ?? isPresent(dir)) ? readdirSync(dir).sort() : [];
   for (const name of names) {
     const gitDir = join(dir, name);
-    const target = readTextOrNull(join(gitDir, 'gitdir'));
+    const target = readText(join(gitDir, 'gitdir'));
     if (target === null) continue;
     // gitdir names the worktree's .git file, as commondir names the common dir: the same reading.
     const root = dirname(parseCommonDir(target, gitDir));
@@ -163,7 +163,7 @@ export function objectNameSize(commonDir: string, config?: ConfigReader): number
   let values: string[];
   if (config) values = config.localValues(commonDir, 'extensions', 'objectformat');
   else {
-    const text = readTextOrNull(join(commonDir, 'config'));
+    const text = readText(join(commonDir, 'config'));
     values = text === null ? [] : parseConfigValues(text, 'extensions', 'objectformat');
   }
   const format = values.at(-1)?.toLowerCase();

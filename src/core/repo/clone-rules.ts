@@ -39,7 +39,7 @@
 // and no exclude glob matches.
 import { realpathSync, statSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { VERIFY, readTextOrNull, writeAtomic } from '../../fs/atomic.js';
+import { VERIFY, readText, writeAtomic } from '../../fs/atomic.js';
 import { loadPicomatch } from '../../glob.js';
 import { shQuote } from './templates.js';
 
@@ -406,7 +406,7 @@ export function writeRules(dataDir: string, c: CloneRules | null, configFile: st
 /** Whether there is a rules file, and whether it still reflects the config file, judged as the hook judges it. */
 export function rulesState(dataDir: string, configFile: string): 'absent' | 'stale' | 'current' {
   const rules = join(dataDir, RULES_FILE);
-  const text = readTextOrNull(rules);
+  const text = readText(rules);
   if (text === null) return 'absent';
   if (!text.includes(`\nfleet_git_rules_version=${RULES_VERSION}\n`)) return 'stale';
   const cfg = mtimeNs(configFile);

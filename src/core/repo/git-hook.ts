@@ -3,7 +3,7 @@
 // (and chaining to) a hook that was there before.
 import { renameSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { LINK, lstatIfPresent, readBytesOrNullOneRead, readTextOrNull, readTextOrNullStatFirst, textOf, within } from '../../fs/atomic.js';
+import { lstatIfPresent, readSmall, readText, textOf, within } from '../../fs/atomic.js';
 import type { ConfigReader } from '../../git/config.js';
 import type { Repo } from '../../git/repo.js';
 import { expandHome } from '../../paths.js';
@@ -146,13 +146,13 @@ export function readGitHook(
   seen?.set(path, inPlace);
   const spot = hookSpot(dir, inPlace);
   let text = inPlace;
-  if (spot !== path) seen?.set(spot, (text = readTextOrNullStatFirst(spot)));
+  if (spot !== path) seen?.set(spot, (text = readText(spot)));
   let displacedCopy: string | null = null;
   if (spot === path) {
     const old = `${path}.old`;
     const oldSt = lstatIfPresent(old);
     links?.set(old, oldSt === undefined ? null : oldSt.isSymbolicLink());
-    const oldText = oldSt === undefined ? null : readTextOrNullStatFirst(old);
+    const oldText = oldSt === undefined ? null : readText(old);
     seen?.set(old, oldText);
     if (isOurGitHook(oldText)) displacedCopy = old;
   }
@@ -172,9 +172,9 @@ export function readGitHook(
 /** A hook's text, given its lstat: a link is read through (as git runs it), a file compared as bytes with `expected` first. */
 function readHookText(path: string, st: Stats | undefined, expected: string): string | null {
   if (st === undefined) return null;
-  if (st.isSymbolicLink()) return readTextOrNullStatFirst(path);
-  const bytes = readBytesOrNullOneRead(path);
-  return bytes === null || bytes === LINK ? null : textOf(bytes, expected);
+  if (st.isSymbolicLink()) return readText(path);
+  const bytes = readSmall(path);
+  return bytes === null ? null : textOf(bytes, expected);
 }
 
 function executable(st: Stats): boolean {
@@ -239,7 +239,7 @@ function prevError(path: string, prev: string, command: 'enable' | 'setup'): Err
  */
 export function keepPrevHook(path: string, command: 'enable' | 'setup'): string {
   const prev = prevHook(dirname(path));
-  if (prevConflict(path, prev, readTextOrNull)) throw prevError(path, prev, command);
+  if (prevConflict(path, prev, readText)) throw prevError(path, prev, command);
   renameSync(path, prev);
   return prev;
 }

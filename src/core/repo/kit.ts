@@ -22,7 +22,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { VERIFY, isPresent, readBytesOrNull, readTextOrNull, writeAtomic } from '../../fs/atomic.js';
+import { VERIFY, isPresent, readBytes, readText, writeAtomic } from '../../fs/atomic.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { CHECKOUT_SCRIPT, CLIENT_FILE, HOOK_SCRIPT, KIT_DIR, LOCK_FILE, type UserPaths } from '../../paths.js';
 import { HOOK_MARK, OURS_FLAG } from '../../copilot/hook-mark.js';
@@ -42,7 +42,7 @@ let built: { id: string; client: Buffer } | undefined;
 /** This build's client and the id of its kit: a hash of the client and the scripts' templates. */
 function thisBuild(): { id: string; client: Buffer } {
   if (built) return built;
-  const client = readBytesOrNull(BUILT_CLIENT);
+  const client = readBytes(BUILT_CLIENT);
   if (client === null) throw new Error(`the hook client ${BUILT_CLIENT} is missing: reinstall fleet-git (npm run build in a checkout)`);
   const h = createHash('sha256').update(client);
   for (const t of KIT_TEMPLATES) h.update('\0').update(readTemplate(t));
@@ -86,7 +86,7 @@ export function renderCheckoutScript(u: UserPaths, client: string, id: string): 
 
 /** The kit the data folder's stamp names, the one before it (null: none), and the build files it was made from (fingerprint). */
 export function readStamp(dataDir: string): { id: string | null; previous: string | null; seen: string } {
-  const [id, previous, seen] = (readTextOrNull(join(dataDir, KIT_DIR, STAMP)) ?? '').split('\n');
+  const [id, previous, seen] = (readText(join(dataDir, KIT_DIR, STAMP)) ?? '').split('\n');
   const ok = (s: string | undefined) => (s && /^[0-9a-f]{16}$/.test(s) ? s : null);
   return { id: ok(id), previous: ok(previous), seen: seen ?? '' };
 }
@@ -178,13 +178,13 @@ export function kitProblems(u: UserPaths): string[] {
   const problems: string[] = [];
   const stamp = readStamp(u.dataDir);
   if (stamp.id !== id) problems.push(`the kit ${join(u.dataDir, KIT_DIR)} is ${stamp.id ? `another build's (${stamp.id})` : 'missing'}`);
-  if (!readBytesOrNull(path)?.equals(client)) problems.push(`${path} is not this build's hook client`);
+  if (!readBytes(path)?.equals(client)) problems.push(`${path} is not this build's hook client`);
   const scripts: [string, string][] = [
     [CHECKOUT_SCRIPT, renderCheckoutScript(u, path, id)],
     [HOOK_SCRIPT, renderHookScript(path, id)],
   ];
   for (const [name, text] of scripts) {
-    const now = readTextOrNull(join(u.dataDir, name));
+    const now = readText(join(u.dataDir, name));
     if (now !== text) problems.push(`${join(u.dataDir, name)} is ${now === null ? 'missing' : 'not the one this build writes'}`);
   }
   return problems;

@@ -8,7 +8,7 @@
 // anything of fleet-git here" all come from the same plans.
 import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { appendWhole, readTextOrNull, writeAtomic, writeInPlace } from '../../fs/atomic.js';
+import { appendWhole, readText, writeAtomic, writeInPlace } from '../../fs/atomic.js';
 
 /** What a step changes: a file of the user's repository or worktree, a folder, or one of fleet-git's own record files. */
 export type StepKind = 'file' | 'folder' | 'record';
@@ -96,7 +96,7 @@ export class View {
     const p = this.planned.get(path);
     if (p !== undefined) return typeof p === 'string' ? p : null;
     let t = this.read_.get(path);
-    if (t === undefined) this.read_.set(path, (t = readTextOrNull(path)));
+    if (t === undefined) this.read_.set(path, (t = readText(path)));
     return t;
   }
 

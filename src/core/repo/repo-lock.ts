@@ -6,7 +6,7 @@
 // worktrees), made as git makes `index.lock` (see fs/lock.ts).
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextOrNull } from '../../fs/atomic.js';
+import { readText } from '../../fs/atomic.js';
 import { acquireLock, holderAlive, LockBusyError, makeLinkSource, type Release } from '../../fs/lock.js';
 import type { Repo } from '../../git/repo.js';
 import { LOCK_FILE, type Env } from '../../paths.js';
@@ -99,7 +99,7 @@ const SOURCE_PREFIX = 'bulk-lock-';
 function bulkRunAlive(pid: number, file: string): boolean {
   let text: string | null = null;
   try {
-    text = readTextOrNull(file);
+    text = readText(file);
   } catch {
     /* unreadable: judged by the PID in its name */
   }

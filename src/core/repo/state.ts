@@ -1,16 +1,7 @@
 // A repository's fleet state: the one notion that status, scan, enable and
 // remove all share. Read from files only (no git process in the common case).
 import { existsSync } from 'node:fs';
-import {
-  firstLink,
-  LINK,
-  lstatIfPresent,
-  readBytesOrNullOneRead,
-  readTextOrNullOneRead,
-  readTextOrNullStatFirst,
-  textOf,
-  within,
-} from '../../fs/atomic.js';
+import { firstLink, LINK, lstatIfPresent, readSmall, readText, textOf, within } from '../../fs/atomic.js';
 import { isTracked, listWorktrees, type Listed, type Repo, type Worktree } from '../../git/repo.js';
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
@@ -157,9 +148,9 @@ function readHookFile(root: string, expected: string): { text: string | null; li
   const st = lstatIfPresent(file);
   if (st === undefined) return { text: null, link: undefined }; // no file: the link check waits until something asks
   const link = firstLink(root, HOOK_FILE_PATHS, new Map([[file, st.isSymbolicLink()]]));
-  if (link) return { text: readTextOrNullStatFirst(file), link };
-  const bytes = readBytesOrNullOneRead(file, true);
-  if (bytes === LINK) return { text: readTextOrNullStatFirst(file), link: file }; // replaced by a link since the lstat
+  if (link) return { text: readText(file), link };
+  const bytes = readSmall(file, true);
+  if (bytes === LINK) return { text: readText(file), link: file }; // replaced by a link since the lstat
   return { text: bytes === null ? null : textOf(bytes, expected), link: bytes === null ? undefined : null };
 }
 
@@ -285,8 +276,8 @@ export interface ExcludeRead {
 /** Reads info/exclude, opened without following a link (an open that fails on one reads it again through it). */
 export function readExclude(repo: Repo): ExcludeRead {
   const path = within(repo.commonDir, 'info/exclude');
-  const bytes = readBytesOrNullOneRead(path, true);
-  if (bytes === LINK) return { text: readTextOrNullOneRead(path), link: true };
+  const bytes = readSmall(path, true);
+  if (bytes === LINK) return { text: readSmall(path)?.toString('utf8') ?? null, link: true };
   return bytes === null ? { text: null, link: null } : { text: bytes.toString('utf8'), link: false };
 }
 

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextOrNull } from '../../fs/atomic.js';
+import { readText } from '../../fs/atomic.js';
 import { FORWARD_FLAG, IDLE_MS_VAR, PID_FILE } from '../../copilot/forwarder.js';
 import { PROBE_VAR } from '../../copilot/normalize.js';
 import { EventListener, socketTempDir, type Received } from '../../fleet/listener.js';
@@ -45,7 +45,7 @@ export interface NodeFound {
 export function nodeFor(env: Env, dataDir: string): NodeFound {
   const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', 'command -v node'], { env, encoding: 'utf8', timeout: 5000 });
   const found = r.status === 0 ? (r.stdout ?? '').trim() : '';
-  const recorded = readTextOrNull(join(dataDir, NODE_FILE))?.trim() || null;
+  const recorded = readText(join(dataDir, NODE_FILE))?.trim() || null;
   const usable = found !== '' || (recorded !== null && isExecutableFile(recorded));
   return { path: found || (usable ? recorded : null), onPath: found !== '', recorded, usable };
 }
@@ -82,13 +82,13 @@ function forwarderAlive(pid: number): boolean {
   } catch {
     return false;
   }
-  const comm = readTextOrNull(`/proc/${pid}/comm`)?.trim();
+  const comm = readText(`/proc/${pid}/comm`)?.trim();
   return comm === undefined || comm === 'bash' || comm === 'fleet-git-forwa';
 }
 
 /** Whether the spool's pid file names a live forwarder job (the hook command's subshell or the forwarder itself). */
 function forwarderRuns(spool: string): boolean {
-  const pid = Number(readTextOrNull(join(spool, PID_FILE))?.trim());
+  const pid = Number(readText(join(spool, PID_FILE))?.trim());
   return Number.isInteger(pid) && pid > 1 && forwarderAlive(pid);
 }
 
@@ -123,7 +123,7 @@ async function forwarderGone(spool: string, ms: number): Promise<void> {
   while (forwarderRuns(spool) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   if (forwarderRuns(spool))
     try {
-      process.kill(-Number(readTextOrNull(join(spool, PID_FILE))?.trim()), 'SIGKILL');
+      process.kill(-Number(readText(join(spool, PID_FILE))?.trim()), 'SIGKILL');
     } catch {
       /* gone */
     }

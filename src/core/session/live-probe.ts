@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { readTextOrNull } from '../../fs/atomic.js';
+import { readText } from '../../fs/atomic.js';
 import { locateRepo } from '../../git/repo.js';
 import { HOOK_SCRIPT, isUnder, OBSERVER_DIR_VAR, type Env } from '../../paths.js';
 import { copilotConfigFile, FolderIndex, trustedFolders } from '../../copilot/trust.js';
@@ -162,7 +162,7 @@ export interface SeenFile {
 
 /** A hook file as the probe sees it: whether its commands run fleet-git's hook client (its mark, or its data folder). */
 export function seeFile(path: string, dataDir: string): SeenFile {
-  const text = readTextOrNull(path);
+  const text = readText(path);
   if (text === null) return { path, text, fleetGit: false, allFleetGit: false, parseError: 'cannot be read' };
   const ours = (c: string) => c.includes(HOOK_MARK) || c.includes(dataDir);
   let parseError: string | null = null;
@@ -292,7 +292,7 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
       if (id) clients.add(kitClient(d, id));
     }
     const missingClients = [...clients].filter((c) => !existsSync(c));
-    const settingsHooks = /"hooks"\s*:/.test(readTextOrNull(join(realHome, 'settings.json')) ?? '');
+    const settingsHooks = /"hooks"\s*:/.test(readText(join(realHome, 'settings.json')) ?? '');
     return judge({
       root,
       bin,

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import { VERIFY, readBytesOrNull, readTextOrNull, removeIfEmpty, writeAtomic } from '../../fs/atomic.js';
+import { VERIFY, readBytes, readText, removeIfEmpty, writeAtomic } from '../../fs/atomic.js';
 import { ConfigReader, type ConfigValue } from '../../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../../git/global-config.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
@@ -84,7 +84,7 @@ function writeRecord(u: UserPaths, record: SetupRecord): void {
 }
 
 function readRecord(u: UserPaths): SetupRecord | null {
-  const t = readTextOrNull(recordPath(u));
+  const t = readText(recordPath(u));
   if (t === null) return null;
   try {
     const r = JSON.parse(t) as SetupRecord;
@@ -160,7 +160,7 @@ function fileHashes(dir: string): Record<string, string> {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(r);
       else if (e.isFile()) {
-        const b = readBytesOrNull(join(dir, r));
+        const b = readBytes(join(dir, r));
         if (b !== null) out[r] = sha256(b);
       }
     }
@@ -175,9 +175,9 @@ function fileHashes(dir: string): Record<string, string> {
  */
 function templateHookProblem(dir: string, expected: string): { problem: string; outdated: boolean } | null {
   const hooks = join(dir, 'hooks');
-  const inPlace = readTextOrNull(join(hooks, HOOK_NAME));
+  const inPlace = readText(join(hooks, HOOK_NAME));
   const spot = hookSpot(hooks, inPlace);
-  const text = spot === join(hooks, HOOK_NAME) ? inPlace : readTextOrNull(spot);
+  const text = spot === join(hooks, HOOK_NAME) ? inPlace : readText(spot);
   if (!text?.includes(TEMPLATE_HOOK_MARK) || !isExecutable(spot)) {
     if (inPlace !== null && !isOurGitHook(inPlace)) {
       const whose =
@@ -212,8 +212,8 @@ function installTemplateHook(dir: string, script: string, created: string[], out
       if (!created.includes(rel)) created.push(rel);
     }
   }
-  const spot = hookSpot(hooks, readTextOrNull(join(hooks, HOOK_NAME)));
-  const text = readTextOrNull(spot);
+  const spot = hookSpot(hooks, readText(join(hooks, HOOK_NAME)));
+  const text = readText(spot);
   if (text !== null && !isOurGitHook(text)) {
     const prev = keepPrevHook(spot, 'setup');
     out.changes.push(`kept your template's ${basename(spot)} hook, which new clones run first (it is now ${prev})`);
@@ -269,7 +269,7 @@ export function setup(env: Env, home: string): SetupOutcome {
     return out;
   }
   if (current === null) {
-    const before = readBytesOrNull(globalFile);
+    const before = readBytes(globalFile);
     // A folder left there (by an undo that kept other tools' files in it) is copied over, never removed.
     const { what, files } = copyGitTemplate(ownDir, env, home);
     const created: string[] = [];
@@ -288,7 +288,7 @@ export function setup(env: Env, home: string): SetupOutcome {
     };
     writeRecord(u, rec);
     gitConfigGlobal(env, home, 'init.templateDir', ownDir);
-    rec.globalAfter = b64(readBytesOrNull(globalFile));
+    rec.globalAfter = b64(readBytes(globalFile));
     writeRecord(u, rec);
     out.changes.push(`set init.templateDir=${ownDir} in ${globalFile}`);
     return out;
@@ -335,7 +335,7 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
       `kept ${ownDir} and init.templateDir: other tools put files there (${kept.join(', ')}); fleet-git took out only its own (move those elsewhere and unset init.templateDir if you do not want them)`,
     );
   } else if (record.own) {
-    const now = readBytesOrNull(record.globalFile);
+    const now = readBytes(record.globalFile);
     if (b64(now) === record.globalAfter || (record.globalAfter === null && b64(now) === record.globalBefore)) {
       if (record.globalBefore === null) {
         if (now !== null) unlinkSync(record.globalFile);

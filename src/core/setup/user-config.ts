@@ -8,7 +8,7 @@
 // file, the line and what is wrong (UserConfigError), never a stack.
 import { parseJson5 } from '../../json5.js';
 import { unreadableReason, UsageError } from '../../errors.js';
-import { readTextOrNull } from '../../fs/atomic.js';
+import { readText } from '../../fs/atomic.js';
 import { makeDataDir } from '../../fs/data-dir.js';
 import { expandHome, userPaths, type Env } from '../../paths.js';
 import { checkCloneGlob, writeRules, type CloneRules } from '../repo/clone-rules.js';
@@ -145,7 +145,7 @@ export function loadUserConfig(env: Env, home: string): LoadedConfig {
   const file = configFile(env, home);
   let text: string | null;
   try {
-    text = readTextOrNull(file);
+    text = readText(file);
   } catch (e) {
     throw new UserConfigError(file, null, unreadableReason(file, e));
   }

@@ -6,7 +6,7 @@
 // so the user level wins and each event reaches the observer once.
 import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTextOrNull, removeEmptyUpTo, writeAtomic } from '../../fs/atomic.js';
+import { readText, removeEmptyUpTo, writeAtomic } from '../../fs/atomic.js';
 import { makeDataDir } from '../../fs/data-dir.js';
 import { isUnder } from '../../paths.js';
 import { copilotConfigFile, FolderIndex, trustedFolders } from '../../copilot/trust.js';
@@ -21,7 +21,7 @@ export { userHookFile, userHooksDir } from '../../copilot/hook-mark.js';
 const HOOKS_DIR_MADE_FILE = 'created-copilot-hooks-dir';
 
 export function userHookState(ctx: RunContext): HookFileInfo {
-  return classifyHookFile(readTextOrNull(userHookFile(ctx.user)), ctx.hookFile);
+  return classifyHookFile(readText(userHookFile(ctx.user)), ctx.hookFile);
 }
 
 /** Installs (or updates) the user-level hook file. Throws when someone else's file is there. */
@@ -44,7 +44,7 @@ export function installUserHooks(ctx: RunContext): string | null {
 
 /** The topmost folder fleet-git made for the user-level hook file ($COPILOT_HOME/hooks, or $COPILOT_HOME itself), if it made one. */
 export function userHooksMade(ctx: RunContext): string | null {
-  return readTextOrNull(join(ctx.user.dataDir, HOOKS_DIR_MADE_FILE))?.trim() || null;
+  return readText(join(ctx.user.dataDir, HOOKS_DIR_MADE_FILE))?.trim() || null;
 }
 
 /** Removes the user-level hook file if it is fleet-git's. Returns what changed, or null. */
