@@ -1,6 +1,6 @@
 // Runs every test file under test/ (recursively) with node:test through tsx.
 // A shell glob would silently skip nested files on Node 20, so the list is built here.
-// Arguments pick files by a part of their path (`node scripts/test.mjs scan tty`).
+// Arguments pick files by a part of their path (`node scripts/test.mjs scan tty`); those that start with -- are node's.
 // A test skips only for a missing outside tool, naming it (test/helpers.ts needs()); the run ends
 // with one line per skipped test, and with FLEET_GIT_TEST_NO_SKIPS=1 (.ci/run sets it) any skip
 // fails the run, read from the runner's closing `skipped N` line.
@@ -29,7 +29,10 @@ const SLOW = [
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const only = args.filter((a) => a !== '--quick');
+// Other arguments that start with -- are node's, given before the files: reporters (scripts/compat.mjs gives its own,
+// which take the place of the terminal's).
+const options = args.filter((a) => a.startsWith('--') && a !== '--quick');
+const only = args.filter((a) => !a.startsWith('--'));
 for (const f of SLOW) if (!files.includes(f)) throw new Error(`scripts/test.mjs: ${f} in SLOW is not a test file`);
 const picked = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
 const chosen = quick ? picked.filter((f) => !SLOW.includes(f)) : picked;
@@ -42,9 +45,11 @@ const work = mkdtempSync(join(tmpdir(), 'fleet-git-test-run-'));
 const env = process.env.FLEET_GIT_TEST_COPILOT_CACHE ? process.env : { ...process.env, FLEET_GIT_TEST_COPILOT_CACHE: work };
 // The reporter the terminal gets is node's default for it; a TAP copy in a file is read for the skips.
 const tap = join(work, 'report.tap');
-const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout'];
+const reporters = options.some((o) => o.startsWith('--test-reporter'))
+  ? []
+  : ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout'];
 reporters.push('--test-reporter', 'tap', '--test-reporter-destination', tap);
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...reporters, ...chosen], {
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...options, ...reporters, ...chosen], {
   cwd: root,
   stdio: 'inherit',
   env,

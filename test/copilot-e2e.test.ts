@@ -5,15 +5,23 @@
 // Needs `npm run build` (dist/cli.cjs and dist/cli-main.cjs, dist/hook-client.cjs).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
-import { CLI, copilotCache, copilotSkip, fleetGitProcesses, hooksSettled, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
+import {
+  CLI,
+  COPILOT,
+  copilotCache,
+  copilotSkip,
+  copilotVersion,
+  fleetGitProcesses,
+  hooksSettled,
+  offlineCopilotEnv,
+  sandbox,
+} from './helpers.js';
 import { observerSummary, sessionShape, sessionShapeOf, TestObserver, type Received } from './observer-server.js';
-
-const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
 
 interface Run {
   code: number | null;
@@ -54,6 +62,18 @@ function world(prefix: string, cache: string) {
   // What the observer saw about each SessionStart's ppid while Copilot ran.
   const ppidChecks: Array<{ ppid: number; alive: boolean; during: boolean; isCopilot: boolean | null; parent: number | null }> = [];
   let obs!: TestObserver;
+  // Linux: the executables of the fleet-git processes that are not a shell (the hook client, the forwarder) seen while
+  // Copilot ran: the node first on PATH, the tests' own (.ci/run runs the suite so on each Node of its matrix).
+  const nodes = new Set<string>();
+  const lookAtNodes = () => {
+    for (const pid of fleetGitProcesses(sb.home))
+      try {
+        const exe = readlinkSync(`/proc/${pid}/exe`);
+        if (!/\/(ba|da)?sh$/.test(exe)) nodes.add(exe);
+      } catch {
+        /* gone */
+      }
+  };
 
   before(async () => {
     assert.ok(existsSync(COPILOT), `the Copilot CLI is missing at ${COPILOT}: run npm ci (it is a pinned devDependency)`);
@@ -80,15 +100,18 @@ function world(prefix: string, cache: string) {
     const pid = child.pid ?? 0;
     copilotPid = pid;
     copilotRunning = true;
+    const looking = process.platform === 'linux' ? setInterval(lookAtNodes, 25) : undefined;
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     return new Promise((resolve) => {
       child.on('error', (err) => {
+        clearInterval(looking);
         copilotRunning = false;
         resolve({ code: -1, output: String(err), pid });
       });
       child.on('close', (code) => {
+        clearInterval(looking);
         copilotRunning = false;
         resolve({ code, output, pid });
       });
@@ -137,6 +160,12 @@ function world(prefix: string, cache: string) {
       'no Stop for the session end',
     );
     assert.deepEqual(obs.badLines, []);
+    if (process.platform === 'linux')
+      assert.deepEqual(
+        [...nodes],
+        [realpathSync(process.execPath)],
+        `fleet-git's node processes ran another node than ${process.version}'s`,
+      );
 
     const file = JSON.parse(readFileSync(join(paths.fleetSessions, `${sid}.json`), 'utf8'));
     assert.equal(file.sessionId, sid);
@@ -162,7 +191,7 @@ function world(prefix: string, cache: string) {
 // Each case in a describe of its own (its world's hooks run for it alone). The two single sessions run at once;
 // the 8 sessions after them, alone: ten Copilots starting together on 2 loaded cores can keep a sessionStart hook
 // waiting past its timeoutSec.
-describe('Copilot CLI 1.0.102 end to end', { skip: copilotSkip, concurrency: 1 }, () => {
+describe(`Copilot CLI ${copilotVersion()} end to end`, { skip: copilotSkip, concurrency: 1 }, () => {
   const cache = copilotCache();
 
   describe('single sessions, side by side', { concurrency: 2 }, () => {

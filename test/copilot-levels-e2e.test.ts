@@ -9,11 +9,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
-import { CLI, copilotCache, copilotSkip, hooksSettled, ROOT, sandbox } from './helpers.js';
+import { CLI, COPILOT, COPILOT_DIR, copilotCache, copilotSkip, hooksSettled, sandbox } from './helpers.js';
 import { TestObserver, type Received } from './observer-server.js';
-
-const BIN = join(ROOT, 'node_modules', '.bin');
-const COPILOT = join(BIN, 'copilot');
 
 function spawnAndWait(
   cmd: string,
@@ -205,7 +202,7 @@ describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip: copilotS
       const from = obs.events.length;
       const r = await spawnAndWait(process.execPath, [CLI, 'run', '--', '-p', 'list files'], fresh, {
         ...sb.env,
-        PATH: `${BIN}:${sb.env.PATH}`,
+        PATH: `${COPILOT_DIR}:${sb.env.PATH}`,
         XDG_CACHE_HOME: cache,
       });
       assert.equal(r.code, 0, r.output);

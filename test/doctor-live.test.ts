@@ -11,12 +11,22 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import type { LiveReport } from '../src/core/session/live-probe.js';
 import { userPaths } from '../src/paths.js';
-import { CLI, copilotCache, copilotSkip, hooksSettled, ROOT, sandbox, snapshot, type Sandbox } from './helpers.js';
+import {
+  CLI,
+  COPILOT,
+  COPILOT_DIR,
+  copilotCache,
+  copilotSkip,
+  copilotVersion,
+  hooksSettled,
+  sandbox,
+  snapshot,
+  type Sandbox,
+} from './helpers.js';
 import { fakeCopilotSession } from './fake-copilot.js';
 import { TestObserver } from './observer-server.js';
 
-const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
-const NATIVE = join(ROOT, 'node_modules', '@github', 'copilot-linux-x64', 'copilot');
+const NATIVE = join(COPILOT_DIR, '..', '@github', 'copilot-linux-x64', 'copilot');
 
 const cache = copilotCache();
 
@@ -84,7 +94,7 @@ describe('fleet-git doctor --live, the real Copilot CLI', { skip: copilotSkip, c
       assert.equal(e.cause, null);
       assert.equal(typeof e.waitedMs, 'number', `${e.id}: no wait measured`);
     }
-    assert.equal(r.copilot.version, '1.0.102');
+    assert.equal(r.copilot.version, copilotVersion());
     assert.equal(r.ppid.isCopilot, true);
     assert.equal(r.repo, repo);
     assert.deepEqual(r.causes, []);

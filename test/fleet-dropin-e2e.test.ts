@@ -13,10 +13,8 @@ import { after, before, describe, test } from 'node:test';
 import { CopilotAdapter } from '../src/core/adapter.js';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer } from '../src/copilot/model-server.js';
-import { copilotCache, hooksSettled, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
+import { COPILOT, copilotCache, hooksSettled, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
 import { observerSummary, TestObserver } from './observer-server.js';
-
-const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
 
 // What fleet's hook client does with a Copilot event, less its session files
 // and notifications: the adapter found by --tool, the payload normalized with

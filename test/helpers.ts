@@ -19,7 +19,7 @@ import {
   statSync,
 } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { Cli } from 'clipanion';
@@ -29,8 +29,24 @@ export const ROOT = join(import.meta.dirname, '..');
 /** Real payloads and transcript lines captured from Copilot CLI 1.0.102 (home folder rewritten to /home/dev). */
 export const FIXTURES = join(ROOT, 'test', 'fixtures', 'copilot-1.0.102');
 export { CLI };
-/** The pinned Copilot CLI (devDependency @github/copilot). */
-export const COPILOT = join(ROOT, 'node_modules', '.bin', 'copilot');
+/**
+ * The Copilot CLI the real-Copilot tests run: the pinned devDependency @github/copilot, or the `copilot` command
+ * FLEET_GIT_TEST_COPILOT names (`<prefix>/node_modules/.bin/copilot` of an `npm install --prefix <prefix>
+ * @github/copilot@<version>`; .ci/run and scripts/compat.mjs run the end-to-end files so on other versions).
+ */
+export const COPILOT = process.env.FLEET_GIT_TEST_COPILOT || join(ROOT, 'node_modules', '.bin', 'copilot');
+if (basename(COPILOT) !== 'copilot')
+  throw new Error(`FLEET_GIT_TEST_COPILOT=${COPILOT}: name the copilot command itself (<prefix>/node_modules/.bin/copilot)`);
+/** The folder of COPILOT, to put first on PATH where a test's fleet-git looks copilot up there. */
+export const COPILOT_DIR = dirname(COPILOT);
+
+/** COPILOT's version, from the package.json beside the loader the command links to (null when COPILOT is missing). */
+export function copilotVersion(): string | null {
+  if (!existsSync(COPILOT)) return null;
+  const manifest = join(dirname(realpathSync(COPILOT)), 'package.json');
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
 /**
  * Why a test of the real Copilot CLI skips, or false: a missing Copilot fails it (CI installs it with `npm ci`);
  * skipping takes an explicit request (FLEET_GIT_SKIP_COPILOT_E2E=1), and is refused in CI.
@@ -350,11 +366,12 @@ export function countingWorkers(log: string): Record<string, string> {
 /** How many helper threads bulk commands use on this machine (src/core/bulk/bulk-apply.ts: two with a second core). */
 export const HELPERS = Math.min(2, availableParallelism()) > 1 ? 2 : 0;
 
-/** Copilot marks a finished unpack with copilot/pkg/<platform>/<version>/.extraction-complete. */
+/** Copilot marks a finished unpack with copilot/pkg/<platform>/<version>/.extraction-complete (COPILOT's version). */
 function unpacked(cache: string): boolean {
   const pkg = join(cache, 'copilot', 'pkg');
+  const version = copilotVersion();
   try {
-    return readdirSync(pkg).some((p) => readdirSync(join(pkg, p)).some((v) => existsSync(join(pkg, p, v, '.extraction-complete'))));
+    return readdirSync(pkg).some((p) => existsSync(join(pkg, p, version ?? '', '.extraction-complete')));
   } catch {
     return false;
   }
