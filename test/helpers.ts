@@ -5,6 +5,7 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { CLI, runSync } from './spawn.js';
 import {
+  appendFileSync,
   cpSync,
   existsSync,
   mkdtempSync,
@@ -17,6 +18,7 @@ import {
   readFileSync,
   readlinkSync,
   statSync,
+  symlinkSync,
 } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -24,6 +26,7 @@ import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { Cli } from 'clipanion';
 import { main } from '../src/commands/command-line.js';
+import { CHECKOUT_SCRIPT, CLIENT_FILE, HOOK_SCRIPT } from '../src/paths.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 /** Real payloads and transcript lines captured from Copilot CLI 1.0.102 (home folder rewritten to /home/dev). */
@@ -457,4 +460,18 @@ export function needsRoot(why: string): string | false {
 export function describeNeeding(skip: string | false, name: string, fn: () => void, options: { concurrency?: boolean | number } = {}) {
   if (skip) test(name, { skip }, () => {});
   else describe(name, options, fn);
+}
+
+/**
+ * Another build of fleet-git: this package (package.json, README.md, LICENSE, dist/, templates/) copied into `dir`,
+ * with `line` added to each of the data folder's scripts (what any fix to the hooks' logic looks like; null: the
+ * same bytes) and, given `clientLine`, that line added to the hook client's bundle. Returns its command, dist/cli.cjs.
+ */
+export function otherBuild(dir: string, line: string | null = '# another build of fleet-git', clientLine?: string): string {
+  mkdirSync(dir, { recursive: true });
+  for (const f of ['package.json', 'README.md', 'LICENSE', 'dist', 'templates']) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  if (line !== null) for (const t of [HOOK_SCRIPT, CHECKOUT_SCRIPT]) appendFileSync(join(dir, 'templates', t), `${line}\n`);
+  if (clientLine !== undefined) appendFileSync(join(dir, 'dist', CLIENT_FILE), `${clientLine}\n`);
+  return join(dir, 'dist', 'cli.cjs');
 }

@@ -7,13 +7,13 @@
 // Another build is a copy of this package (dist/ and templates/) in a
 // temporary folder, its scripts' templates changed, run as its own command.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { renderGitHook } from '../src/core/repo/git-hook.js';
 import { kitId } from '../src/core/repo/kit.js';
 import { userPaths } from '../src/paths.js';
-import { gitChurn, hooksSettled, ROOT, sandbox, snapshot } from './helpers.js';
+import { gitChurn, hooksSettled, otherBuild, ROOT, sandbox, snapshot } from './helpers.js';
 import { CLIENT, gitHookOf010, hookFileOf010, runHook, stepOf, tool } from './hook-run.js';
 import { TestObserver } from './observer-server.js';
 import { runSync } from './spawn.js';
@@ -21,21 +21,6 @@ import { runSync } from './spawn.js';
 const HOOK = '.github/hooks/fleet.json';
 
 before(() => assert.ok(existsSync(CLIENT), `${CLIENT} is missing: run npm run build first`));
-
-/**
- * Another build of fleet-git: this package's dist/ and templates/ copied into
- * `dir`, with a line added to each of the data folder's scripts (what any fix
- * to the hooks' logic looks like; null: the same bytes). Returns its command.
- */
-function otherBuild(dir: string, line: string | null = '# another build of fleet-git'): string {
-  mkdirSync(dir, { recursive: true });
-  for (const f of ['package.json', 'dist', 'templates']) cpSync(join(ROOT, f), join(dir, f), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  if (line !== null)
-    for (const t of ['hook.sh', 'post-checkout.sh'])
-      writeFileSync(join(dir, 'templates', t), `${readFileSync(join(ROOT, 'templates', t), 'utf8')}${line}\n`);
-  return join(dir, 'dist', 'cli.cjs');
-}
 
 /** A sandbox whose forwarders leave `idleMs` after their last event, and an observer on its socket for the describe block (obs(): it). */
 function withObserver(idleMs = '300') {

@@ -5,14 +5,17 @@
 // own build, npm pack), installed with `npm install -g --prefix`, used (enable,
 // a linked worktree, setup, enable --user), then this build installed over it
 // into the same prefix, and the real Copilot CLI run offline against the fake
-// model server with the observer's socket listening. Needs `npm run build`.
+// model server with the observer's socket listening. From the stable shim on
+// (issue 22): this build used, then a build whose data-folder scripts and hook
+// client changed installed over it, which must change no byte of a repository.
+// Needs `npm run build`.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startModelServer, type ModelServer } from '../src/copilot/model-server.js';
-import { userPaths } from '../src/paths.js';
+import { HOOK_SCRIPT, userPaths } from '../src/paths.js';
 import {
   CLI,
   COPILOT,
@@ -21,6 +24,7 @@ import {
   gitChurn,
   hooksSettled,
   offlineCopilotEnv,
+  otherBuild,
   ROOT,
   sandbox,
   snapshot,
@@ -33,6 +37,13 @@ import { run, runSync } from './spawn.js';
 interface Release {
   version: string;
   sha: string;
+}
+
+/** A check of `doctor --json`. */
+interface Check {
+  level: string;
+  message: string;
+  fix?: string;
 }
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -187,6 +198,25 @@ function buildRelease(sb: Sandbox, r: Release, notes: string[]): string {
   return pack(tree, dest, npmEnv(sb)).tarball;
 }
 
+/** The line buildChanged adds to each of the data folder's scripts. */
+const CHANGED_LINE = '# One more comment line, as a change to this script would make.';
+
+/**
+ * This build as a release that changes only the data folder's scripts and the hook client would: a comment line
+ * added to each script of the kit (templates/hook.sh and post-checkout.sh) and to the hook client's bundle, the
+ * patch version one up (otherBuild), then packed. The tarball's path.
+ */
+function buildChanged(sb: Sandbox): string {
+  const tree = join(sb.dir, 'changed');
+  otherBuild(tree, CHANGED_LINE, '// One more comment line in the hook client.');
+  const pkg = JSON.parse(readFileSync(join(tree, 'package.json'), 'utf8')) as { version: string };
+  pkg.version = pkg.version.replace(/\d+$/, (z) => String(Number(z) + 1));
+  writeFileSync(join(tree, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+  const dest = join(sb.dir, 'packed-changed');
+  mkdirSync(dest);
+  return pack(tree, dest, npmEnv(sb)).tarball;
+}
+
 /**
  * A user's machine: a sandbox, a global npm prefix with `fleet-git` on PATH, and an observer on fleet's socket.
  * Call it in a describe's body (it registers hooks).
@@ -210,11 +240,29 @@ function machine(prefix: string) {
     return r;
   }
 
+  /** What fleet-git wrote for the user: every file of the repositories (git's churn left out), the user-level hook file, setup's template folder. */
+  const files = () => ({
+    repos: snapshot(code, gitChurn),
+    userHook: snapshot(join(paths.copilotHome, 'hooks')),
+    template: snapshot(join(paths.dataDir, 'template')),
+  });
+
   return {
     sb,
     paths,
     code,
     fleet,
+    files,
+    /** A repository enabled, a linked worktree added, setup and enable --user: its path and the worktree's. */
+    use(): { repo: string; wt: string } {
+      const repo = sb.repo('code/app');
+      const wt = join(code, 'app-wt');
+      fleet(repo, ['enable']);
+      sb.git(repo, 'worktree', 'add', '-q', wt, '-b', 'wt');
+      fleet(repo, ['setup']);
+      fleet(repo, ['enable', '--user']);
+      return { repo, wt };
+    },
     /** Installs the tarball as `npm install -g` does, over what the prefix has; the installed package's folder. */
     install(tarball: string): string {
       installGlobal(tarball, npmPrefix, npmEnv(sb), ['--prefer-offline']);
@@ -222,14 +270,16 @@ function machine(prefix: string) {
     },
     /** scan's rows (path, state, problems; tab-separated) for the folder with the repositories. */
     scan: () => fleet(code, ['scan', code]).stdout.trim().split('\n'),
-    /** doctor's check of that id (`level`, `message`, `fix`). */
-    doctor(id: string): { level: string; message: string; fix?: string } {
+    /** doctor's checks of the user level (the data folder's `kit`, `user-hooks`, `setup`), by id: `level`, `message`, `fix`. */
+    doctor(): Record<'kit' | 'user-hooks' | 'setup', Check> {
       const r = runSync('fleet-git', ['doctor', '--json'], { cwd: code, env });
-      const check = (JSON.parse(r.stdout) as { checks: Array<{ id: string; level: string; message: string }> }).checks.find(
-        (c) => c.id === id,
-      );
-      assert.ok(check, `doctor has no ${id} check: ${r.stdout}`);
-      return check;
+      const checks = (JSON.parse(r.stdout) as { checks: Array<Check & { id: string }> }).checks;
+      const of = (id: string) => {
+        const check = checks.find((c) => c.id === id);
+        assert.ok(check, `doctor has no ${id} check: ${r.stdout}`);
+        return { level: check.level, message: check.message, fix: check.fix };
+      };
+      return { kit: of('kit'), 'user-hooks': of('user-hooks'), setup: of('setup') };
     },
     /** One `copilot -p` in `cwd` of `toolCalls` bash calls: the events that reached the observer for it, once all hooks are done. */
     async session(model: ModelServer, cwd: string, cache: string): Promise<Received[]> {
@@ -255,6 +305,8 @@ function machine(prefix: string) {
 }
 
 const TOOL_CALLS = 3;
+
+const levels = (checks: Record<string, Check>) => Object.fromEntries(Object.entries(checks).map(([id, c]) => [id, c.level]));
 
 describe('upgrades, the real Copilot CLI', { skip: copilotSkip, concurrency: 2 }, () => {
   const cache = copilotCache();
@@ -285,12 +337,7 @@ describe('upgrades, the real Copilot CLI', { skip: copilotSkip, concurrency: 2 }
         const { sb, code, fleet } = m;
         const installed = m.install(old);
         assert.equal((JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { version: string }).version, prev.version);
-        const repo = sb.repo('code/app');
-        const wt = join(code, 'app-wt');
-        fleet(repo, ['enable']);
-        sb.git(repo, 'worktree', 'add', '-q', wt, '-b', 'wt');
-        fleet(repo, ['setup']);
-        fleet(repo, ['enable', '--user']);
+        const { repo, wt } = m.use();
         assert.deepEqual(m.scan(), [`${repo}\thealthy\t-`, `${wt}\thealthy\t-`], `${prev.version} left both healthy`);
 
         m.install(current);
@@ -302,13 +349,8 @@ describe('upgrades, the real Copilot CLI', { skip: copilotSkip, concurrency: 2 }
 
         // What this build says is wrong, against what its repairs then change.
         const rows = m.scan();
-        const userHooks = m.doctor('user-hooks');
-        const setup = m.doctor('setup');
-        const files = () => ({
-          repos: snapshot(code, gitChurn),
-          userHook: snapshot(join(m.paths.copilotHome, 'hooks')),
-          template: snapshot(join(m.paths.dataDir, 'template')),
-        });
+        const { 'user-hooks': userHooks, setup } = m.doctor();
+        const files = m.files;
         const before = files();
         fleet(code, ['enable', '--under', code]);
         const repaired = files();
@@ -345,7 +387,7 @@ describe('upgrades, the real Copilot CLI', { skip: copilotSkip, concurrency: 2 }
 
         // Repaired: healthy, and a second run changes nothing.
         assert.deepEqual(m.scan(), [`${repo}\thealthy\t-`, `${wt}\thealthy\t-`]);
-        for (const id of ['user-hooks', 'setup']) assert.equal(m.doctor(id).level, 'ok', id);
+        assert.deepEqual(levels(m.doctor()), { kit: 'ok', 'user-hooks': 'ok', setup: 'ok' });
         fleet(code, ['enable', '--under', code]);
         assert.deepEqual(files(), after, 'enable --under again changes nothing');
 
@@ -369,10 +411,46 @@ describe('upgrades, the real Copilot CLI', { skip: copilotSkip, concurrency: 2 }
   });
 
   describe('from the stable shim on', () => {
+    const m = machine('fleet-git-upgrade-kit-');
+    let changed = '';
+    before(() => {
+      changed = buildChanged(builds);
+    });
     test(
-      "this build, then a build whose data-folder scripts and hook client changed, installed over it: every repository's files byte for byte as they were, all healthy, a session's events once and in order",
-      {
-        todo: 'pending: the stable shim (issue 22, item 1) has not landed on main yet; until it has, every upgrade that changes the scripts rewrites each hook file and git hook',
+      "this build used, then a build whose data-folder scripts and hook client changed installed over it: every repository's files byte for byte as they were, all healthy, a session's events once and in order through the new scripts",
+      { timeout: 300_000 },
+      async () => {
+        const { sb, code, fleet, paths } = m;
+        const installed = m.install(current);
+        const { repo, wt } = m.use();
+        const before = m.files();
+        const kit = () => ({ client: readFileSync(paths.hookClient), hook: readFileSync(join(paths.dataDir, HOOK_SCRIPT), 'utf8') });
+        const was = kit();
+
+        m.install(changed);
+        const client = readFileSync(join(installed, 'dist', 'hook-client.cjs'));
+        assert.ok(!client.equals(was.client), 'the changed build has another hook client');
+        // Its first command puts its kit in the data folder: the scripts and the client, and no byte of a repository.
+        assert.deepEqual(m.scan(), [`${repo}\thealthy\t-`, `${wt}\thealthy\t-`]);
+        const now = kit();
+        assert.ok(now.client.equals(client), "the data folder's hook client is the changed build's");
+        assert.ok(now.hook.endsWith(`${CHANGED_LINE}\n`), `${HOOK_SCRIPT} is the changed build's`);
+        assert.notEqual(now.hook, was.hook);
+        assert.deepEqual(levels(m.doctor()), { kit: 'ok', 'user-hooks': 'ok', setup: 'ok' });
+        fleet(code, ['enable', '--under', code]);
+        fleet(repo, ['enable', '--user']);
+        fleet(repo, ['setup']);
+
+        // The shims in the repository hand over to the changed scripts and client.
+        assert.deepEqual(sessionShape(await m.session(model, repo, cache)), sessionShapeOf(TOOL_CALLS));
+        assert.deepEqual(m.files(), before, "every repository's files, the user-level hook file and the template folder as they were");
+        const wt2 = join(code, 'app-wt2');
+        sb.git(repo, 'worktree', 'add', '-q', wt2, '-b', 'wt2');
+        assert.ok(
+          readFileSync(join(wt2, '.github/hooks/fleet.json')).equals(readFileSync(join(repo, '.github/hooks/fleet.json'))),
+          'a new worktree',
+        );
+        assert.deepEqual(m.scan(), [`${repo}\thealthy\t-`, `${wt}\thealthy\t-`, `${wt2}\thealthy\t-`]);
       },
     );
   });
