@@ -75,6 +75,12 @@ if ! printf '%s\0' "$v" "$e" "$PPID" "$$" "$HOME" "${COPILOT_HOME-}" "${COPILOT_
 	exit 0
 fi
 fleet_git_say "event written to $f"
+if [ -n "${FLEET_GIT_DEBUG-}" ]; then
+	# The observer's socket, as the forwarder finds it (FLEET_GIT_OBSERVER_DIR when absolute).
+	o=${FLEET_GIT_OBSERVER_DIR-}
+	case $o in /*) ;; *) o=$HOME/.config/claude-code-fleet ;; esac
+	[ -S "$o/fleet.sock" ] || fleet_git_say "no fleet observer listens at $o/fleet.sock: the forwarder drops the event (start fleet's observer)"
+fi
 
 # The forwarder named in forwarder.pid is alive, and (where /proc tells) is a
 # forwarder or the shell that is starting one: it will send this event.

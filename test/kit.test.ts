@@ -248,6 +248,19 @@ describe('the shims', () => {
     );
     assert.deepEqual([bad.code, bad.stdout, bad.stderr], [0, '', '']);
     await obs().waitFor((e) => e.session_id === 'debug-bad');
+    // No observer where the event goes: said, since no card will appear.
+    const away = join(sb.dir, 'no-observer');
+    const none = await runHook(
+      commandOf(repo, 'postToolUse'),
+      tool('debug-none', 4),
+      { ...env, FLEET_GIT_DEBUG: '1', FLEET_GIT_OBSERVER_DIR: away },
+      { cwd: repo },
+    );
+    assert.match(
+      none.stderr,
+      new RegExp(`\\): no fleet observer listens at ${away}/fleet\\.sock: the forwarder drops the event \\(start fleet's observer\\)\\n`),
+    );
+    assert.doesNotMatch(r.stderr, /no fleet observer/);
 
     const wt = join(sb.dir, 'debug-wt');
     const add = runSync('git', ['worktree', 'add', '-q', wt, '-b', 'dbg'], { cwd: repo, env: { ...env, FLEET_GIT_DEBUG: '1' } });

@@ -56,7 +56,7 @@ const FORMAT_LINE = /^# fleet-git hook format (\d+):/m;
  * Once a repository is enabled, the copy behaves exactly as that hook, so it
  * counts as current.
  */
-export function withoutDecide(text: string): string {
+export function asEnableHook(text: string): string {
   return text.replace(`\n${CLONE_MODE}\n`, `\n${REPO_MODE}\n`);
 }
 
@@ -161,7 +161,7 @@ export function readGitHook(
     spot,
     current:
       text !== null &&
-      (text === expected || withoutDecide(text) === expected) &&
+      (text === expected || asEnableHook(text) === expected) &&
       (spot === path ? st !== undefined && executable(st) : isExecutable(spot)),
     displacedCopy,
     template: text !== null && text.includes(TEMPLATE_HOOK_MARK),
