@@ -27,6 +27,7 @@ const SLOW = [
   'test/doctor-live.test.ts', // doctor --live: real Copilot sessions
   'test/upgrade.test.ts', // a previous release built and installed, real Copilot sessions after each upgrade
   'test/kill.test.ts', // SIGKILL by strace at every call that changes a file
+  'test/macos-paths.test.ts', // under strace (bind, connect), doctor --live's real Copilot among them
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
