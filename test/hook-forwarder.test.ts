@@ -132,7 +132,26 @@ function setUp() {
       );
     });
   };
-  return { sb, env, paths, repo, cmd, spool, forwarderPid, events, settled };
+  /**
+   * Ends a forwarder started to stay (a long FLEET_GIT_FORWARDER_IDLE_MS) once
+   * its events are delivered: killed, its pid file and lock taken away as the
+   * next forwarder would, so that the next test starts from a settled spool.
+   */
+  const endForwarder = async () => {
+    // Every forwarder of the sandbox (one waiting for the lock may take it as the first goes) and its job's shell.
+    await until('no fleet-git process left', () => {
+      for (const pid of fleetGitProcesses(sb.home))
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      return fleetGitProcesses(sb.home).length === 0;
+    });
+    for (const f of ['forwarder.pid', 'forwarder.sock']) rmSync(join(spool, f), { force: true });
+    await settled();
+  };
+  return { sb, env, paths, repo, cmd, spool, forwarderPid, events, settled, endForwarder };
 }
 
 describe('hook command and forwarder', () => {
@@ -189,8 +208,8 @@ describe('hook command and forwarder', () => {
 
   test('hooks of sessions that fire at once start one forwarder, not one each', async () => {
     await t.settled();
-    // Idle for longer than the hooks can take to start on a loaded machine: a hook after that would rightly start another.
-    const node = countingNode(t.sb.dir, { ...t.env, FLEET_GIT_FORWARDER_IDLE_MS: '3000' });
+    // The forwarder stays until the test ends it: a hook that came after it had left would rightly start another.
+    const node = countingNode(t.sb.dir, { ...t.env, FLEET_GIT_FORWARDER_IDLE_MS: '600000' });
     // Eight hooks, each held at reading its payload, then all let go together.
     const hooks = Array.from({ length: 8 }, () =>
       spawn('/bin/bash', ['--norc', '--noprofile', '-c', t.cmd('postToolUse')], { env: node.env, stdio: ['pipe', 'ignore', 'ignore'] }),
@@ -205,7 +224,7 @@ describe('hook command and forwarder', () => {
       () => new Set(obs.events.filter((e) => String(e.session_id).startsWith('together-')).map((e) => e.session_id)).size === 8,
     );
     assert.equal(node.starts(), 1);
-    await t.settled();
+    await t.endForwarder();
   });
 
   test('an empty forwarder.pid is a claim in progress, left alone; once the oldest waiting event is 5 s old it is taken as abandoned and a forwarder starts', async () => {
@@ -230,9 +249,10 @@ describe('hook command and forwarder', () => {
   });
 
   test('a stale pid in forwarder.pid while a forwarder runs: it puts its own back, and the next hooks start no other', async () => {
-    // The running forwarder must outlast the gaps between this test's hooks (400 ms could pass between two
-    // of them on a loaded machine, and a forwarder that left idle is rightly replaced by the next hook).
-    const env = { ...t.env, FLEET_GIT_FORWARDER_IDLE_MS: '3000' };
+    // The running forwarder stays until the test ends it, whatever the gaps between this test's hooks on a loaded
+    // machine (a forwarder that left idle is rightly replaced by the next hook).
+    await t.settled();
+    const env = { ...t.env, FLEET_GIT_FORWARDER_IDLE_MS: '600000' };
     await runHook(t.cmd('postToolUse'), tool('stale-pid', 0), env);
     await obs.waitFor((e) => e.session_id === 'stale-pid' && stepOf(e) === 0);
     const forwarder = t.forwarderPid();
@@ -252,14 +272,14 @@ describe('hook command and forwarder', () => {
     }
     await obs.waitFor((e) => e.session_id === 'stale-pid' && stepOf(e) === 1);
     // The one started finds the lock taken and leaves; the running one puts its pid back.
-    await until('the running forwarder to put its pid back', () => t.forwarderPid() === forwarder, 2000);
+    await until('the running forwarder to put its pid back', () => t.forwarderPid() === forwarder, 30_000);
     for (let i = 2; i < 6; i++) {
       await new Promise((r) => setTimeout(r, 700));
       await runHook(t.cmd('postToolUse'), tool('stale-pid', i), node.env);
       await obs.waitFor((e) => e.session_id === 'stale-pid' && stepOf(e) === i);
     }
     assert.equal(node.starts(), 1);
-    await t.settled();
+    await t.endForwarder();
   });
 
   test('a forwarder killed in the middle of a burst loses at most the event it was sending; the next event starts a new one, which sends the rest in order', async () => {
