@@ -180,16 +180,17 @@ function buildRelease(sb: Sandbox, r: Release, notes: string[]): string {
     runSync('npm', ['ci', '--ignore-scripts', ...more], { cwd: tree, env: npmEnv(sb, cache) });
   const cache = offlineCache(sb);
   const offline = cache ? ci(cache, '--offline') : null;
+  const why = offline ? (offline.stderr.split('\n').find((l) => /error/i.test(l)) ?? `exit ${offline.status}`) : 'no npm cache';
   if (offline?.status === 0) notes.push(`${r.version}: dependencies installed offline from npm's cache (${userNpmCache()})`);
   else if (readFileSync(join(tree, 'package-lock.json')).equals(readFileSync(join(ROOT, 'package-lock.json')))) {
     symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
     notes.push(
-      `${r.version}: npm's cache could not install its dependencies offline; its lockfile is this tree's, so this tree's node_modules is used`,
+      `${r.version}: npm's cache could not install its dependencies offline (${why}); its lockfile is this tree's, so this tree's node_modules is used`,
     );
   } else {
     const online = ci(join(sb.dir, 'npm-cache'));
     assert.equal(online.status, 0, `npm ci in ${tree}: ${online.stderr}`);
-    notes.push(`${r.version}: npm's cache could not install its dependencies offline; npm ci fetched them from the registry`);
+    notes.push(`${r.version}: npm's cache could not install its dependencies offline (${why}); npm ci fetched them from the registry`);
   }
   const built = runSync('npm', ['run', 'build'], { cwd: tree, env: npmEnv(sb) });
   assert.equal(built.status, 0, `the build of ${r.version}: ${built.stdout}\n${built.stderr}`);
@@ -219,9 +220,10 @@ function buildChanged(sb: Sandbox): string {
 
 /**
  * A user's machine: a sandbox, a global npm prefix with `fleet-git` on PATH, and an observer on fleet's socket.
- * Call it in a describe's body (it registers hooks).
+ * npm installs there with `npmCache` (the file's machines share one: the registry is asked once for the package's
+ * dependencies). Call it in a describe's body (it registers hooks).
  */
-function machine(prefix: string) {
+function machine(prefix: string, npmCache: string) {
   const sb = sandbox(prefix);
   const paths = userPaths(sb.env, sb.home);
   const npmPrefix = join(sb.dir, 'prefix');
@@ -265,7 +267,7 @@ function machine(prefix: string) {
     },
     /** Installs the tarball as `npm install -g` does, over what the prefix has; the installed package's folder. */
     install(tarball: string): string {
-      installGlobal(tarball, npmPrefix, npmEnv(sb), ['--prefer-offline']);
+      installGlobal(tarball, npmPrefix, npmEnv(sb, npmCache), ['--prefer-offline']);
       return join(npmPrefix, 'lib', 'node_modules', 'fleet-git');
     },
     /** scan's rows (path, state, problems; tab-separated) for the folder with the repositories. */
@@ -311,6 +313,7 @@ const levels = (checks: Record<string, Check>) => Object.fromEntries(Object.entr
 describe('upgrades, the real Copilot CLI', { skip: copilotSkip, concurrency: 2 }, () => {
   const cache = copilotCache();
   const builds = sandbox('fleet-git-upgrade-builds-');
+  const npmCache = join(builds.dir, 'npm-cache');
   const prev = previousRelease(releases());
   const notes: string[] = [];
   let old = '';
@@ -328,7 +331,7 @@ describe('upgrades, the real Copilot CLI', { skip: copilotSkip, concurrency: 2 }
   after(() => model?.close());
 
   describe(`from ${prev.version}`, () => {
-    const m = machine('fleet-git-upgrade-');
+    const m = machine('fleet-git-upgrade-', npmCache);
     test(
       `${prev.version} (${prev.sha.slice(0, 8)}) used, then this build installed over it: a session's events once and in order, scan names what enable --under repairs, new clones and worktrees get this build`,
       { timeout: 300_000 },
@@ -411,7 +414,7 @@ describe('upgrades, the real Copilot CLI', { skip: copilotSkip, concurrency: 2 }
   });
 
   describe('from the stable shim on', () => {
-    const m = machine('fleet-git-upgrade-kit-');
+    const m = machine('fleet-git-upgrade-kit-', npmCache);
     let changed = '';
     before(() => {
       changed = buildChanged(builds);
