@@ -1,12 +1,12 @@
 // Two builds' scans of one workspace, interleaved (A B, B A, ...), medians of wall and CPU time:
-//   node bench/readers.mjs WORKSPACE HOME [RUNS] [LABEL] BEFORE_CLI AFTER_CLI
+//   node bench/by-hand/readers.mjs WORKSPACE HOME [RUNS] [LABEL] BEFORE_CLI AFTER_CLI
 // (a workspace from bench/make-workspace.sh; each CLI a dist/cli.cjs, e.g. of a clone at the commit before a change).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 const [ws, home, runs = '20', label = '', beforeCli, afterCli] = process.argv.slice(2);
 if (!ws || !home || !beforeCli || !afterCli) {
-  console.error('usage: node bench/readers.mjs WORKSPACE HOME [RUNS] [LABEL] BEFORE_CLI AFTER_CLI');
+  console.error('usage: node bench/by-hand/readers.mjs WORKSPACE HOME [RUNS] [LABEL] BEFORE_CLI AFTER_CLI');
   process.exit(2);
 }
 const builds = { before: beforeCli, after: afterCli };

@@ -5,17 +5,17 @@
 // (a git process each time) against reading its .git/config, as fleet-git does.
 //
 //   npm install --prefix DIR fast-glob@3 simple-git@3      (a throwaway folder: neither is a dependency)
-//   npm run build && node bench/alternatives.mjs DIR WORKSPACE  (a workspace from bench/make-workspace.sh)
+//   npm run build && node bench/by-hand/alternatives.mjs DIR WORKSPACE  (a workspace from bench/make-workspace.sh)
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { built } from './lib/built.mjs';
-import { median } from './lib/stats.mjs';
+import { built } from '../lib/built.mjs';
+import { median } from '../lib/stats.mjs';
 
 const [modules, ws] = process.argv.slice(2);
 if (!modules || !ws) {
-  console.error('usage: node bench/alternatives.mjs MODULES_DIR WORKSPACE');
+  console.error('usage: node bench/by-hand/alternatives.mjs MODULES_DIR WORKSPACE');
   process.exit(2);
 }
 const require = createRequire(join(modules, 'node_modules', 'x.js'));
