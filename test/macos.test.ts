@@ -65,7 +65,31 @@ function setUp(prefix: string) {
     }
   };
   const waiting = () => (existsSync(spool) ? readdirSync(spool).filter((n) => n.endsWith('.ev')) : []);
-  return { sb, env, paths, repo, cmd, spool, forwarderPid, waiting };
+  /**
+   * Holds the running forwarder (SIGSTOP to its process group, the shell that started it included) once
+   * forwarder.pid names it (/proc: its name), so that no other process that got a PID once a forwarder's
+   * is stopped; returns what lets it go on.
+   */
+  const holdForwarder = async (): Promise<() => void> => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const pid = forwarderPid();
+      let stat = '';
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        /* none yet */
+      }
+      if (stat.includes('(fleet-git-forwa)')) {
+        const group = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+        process.kill(-group, 'SIGSTOP');
+        return () => process.kill(-group, 'SIGCONT');
+      }
+      if (Date.now() > deadline) throw new Error(`no forwarder runs to hold (forwarder.pid: ${pid})`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return { sb, env, paths, repo, cmd, spool, forwarderPid, waiting, holdForwarder };
 }
 
 describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap', () => {
@@ -104,6 +128,7 @@ describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap
       pids.get(sid)!.push(r.pid);
     };
     let held = 0;
+    let resume = () => {};
     await Promise.all(
       sids.map(async (sid, n) => {
         await fire(sid, n, 0, 'sessionStart', start(sid));
@@ -111,14 +136,14 @@ describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap
           if (stopped && i === 7 && held++ === 0) {
             // The first session at the half: wait for the forwarder, then hold it.
             await obs.waitFor((e) => e.session_id === sid);
-            process.kill(t.forwarderPid(), 'SIGSTOP');
+            resume = await t.holdForwarder();
           }
           await fire(sid, n, i, 'postToolUse', tool(sid, i - 1));
         }
         await fire(sid, n, STEPS + 1, 'sessionEnd', end(sid));
       }),
     );
-    if (stopped) process.kill(t.forwarderPid(), 'SIGCONT');
+    resume();
     for (const sid of sids) await obs.waitFor((e) => e.session_id === sid && e.event === 'Stop', 20_000);
     await hooksSettled(t.sb.home, t.spool);
     for (const sid of sids) {
@@ -130,7 +155,7 @@ describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap
       assert.deepEqual(
         seen(obs.events, sid),
         ['SessionStart', ...Array.from({ length: STEPS }, (_, i) => i), 'Stop'],
-        `${sid}: once each, in order`,
+        `${sid}: once each, in order; got ${JSON.stringify(seen(obs.events, sid))}, PIDs ${p.join(' ')}`,
       );
     }
     assert.deepEqual(obs.badLines, []);
@@ -151,8 +176,7 @@ describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap
       const sid = 'one-tick';
       await runHook(bash32(t.cmd('sessionStart')), start(sid), t.env);
       await obs.waitFor((e) => e.session_id === sid);
-      const forwarder = t.forwarderPid();
-      process.kill(forwarder, 'SIGSTOP');
+      const resume = await t.holdForwarder();
       try {
         for (let i = 0; i < 8; i++) {
           nextPidAfter(5000 - i * 100);
@@ -162,7 +186,7 @@ describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap
         const now = Date.now() / 1000;
         for (const n of t.waiting()) utimesSync(join(t.spool, n), now, now);
       } finally {
-        process.kill(forwarder, 'SIGCONT');
+        resume();
       }
       await runHook(bash32(t.cmd('sessionEnd')), end(sid), t.env);
       await obs.waitFor((e) => e.session_id === sid && e.event === 'Stop');
@@ -309,6 +333,28 @@ describeNeeding(needsRoot('mount an empty /proc in a mount namespace of its own 
     assert.deepEqual([w.code, w.stderr], [0, '']);
     assert.ok(existsSync(join(wt, '.github', 'hooks', 'fleet.json')));
     assert.ok(!existsSync(lock));
+  });
+
+  test("a forwarder.pid naming a live process that is no forwarder (a killed forwarder's PID reused): without /proc the hook takes it as the forwarder, and its events wait until that process is gone", async () => {
+    await hooksSettled(t.sb.home, t.spool);
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const sid = 'reused-forwarder';
+    try {
+      mkdirSync(t.spool, { recursive: true });
+      writeFileSync(join(t.spool, 'forwarder.pid'), String(other.pid));
+      const hook = (input: string) => inside('/bin/bash', ['--norc', '--noprofile', '-c', t.cmd('postToolUse')], { input });
+      assert.equal((await hook(tool(sid, 0))).code, 0);
+      await sleep(1000);
+      assert.equal(t.waiting().length, 1, 'the event waits in the spool');
+      assert.deepEqual(seen(obs.events, sid), []);
+    } finally {
+      other.kill('SIGKILL');
+    }
+    await new Promise((r) => other.on('exit', r));
+    assert.equal((await inside('/bin/bash', ['--norc', '--noprofile', '-c', t.cmd('postToolUse')], { input: tool(sid, 1) })).code, 0);
+    await obs.waitFor((e) => e.session_id === sid && stepOf(e) === 1);
+    await hooksSettled(t.sb.home, t.spool);
+    assert.deepEqual(seen(obs.events, sid), [0, 1]);
   });
 
   test('a lock whose process is alive and started before it was written is waited for', async () => {
