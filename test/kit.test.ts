@@ -7,11 +7,11 @@
 // Another build is a copy of this package (dist/ and templates/) in a
 // temporary folder, its scripts' templates changed, run as its own command.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { renderGitHook } from '../src/core/repo/git-hook.js';
-import { kitId } from '../src/core/repo/kit.js';
+import { kitId, refreshKit } from '../src/core/repo/kit.js';
 import { userPaths } from '../src/paths.js';
 import { gitChurn, hooksSettled, otherBuild, ROOT, sandbox, snapshot } from './helpers.js';
 import { CLIENT, gitHookOf010, hookFileOf010, runHook, stepOf, tool } from './hook-run.js';
@@ -143,6 +143,21 @@ describe('the same build installed again (new files, the same bytes)', () => {
     const now = readFileSync(join(paths.dataDir, 'kit', 'stamp'), 'utf8').split('\n');
     assert.deepEqual(now.slice(0, 2), stamp.split('\n').slice(0, 2));
     assert.notEqual(now[2], stamp.split('\n')[2]);
+  });
+});
+
+describe('a stamp that cannot be rewritten', () => {
+  const { sb, paths } = withObserver();
+  test('the same build found again: current, not a failure (doctor would call it one)', () => {
+    assert.equal(sb.cli(sb.repo('ro'), 'enable').status, 0);
+    const stamp = join(paths.dataDir, 'kit', 'stamp');
+    // The kit's id with other files' fingerprint, through a link, which fleet-git never writes through.
+    const real = join(sb.dir, 'stamp-elsewhere');
+    writeFileSync(real, `${kitId()}\n\nother files\n`);
+    rmSync(stamp);
+    symlinkSync(real, stamp);
+    assert.deepEqual(refreshKit(paths), { state: 'current', id: kitId() });
+    assert.equal(readFileSync(real, 'utf8'), `${kitId()}\n\nother files\n`);
   });
 });
 

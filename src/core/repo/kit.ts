@@ -161,8 +161,12 @@ export function refreshKit(u: UserPaths): KitFound {
     if (stamp.id !== null && stamp.seen === fingerprint()) return { state: 'current', id: stamp.id };
     id = kitId();
     if (stamp.id === id) {
-      // The same files, made again (a build, a copy): this build's kit; the stamp records them.
-      writeStamp(join(u.dataDir, KIT_DIR), id, stamp.previous);
+      // The same files, made again (a build, a copy): this build's kit; the stamp records them, when it can be written.
+      try {
+        writeStamp(join(u.dataDir, KIT_DIR), id, stamp.previous);
+      } catch {
+        /* a read-only data folder: the kit is current all the same, found so by its hash next time too */
+      }
       return { state: 'current', id };
     }
     return { state: 'refreshed', id, from: stamp.id, changed: installKit(u) };
