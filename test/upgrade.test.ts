@@ -235,10 +235,10 @@ function machine(prefix: string, npmCache: string) {
   });
   after(() => obs?.close());
 
-  /** `fleet-git ARGS` in `cwd`, the installed one; asserts it exits `status`. */
-  function fleet(cwd: string, args: string[], status = 0) {
+  /** `fleet-git ARGS` in `cwd`, the installed one; asserts it exits 0. */
+  function fleet(cwd: string, args: string[]) {
     const r = runSync('fleet-git', args, { cwd, env });
-    assert.equal(r.status, status, `fleet-git ${args.join(' ')}: exit ${r.status}\n${r.stdout}\n${r.stderr}`);
+    assert.equal(r.status, 0, `fleet-git ${args.join(' ')}: exit ${r.status}\n${r.stdout}\n${r.stderr}`);
     return r;
   }
 
@@ -283,7 +283,7 @@ function machine(prefix: string, npmCache: string) {
       };
       return { kit: of('kit'), 'user-hooks': of('user-hooks'), setup: of('setup') };
     },
-    /** One `copilot -p` in `cwd` of `toolCalls` bash calls: the events that reached the observer for it, once all hooks are done. */
+    /** One `copilot -p` in `cwd` against `model`: the events that reached the observer for it, once all hooks are done. */
     async session(model: ModelServer, cwd: string, cache: string): Promise<Received[]> {
       const from = obs.events.length;
       const copilotEnv = {
