@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { kitClient, kitId } from '../src/core/repo/kit.js';
-import { sandbox } from './helpers.js';
+import { needs, sandbox } from './helpers.js';
 import { CLI, run, runCli } from './spawn.js';
 import { TestObserver } from './observer-server.js';
 
@@ -182,26 +182,31 @@ describe('fleet-git doctor: the hook-client check', () => {
     assert.ok(!existsSync(join(paths.dataDir, 'spool')), 'no spool in the data folder');
   });
 
-  test('no node to run the hook client (none on PATH, the recorded one gone): FAIL, with the reason and the fix, exit 1', async () => {
-    enabled();
-    const bin = join(sb.dir, 'git-only');
-    mkdirSync(bin, { recursive: true });
-    for (const tool of ['git', 'cat'])
-      if (!existsSync(join(bin, tool)))
-        symlinkSync(execFileSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(bin, tool));
-    writeFileSync(join(paths.dataDir, 'node'), join(sb.dir, 'uninstalled', 'node'));
-    try {
-      // Whether the hook command reads the payload before it finds no node or not, the answer is the same.
-      const r = await doctorWritesLate(repo, { ...env, PATH: bin });
-      assert.match(r.payloadWrite, /^write\(/, 'the payload was written');
-      assert.equal(r.code, 1, r.stdout);
-      assert.doesNotMatch(r.stdout, /EPIPE|cannot run \/bin\/bash/);
-      const line = `FAIL  no node on the PATH Copilot runs hooks with, and the node fleet-git enable recorded (${join(sb.dir, 'uninstalled', 'node')}) is gone, so the hook does nothing: install Node 18 or later (or put it on PATH), then run fleet-git enable`;
-      assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
-    } finally {
-      writeFileSync(join(paths.dataDir, 'node'), process.execPath);
-    }
-  });
+  // These two run doctor under strace (doctorWritesLate).
+  test(
+    'no node to run the hook client (none on PATH, the recorded one gone): FAIL, with the reason and the fix, exit 1',
+    { skip: needs('strace') },
+    async () => {
+      enabled();
+      const bin = join(sb.dir, 'git-only');
+      mkdirSync(bin, { recursive: true });
+      for (const tool of ['git', 'cat'])
+        if (!existsSync(join(bin, tool)))
+          symlinkSync(execFileSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(bin, tool));
+      writeFileSync(join(paths.dataDir, 'node'), join(sb.dir, 'uninstalled', 'node'));
+      try {
+        // Whether the hook command reads the payload before it finds no node or not, the answer is the same.
+        const r = await doctorWritesLate(repo, { ...env, PATH: bin });
+        assert.match(r.payloadWrite, /^write\(/, 'the payload was written');
+        assert.equal(r.code, 1, r.stdout);
+        assert.doesNotMatch(r.stdout, /EPIPE|cannot run \/bin\/bash/);
+        const line = `FAIL  no node on the PATH Copilot runs hooks with, and the node fleet-git enable recorded (${join(sb.dir, 'uninstalled', 'node')}) is gone, so the hook does nothing: install Node 18 or later (or put it on PATH), then run fleet-git enable`;
+        assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
+      } finally {
+        writeFileSync(join(paths.dataDir, 'node'), process.execPath);
+      }
+    },
+  );
 
   test('a node that answers --version but runs nothing (a broken shim): its forwarder leaves without sending the event, FAIL naming that node, exit 1', async () => {
     enabled();
@@ -250,21 +255,25 @@ describe('fleet-git doctor: the hook-client check', () => {
     }));
   }
 
-  test('the hook client deleted: the hook command exits before it reads the test event; doctor names the missing client, never EPIPE', async () => {
-    enabled();
-    const client = kitClient(paths.dataDir, kitId());
-    rmSync(client);
-    try {
-      const r = await doctorWritesLate(repo, env);
-      assert.match(r.payloadWrite, /= -1 EPIPE/, 'the hook exited before doctor wrote its payload');
-      assert.equal(r.code, 1, r.stdout);
-      const line = `FAIL  the hook client ${client} is missing, so enabled repositories report nothing: run fleet-git enable`;
-      assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
-      assert.doesNotMatch(r.stdout, /EPIPE|cannot run \/bin\/bash/);
-    } finally {
+  test(
+    'the hook client deleted: the hook command exits before it reads the test event; doctor names the missing client, never EPIPE',
+    { skip: needs('strace') },
+    async () => {
       enabled();
-    }
-  });
+      const client = kitClient(paths.dataDir, kitId());
+      rmSync(client);
+      try {
+        const r = await doctorWritesLate(repo, env);
+        assert.match(r.payloadWrite, /= -1 EPIPE/, 'the hook exited before doctor wrote its payload');
+        assert.equal(r.code, 1, r.stdout);
+        const line = `FAIL  the hook client ${client} is missing, so enabled repositories report nothing: run fleet-git enable`;
+        assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
+        assert.doesNotMatch(r.stdout, /EPIPE|cannot run \/bin\/bash/);
+      } finally {
+        enabled();
+      }
+    },
+  );
 
   test("a hook client that node cannot load: FAIL with node's own words, exit 1", async () => {
     enabled();

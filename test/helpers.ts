@@ -413,6 +413,7 @@ const TOOLS = {
   'pre-commit': { debian: 'apt-get install pre-commit', macos: 'brew install pre-commit' },
   shellcheck: { debian: 'apt-get install shellcheck', macos: 'brew install shellcheck' },
   man: { debian: 'apt-get install man-db', macos: 'part of macOS' },
+  ps: { debian: 'apt-get install procps', macos: 'part of macOS' },
 } as const;
 export type Tool = keyof typeof TOOLS;
 
@@ -423,6 +424,8 @@ function works(tool: Tool): boolean {
       return /util-linux/.test(spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout ?? '');
     case 'strace':
       return spawnSync('strace', ['-o', '/dev/null', 'true']).status === 0;
+    case 'ps':
+      return spawnSync('ps', ['-o', 'pid=', '-p', String(process.pid)]).status === 0;
     case 'zsh':
     case 'fish':
     case 'dash':

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
-import { CLI, describeNeeding, hooksSettled, needsRoot, sandbox } from './helpers.js';
+import { CLI, describeNeeding, hooksSettled, needs, needsRoot, sandbox } from './helpers.js';
 import { run, type SpawnOptions } from './spawn.js';
 import { CLIENT, runHook } from './hook-run.js';
 import { TestObserver, type Received } from './observer-server.js';
@@ -252,7 +252,8 @@ const noProc = (realProc: string, cmd: string, args: string[], opts: SpawnOption
     opts,
   );
 
-describeNeeding(needsRoot('mount an empty /proc in a mount namespace of its own (unshare -m)'), 'no /proc', () => {
+// ps: the stand-in below runs the real one (procps) with the real /proc.
+describeNeeding(needsRoot('mount an empty /proc in a mount namespace of its own (unshare -m)') || needs('ps'), 'no /proc', () => {
   const t = setUp('fleet-git-noproc-');
   const realProc = join(t.sb.dir, 'real-proc');
   mkdirSync(realProc);
