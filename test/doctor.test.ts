@@ -170,7 +170,7 @@ describe('fleet-git doctor: the hook-client check', () => {
       const r = await doctor(repo, env);
       assert.match(
         r.stdout,
-        /^ok {4}the hook client runs as Copilot runs it: a test sessionStart reached a socket of doctor's own, as the observer reads it, in \d+ ms \(.*hook-client\.cjs\)$/m,
+        /^ok {4}the hook client runs as Copilot runs it: a test sessionStart reached a socket of doctor's own, as the observer reads it, in \d+ ms \(.*\/kit\/[0-9a-f]{16}\/hook-client\.cjs\)$/m,
       );
       const j = JSON.parse((await doctor(repo, env, '--json')).stdout);
       assert.equal(j.checks.find((c: any) => c.id === 'hook-client').level, 'ok');

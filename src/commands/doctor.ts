@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { CHECKOUT_SCRIPT, HOOK_SCRIPT } from '../paths.js';
 import { createConnection } from 'node:net';
 import { runContext, type RunContext } from '../core/repo/context.js';
-import { BUILT_CLIENT, kitClient, kitProblems, refreshKit } from '../core/repo/kit.js';
+import { BUILT_CLIENT, clientInUse, kitClient, kitProblems, refreshKit } from '../core/repo/kit.js';
 import { nodeFor, tryHookEvent, type NodeFound } from '../core/session/hook-trial.js';
 import { findOnPath, INSTALL_HINT } from '../core/session/run.js';
 import { setupState } from '../core/setup/setup.js';
@@ -229,7 +229,7 @@ export class DoctorCommand extends FleetCommand {
       add(
         'hook-client',
         'ok',
-        `the hook client runs as Copilot runs it: a test sessionStart reached a socket of doctor's own, as the observer reads it, in ${t.ms} ms (${ctx.user.hookClient})`,
+        `the hook client runs as Copilot runs it: a test sessionStart reached a socket of doctor's own, as the observer reads it, in ${t.ms} ms (${clientInUse(ctx.user.dataDir)})`,
       );
   }
 

@@ -59,6 +59,12 @@ export function kitClient(dataDir: string, id: string): string {
   return join(dataDir, KIT_DIR, id, CLIENT_FILE);
 }
 
+/** The hook client the data folder's hook.sh runs: its kit's (a data folder of 0.1.0, without a kit: its own). */
+export function clientInUse(dataDir: string): string {
+  const id = readStamp(dataDir).id;
+  return id ? kitClient(dataDir, id) : join(dataDir, CLIENT_FILE);
+}
+
 /** The data folder's hook.sh, for the kit whose client is `client`. */
 export function renderHookScript(client: string, id: string): string {
   return render(readTemplate(HOOK_SCRIPT), { client: shInQuotes(client), kit: id });

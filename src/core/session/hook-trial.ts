@@ -14,9 +14,9 @@ import { readText } from '../../fs/atomic.js';
 import { FORWARD_FLAG, IDLE_MS_VAR, PID_FILE } from '../../copilot/forwarder.js';
 import { PROBE_VAR } from '../../copilot/normalize.js';
 import { EventListener, socketTempDir, type Received } from '../../fleet/listener.js';
-import { CLIENT_FILE, HOOK_SCRIPT, OBSERVER_DIR_VAR, userPaths, type Env } from '../../paths.js';
+import { HOOK_SCRIPT, OBSERVER_DIR_VAR, userPaths, type Env } from '../../paths.js';
 import { hookCommand, NODE_FILE } from '../repo/hook-file.js';
-import { kitClient, readStamp } from '../repo/kit.js';
+import { clientInUse } from '../repo/kit.js';
 import { isExecutableFile } from './run.js';
 
 /**
@@ -145,9 +145,7 @@ export async function tryHookEvent(o: {
   node?: NodeFound;
 }): Promise<HookTrial> {
   const waitMs = o.waitMs ?? TRIAL_WAIT_MS;
-  // The client the data folder's hook.sh runs: its kit's (an older data folder's own, without a kit).
-  const kit = readStamp(o.dataDir).id;
-  const client = kit ? kitClient(o.dataDir, kit) : join(o.dataDir, CLIENT_FILE);
+  const client = clientInUse(o.dataDir);
   const sessionId = `fleet-git-doctor-${randomUUID()}`;
   const tmp = socketTempDir('fleet-git-doctor-', join('observer', 'fleet.sock'));
   const run = join(tmp, 'run');
