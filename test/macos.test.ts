@@ -95,10 +95,17 @@ function setUp(prefix: string) {
 describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap', () => {
   const t = setUp('fleet-git-bash32-');
   let obs: TestObserver;
+  // Where the machine's PIDs were: put back after, so that the PIDs this suite made come back (20,000 down to
+  // about 300) are not handed out again soon to processes of other test files.
+  let last: string | null = null;
   before(async () => {
     obs = await TestObserver.start(t.paths.fleetSocket);
+    if (!WRAP) last = readFileSync(NS_LAST_PID, 'utf8').trim();
   });
-  after(() => obs.close());
+  after(async () => {
+    if (last !== null) writeFileSync(NS_LAST_PID, String(Math.max(Number(last), 20_100)));
+    await obs.close();
+  });
 
   test('unset, bash 5 expands them to nothing, as bash 3.2 does', () => {
     const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', bash32('echo "[$EPOCHREALTIME][$EPOCHSECONDS][$BASHPID]"')], {
