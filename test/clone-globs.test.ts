@@ -19,6 +19,8 @@ const RUNS = Number(process.env.FLEET_GIT_FUZZ_RUNS ?? 1);
 const HOME = '/home/u';
 /** The shells the generated sh is run by: dash, the /bin/sh the hook runs under on Debian, and bash. */
 const SHELLS = ['dash', 'bash'];
+/** The shells' environment: the caller's, less what a shell would run first (a BASH_ENV or ENV that prints would be read as the rules' answers). */
+const SH_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'BASH_ENV' && k !== 'ENV'));
 
 /** picomatch's answer, as --include gives it (dot, a trailing `/` off), on the path or a folder above it. */
 function reference(glob: string, path: string): boolean {
@@ -39,7 +41,7 @@ function shIncluded(c: CloneRules, paths: string[]): Map<string, boolean[]> {
   const script = `${renderRules(c, '/c', HOME)}\nfor p; do if fleet_git_included "$p"; then echo 1; else echo 0; fi; done`;
   const out = new Map<string, boolean[]>();
   for (const sh of SHELLS) {
-    const r = spawnSync(sh, ['-c', script, 'sh', ...paths], { encoding: 'utf8' });
+    const r = spawnSync(sh, ['-c', script, 'sh', ...paths], { encoding: 'utf8', env: SH_ENV });
     assert.equal(r.status, 0, `${sh}: ${r.stderr}`);
     assert.equal(r.stderr, '', sh);
     out.set(
@@ -254,7 +256,7 @@ describeNeeding(needs('dash'), `clone globs: the hook's sh means what picomatch 
       ["/tmp/hab (x)'$/code", false],
     ] as const) {
       assert.equal(isCloneIncluded(c, p, home), want, `node: ${p}`);
-      const r = spawnSync('sh', ['-c', `${renderRules(c, '/c', home)}\nfleet_git_included "$1"`, 'sh', p]);
+      const r = spawnSync('sh', ['-c', `${renderRules(c, '/c', home)}\nfleet_git_included "$1"`, 'sh', p], { env: SH_ENV });
       assert.equal(r.status === 0, want, `sh: ${p}`);
     }
   });
@@ -271,15 +273,13 @@ describeNeeding(needs('dash'), `clone globs: the hook's sh means what picomatch 
         'sh',
         'arg',
       ],
-      { encoding: 'utf8', cwd: '/' },
+      { encoding: 'utf8', cwd: '/', env: SH_ENV },
     );
     assert.match(r.stdout, /^0 \[:\] [^f ]* 1 (?!\*)/, 'IFS, set -f and the positional parameters are as before, and globbing still works');
     const u = spawnSync(
       'sh',
       ['-c', `${renderRules({ include: ['/a/*'], exclude: [] }, '/c', HOME)}\nunset IFS; fleet_git_included /a/x; echo "\${IFS-unset}"`],
-      {
-        encoding: 'utf8',
-      },
+      { encoding: 'utf8', env: SH_ENV },
     );
     assert.equal(u.stdout, 'unset\n');
   });
