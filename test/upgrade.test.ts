@@ -93,7 +93,7 @@ describe('releases.txt', () => {
     // changed and tags made.
     const clone = join(sb.dir, 'clone');
     const head = sb.git(ROOT, 'rev-parse', 'HEAD');
-    sb.git(sb.dir, 'clone', '-q', '--shared', '--no-checkout', ROOT, clone);
+    sb.git(sb.dir, 'clone', '-q', '--shared', '--no-checkout', '--no-tags', ROOT, clone); // no tags: this clone's own may be made already
     sb.git(clone, 'checkout', '-q', '--detach', head);
     const script = join(clone, 'scripts', 'tag-releases.sh');
     const file = join(clone, 'releases.txt');
