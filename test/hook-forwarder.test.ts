@@ -19,10 +19,9 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { userPaths } from '../src/paths.js';
-import { FIXTURES, fleetGitProcesses, sandbox } from './helpers.js';
+import { FIXTURES, fleetGitProcesses } from './helpers.js';
 import { TestObserver, type Received } from './observer-server.js';
-import { CLIENT, runHook, stepOf, tool } from './hook-run.js';
+import { CLIENT, enabledHooks, runHook, stepOf, tool } from './hook-run.js';
 
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -102,24 +101,8 @@ function countingNode(dir: string, env: Record<string, string>) {
 
 /** A sandbox with an enabled repository, its hook commands, and where the spool is. */
 function setUp() {
-  const sb = sandbox('fleet-git-fwd-');
-  const env = { ...sb.env, FLEET_GIT_FORWARDER_IDLE_MS: '400' };
-  const paths = userPaths(env, sb.home);
-  const repo = sb.repo('proj');
-  assert.equal(sb.cli(repo, 'enable').status, 0);
-  const doc = JSON.parse(readFileSync(join(repo, '.github', 'hooks', 'fleet.json'), 'utf8')) as {
-    hooks: Record<string, Array<{ bash: string }>>;
-  };
-  const cmd = (event: string) => doc.hooks[event]![0]!.bash;
-  const spool = join(paths.dataDir, 'spool');
-  const forwarderPid = () => {
-    try {
-      return Number(readFileSync(join(spool, 'forwarder.pid'), 'utf8'));
-    } catch {
-      return 0;
-    }
-  };
-  const events = () => (existsSync(spool) ? readdirSync(spool).filter((n) => n.endsWith('.ev')) : []);
+  const world = enabledHooks('fleet-git-fwd-', 400);
+  const { sb, spool, forwarderPid, waiting: events } = world;
   /** Waits until no forwarder runs and the spool holds nothing but itself. */
   const settled = async () => {
     await until('the forwarder to leave', () => {
@@ -151,7 +134,7 @@ function setUp() {
     for (const f of ['forwarder.pid', 'forwarder.sock']) rmSync(join(spool, f), { force: true });
     await settled();
   };
-  return { sb, env, paths, repo, cmd, spool, forwarderPid, events, settled, endForwarder };
+  return { ...world, events, settled, endForwarder };
 }
 
 describe('hook command and forwarder', () => {

@@ -1,15 +1,44 @@
 // The built hook client (dist/hook-client.cjs, from `npm run build`) run as a
 // real process, the way Copilot runs it, without blocking the event loop (an
 // observer may live in the test's own process).
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXCLUDE_BEGIN, EXCLUDE_END } from '../src/core/repo/exclude.js';
-import { ROOT } from './helpers.js';
+import { userPaths } from '../src/paths.js';
+import { ROOT, sandbox } from './helpers.js';
 import type { Received } from './observer-server.js';
 import { run } from './spawn.js';
 
 export const CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
+
+/**
+ * A sandbox with an enabled repository, the hook command of each event as its
+ * hook file says, and the spool: the forwarder.pid it names and the events
+ * waiting there. `idleMs`: how long a forwarder stays after its last event.
+ */
+export function enabledHooks(prefix: string, idleMs: number) {
+  const sb = sandbox(prefix);
+  const env: Record<string, string> = { ...sb.env, FLEET_GIT_FORWARDER_IDLE_MS: String(idleMs) };
+  const paths = userPaths(env, sb.home);
+  const repo = sb.repo('proj');
+  assert.equal(sb.cli(repo, 'enable').status, 0);
+  const doc = JSON.parse(readFileSync(join(repo, '.github', 'hooks', 'fleet.json'), 'utf8')) as {
+    hooks: Record<string, Array<{ bash: string }>>;
+  };
+  const cmd = (event: string) => doc.hooks[event]![0]!.bash;
+  const spool = join(paths.dataDir, 'spool');
+  const forwarderPid = () => {
+    try {
+      return Number(readFileSync(join(spool, 'forwarder.pid'), 'utf8'));
+    } catch {
+      return 0;
+    }
+  };
+  const waiting = () => (existsSync(spool) ? readdirSync(spool).filter((n) => n.endsWith('.ev')) : []);
+  return { sb, env, paths, repo, cmd, spool, forwarderPid, waiting };
+}
 
 export interface Ran {
   code: number | null;

@@ -8,13 +8,12 @@
 // (test/macos-paths.test.ts: a long $TMPDIR and HOME, and symbolic links.)
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { userPaths } from '../src/paths.js';
-import { CLI, describeNeeding, hooksSettled, needs, needsRoot, sandbox } from './helpers.js';
+import { CLI, describeNeeding, hooksSettled, needs, needsRoot } from './helpers.js';
 import { run, type SpawnOptions } from './spawn.js';
-import { CLIENT, runHook } from './hook-run.js';
+import { CLIENT, enabledHooks, runHook, tool } from './hook-run.js';
 import { TestObserver, type Received } from './observer-server.js';
 
 const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid';
@@ -26,15 +25,6 @@ const bash32 = (cmd: string) => `unset EPOCHREALTIME EPOCHSECONDS BASHPID; ${cmd
 /** The next process started gets a PID just above `pid` (when it is free), as after a wrap at pid_max. */
 const nextPidAfter = (pid: number) => writeFileSync(NS_LAST_PID, String(pid));
 
-const tool = (sid: string, step: number) =>
-  JSON.stringify({
-    sessionId: sid,
-    timestamp: Date.now(),
-    cwd: '/w',
-    toolName: 'bash',
-    toolArgs: { command: `echo step-${step}` },
-    toolResult: { resultType: 'success', textResultForLlm: `step-${step}` },
-  });
 const start = (sid: string) => JSON.stringify({ sessionId: sid, timestamp: Date.now(), cwd: '/w', source: 'new', initialPrompt: 'go' });
 const end = (sid: string) => JSON.stringify({ sessionId: sid, timestamp: Date.now(), cwd: '/w', reason: 'complete' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -45,26 +35,10 @@ const seen = (events: Received[], sid: string) =>
 
 before(() => assert.ok(existsSync(CLIENT), `${CLIENT} is missing: run npm run build first`));
 
-/** A sandbox with an enabled repository, its hook commands, the spool and an observer on the real socket path. */
+/** A sandbox with an enabled repository, its hook commands, the spool, and a way to hold its forwarder. */
 function setUp(prefix: string) {
-  const sb = sandbox(prefix);
-  const env: Record<string, string> = { ...sb.env, FLEET_GIT_FORWARDER_IDLE_MS: '3000' };
-  const paths = userPaths(env, sb.home);
-  const repo = sb.repo('proj');
-  assert.equal(sb.cli(repo, 'enable').status, 0);
-  const doc = JSON.parse(readFileSync(join(repo, '.github', 'hooks', 'fleet.json'), 'utf8')) as {
-    hooks: Record<string, Array<{ bash: string }>>;
-  };
-  const cmd = (event: string) => doc.hooks[event]![0]!.bash;
-  const spool = join(paths.dataDir, 'spool');
-  const forwarderPid = () => {
-    try {
-      return Number(readFileSync(join(spool, 'forwarder.pid'), 'utf8'));
-    } catch {
-      return 0;
-    }
-  };
-  const waiting = () => (existsSync(spool) ? readdirSync(spool).filter((n) => n.endsWith('.ev')) : []);
+  const world = enabledHooks(prefix, 3000);
+  const { forwarderPid } = world;
   /**
    * Holds the running forwarder (SIGSTOP to its process group, the shell that started it included) once
    * forwarder.pid names it (/proc: its name), so that no other process that got a PID once a forwarder's
@@ -89,7 +63,7 @@ function setUp(prefix: string) {
       await new Promise((r) => setTimeout(r, 20));
     }
   };
-  return { sb, env, paths, repo, cmd, spool, forwarderPid, waiting, holdForwarder };
+  return { ...world, holdForwarder };
 }
 
 describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap', () => {
