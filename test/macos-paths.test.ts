@@ -18,6 +18,19 @@ const start = (sid: string) => JSON.stringify({ sessionId: sid, timestamp: Date.
 const MAC_SOCKET_MAX = 103;
 
 /** A folder under `dir` whose path is `length` characters long, ending in `/T/` as macOS's $TMPDIR does (/var/folders/xx/<32>/T/). */
+/** A Mac user's environment: no XDG variables and no XDG_RUNTIME_DIR (a Mac has none), the sandbox's PATH and git config, `more` on top. */
+function macEnv(sb: ReturnType<typeof sandbox>, home: string, more: Record<string, string>): Record<string, string> {
+  return {
+    PATH: sb.env.PATH!,
+    HOME: home,
+    GIT_CONFIG_GLOBAL: sb.env.GIT_CONFIG_GLOBAL!,
+    GIT_CONFIG_NOSYSTEM: '1',
+    LANG: 'C.UTF-8',
+    NO_COLOR: '1',
+    ...more,
+  };
+}
+
 function macTmpdir(dir: string, length: number): string {
   const head = join(dir, 'var', 'folders', 'xx');
   const path = `${head}/${'k'.repeat(length - head.length - 4)}/T/`;
@@ -48,16 +61,7 @@ describeNeeding(needs('strace'), 'a long $TMPDIR and HOME, as on a Mac', () => {
   mkdirSync(home, { recursive: true });
   const macTmp = macTmpdir(sb.dir, 51);
   // No XDG variables, no XDG_RUNTIME_DIR: a Mac has none.
-  const env: Record<string, string> = {
-    PATH: sb.env.PATH!,
-    HOME: home,
-    GIT_CONFIG_GLOBAL: sb.env.GIT_CONFIG_GLOBAL!,
-    GIT_CONFIG_NOSYSTEM: '1',
-    LANG: 'C.UTF-8',
-    NO_COLOR: '1',
-    TMPDIR: macTmp,
-    FLEET_GIT_FORWARDER_IDLE_MS: '300',
-  };
+  const env = macEnv(sb, home, { TMPDIR: macTmp, FLEET_GIT_FORWARDER_IDLE_MS: '300' });
   const paths = userPaths(env, home);
   assert.ok(Buffer.byteLength(paths.fleetSocket) <= MAC_SOCKET_MAX);
   assert.ok(Buffer.byteLength(join(paths.dataDir, 'spool', 'forwarder.sock')) > MAC_SOCKET_MAX);
@@ -137,15 +141,7 @@ describe('the home folder and repositories reached through a symbolic link, as /
   mkdirSync(join(realTop, 'home'), { recursive: true });
   symlinkSync('private', join(sb.dir, 'var'));
   const home = join(sb.dir, 'var', 'home');
-  const env: Record<string, string> = {
-    PATH: sb.env.PATH!,
-    HOME: home,
-    GIT_CONFIG_GLOBAL: sb.env.GIT_CONFIG_GLOBAL!,
-    GIT_CONFIG_NOSYSTEM: '1',
-    LANG: 'C.UTF-8',
-    NO_COLOR: '1',
-    FLEET_GIT_FORWARDER_IDLE_MS: '200',
-  };
+  const env = macEnv(sb, home, { FLEET_GIT_FORWARDER_IDLE_MS: '200' });
   const paths = userPaths(env, home);
   const real = (p: string) => p.replace(join(sb.dir, 'var'), realTop);
   const fleet = (cwd: string, ...args: string[]) => run(process.execPath, [CLI, ...args], { cwd, env: { ...env, PWD: cwd } });

@@ -2,24 +2,14 @@
 //   node bench/by-hand/readers.mjs WORKSPACE HOME [RUNS] [LABEL] BEFORE_CLI AFTER_CLI
 // (a workspace from bench/make-workspace.sh; each CLI a dist/cli.cjs, e.g. of a clone at the commit before a change).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { homeEnv } from '../lib/home-env.mjs';
 const [ws, home, runs = '20', label = '', beforeCli, afterCli] = process.argv.slice(2);
 if (!ws || !home || !beforeCli || !afterCli) {
   console.error('usage: node bench/by-hand/readers.mjs WORKSPACE HOME [RUNS] [LABEL] BEFORE_CLI AFTER_CLI');
   process.exit(2);
 }
 const builds = { before: beforeCli, after: afterCli };
-mkdirSync(home, { recursive: true });
-const env = {
-  PATH: process.env.PATH,
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, '.config'),
-  XDG_DATA_HOME: join(home, '.local/share'),
-  COPILOT_HOME: join(home, '.copilot'),
-  GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
-  GIT_CONFIG_NOSYSTEM: '1',
-};
+const env = homeEnv(home);
 const t = { before: [], after: [] },
   c = { before: [], after: [] };
 const once = (k) => {
