@@ -28,6 +28,7 @@ const SLOW = [
   'test/upgrade.test.ts', // a previous release built and installed, real Copilot sessions after each upgrade
   'test/kill.test.ts', // SIGKILL by strace at every call that changes a file
   'test/macos-paths.test.ts', // under strace (bind, connect), doctor --live's real Copilot among them
+  'test/traced.test.ts', // doctor, scan and remove under strace
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

@@ -4,9 +4,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { HELPERS, needs, sandbox, workersDuring, type Sandbox } from './helpers.js';
-import { CLI, runSync } from './spawn.js';
-import { buildWorkspace, workspaceSnapshot, type Workspace } from './workspace.js';
+import { HELPERS, sandbox, workersDuring, type Sandbox } from './helpers.js';
+import { buildWorkspace, initRepos, workspaceSnapshot, type Workspace } from './workspace.js';
 
 const HOOK = '.github/hooks/fleet.json';
 
@@ -19,16 +18,6 @@ function setup(): { sb: Sandbox; ws: Workspace; snap: () => Record<string, strin
   chmodSync(userHook, 0o750);
   const snap = () => workspaceSnapshot(ws);
   return { sb, ws, snap, userHook };
-}
-
-/** `n` empty repositories r0, r1, ... in `parent` (enough for bulk runs' helper threads: 64 at least); their folders. */
-function initRepos(sb: Sandbox, parent: string, n: number): string[] {
-  return Array.from({ length: n }, (_, i) => {
-    const dir = join(parent, `r${i}`);
-    mkdirSync(dir, { recursive: true });
-    sb.git(dir, 'init', '-q');
-    return dir;
-  });
 }
 
 const enableAll = async (sb: Sandbox, ws: Workspace) => {
@@ -196,33 +185,6 @@ describe('remove', () => {
     for (const p of [ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.lefthook, ws.p.upstream])
       assert.ok(!existsSync(join(p, HOOK)), `${p} went on`);
   });
-
-  it(
-    '--yes reads an enabled repository once, under its lock (its exclude block says it has something to remove); one with something of fleet-git but no block before the lock too',
-    { skip: needs('strace') },
-    async () => {
-      const { sb, ws } = setup();
-      // Enough repositories for the helper threads (64 at least), all enabled.
-      const many = join(ws.root, 'many');
-      const configs = initRepos(sb, many, 70).map((d) => join(d, '.git', 'config'));
-      assert.equal((await sb.fleet(sb.dir, 'enable', '--under', many)).status, 0);
-      assert.equal((await sb.fleet(ws.p.solo, 'enable')).status, 0);
-      // upstream: an upstream hook file, nothing of fleet-git: no block, so read without the lock first.
-      const upstreamConfig = join(ws.p.upstream, '.git', 'config');
-      const trace = join(sb.dir, 'remove-trace.txt');
-      const r = runSync('strace', ['-f', '-e', 'trace=open,openat', '-o', trace, process.execPath, CLI, 'remove', ws.root, '--yes'], {
-        cwd: sb.dir,
-        env: sb.env,
-      });
-      assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stdout, /remove: 72 changed, /);
-      const opens = readFileSync(trace, 'utf8').split('\n');
-      const count = (file: string) => opens.filter((l) => l.includes(`"${file}"`) && !l.includes('ENOENT')).length;
-      for (const c of configs) assert.equal(count(c), 1, `${c} was read once`);
-      assert.equal(count(upstreamConfig), 2, 'the one without a block was read to pick it, then under its lock');
-      for (const c of configs) assert.ok(!existsSync(join(c, '..', '..', HOOK)), c);
-    },
-  );
 
   it('--yes reads each repository in the helper threads: the same repositories and counts as --dry-run finds, and one with nothing of fleet-git gets no lock', async () => {
     const { sb, ws, snap } = setup();

@@ -1,15 +1,14 @@
 // fleet-git scan on a generated workspace with every kind of repository and
 // fleet state, run in-process (off a terminal: JSON only on stdout).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { Cli } from 'clipanion';
 import type { Context } from '../src/commands/base.js';
 import { ScanCommand } from '../src/commands/scan.js';
-import { CLI, needs, sandbox } from './helpers.js';
+import { sandbox } from './helpers.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
 
 interface Json {
@@ -237,7 +236,6 @@ describe('scan: what Copilot makes of each repository', () => {
   const p = { trusted: sb.repo('code/trusted'), untrusted: sb.repo('code/untrusted'), plain: sb.repo('code/plain') };
   mkdirSync(join(root, 'bare.git'));
   sb.git(join(root, 'bare.git'), 'init', '-q', '--bare');
-  const config = join(sb.env.COPILOT_HOME, 'config.json');
   const byPath = (doc: Json) => Object.fromEntries(doc.repos.map((r) => [r.path.slice(root.length + 1), r.copilot]));
 
   before(async () => {
@@ -273,21 +271,6 @@ describe('scan: what Copilot makes of each repository', () => {
       assert.deepEqual(byPath(await scan()).untrusted, { trusted: false, hooks: 'repo' });
     }
     rmSync(join(sb.env.COPILOT_HOME, 'hooks', 'fleet.json'));
-  });
-
-  it("reads Copilot's config.json once per scan, however many repositories", { skip: needs('strace') }, () => {
-    const trace = join(sb.dir, 'trace.txt');
-    const r = spawnSync('strace', ['-f', '-e', 'trace=open,openat', '-o', trace, process.execPath, CLI, 'scan', root, '--json'], {
-      cwd: sb.dir,
-      env: sb.env,
-      encoding: 'utf8',
-    });
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(JSON.parse(r.stdout).repos.length, 4);
-    const opens = readFileSync(trace, 'utf8')
-      .split('\n')
-      .filter((l) => l.includes(`"${config}"`));
-    assert.equal(opens.length, 1, opens.join('\n'));
   });
 
   it('the table: a Copilot note only on an enabled repository copilot -p would skip, the others counted once; and how many would be skipped', async () => {

@@ -189,3 +189,13 @@ export function workspaceSnapshot(ws: Workspace): Record<string, string> {
     ...Object.fromEntries(Object.entries(snapshot(ws.outside, gitChurn)).map(([k, v]) => [`outside/${k}`, v])),
   };
 }
+
+/** `n` empty repositories r0, r1, ... in `parent` (enough for bulk runs' helper threads: 64 at least); their folders. */
+export function initRepos(sb: Sandbox, parent: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => {
+    const dir = join(parent, `r${i}`);
+    mkdirSync(dir, { recursive: true });
+    sb.git(dir, 'init', '-q');
+    return dir;
+  });
+}
