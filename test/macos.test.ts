@@ -37,7 +37,7 @@ before(() => assert.ok(existsSync(CLIENT), `${CLIENT} is missing: run npm run bu
 
 /** A sandbox with an enabled repository, its hook commands, the spool, and a way to hold its forwarder. */
 function setUp(prefix: string) {
-  const world = enabledHooks(prefix, 3000);
+  const world = enabledHooks(prefix, 400);
   const { forwarderPid } = world;
   /**
    * Holds the running forwarder (SIGSTOP to its process group, the shell that started it included) once
