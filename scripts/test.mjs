@@ -5,8 +5,8 @@
 // with one line per skipped test, and with FLEET_GIT_TEST_NO_SKIPS=1 (.ci/run sets it) any skip
 // fails the run, read from the runner's closing `skipped N` line.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
@@ -43,20 +43,53 @@ if (chosen.length === 0) {
   console.error('test: no test files found');
   process.exit(1);
 }
-const work = mkdtempSync(join(tmpdir(), 'fleet-git-test-run-'));
+/**
+ * `--quick` with no TMPDIR of the caller's: the tests' temporary folders go in memory, where /dev/shm is a
+ * tmpfs (Linux). The tests make and remove thousands of files and folders (a repository copied for each
+ * case); on an ext4 disk that costs some five times the CPU (docs/measured.md). npm test and .ci/run keep
+ * the machine's temporary folder, so the whole suite runs on a real disk.
+ */
+function inMemory() {
+  if (!quick || process.env.TMPDIR) return null;
+  try {
+    return statfsSync('/dev/shm').type === TMPFS_MAGIC ? mkdtempSync('/dev/shm/fleet-git-') : null;
+  } catch {
+    return null; // none here (macOS), or not ours to write
+  }
+}
+const TMPFS_MAGIC = 0x01021994;
+const memory = inMemory();
+const work = memory ?? mkdtempSync(join(tmpdir(), 'fleet-git-test-run-'));
+const env = { ...process.env };
+// Fewer repetitions of the race and generated cases under --quick (test/helpers.ts repeats()).
+if (quick) env.FLEET_GIT_TEST_QUICK = '1';
+else delete env.FLEET_GIT_TEST_QUICK;
 // One Copilot package cache for every file that runs the real Copilot CLI (test/helpers.ts copilotCache).
-const env = process.env.FLEET_GIT_TEST_COPILOT_CACHE ? process.env : { ...process.env, FLEET_GIT_TEST_COPILOT_CACHE: work };
+env.FLEET_GIT_TEST_COPILOT_CACHE ??= work;
+if (memory) {
+  env.TMPDIR = join(work, 't');
+  mkdirSync(env.TMPDIR);
+}
 // The reporter the terminal gets is node's default for it; a TAP copy in a file is read for the skips.
 const tap = join(work, 'report.tap');
 const reporters = options.some((o) => o.startsWith('--test-reporter'))
   ? []
   : ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout'];
 reporters.push('--test-reporter', 'tap', '--test-reporter-destination', tap);
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...options, ...reporters, ...chosen], {
-  cwd: root,
-  stdio: 'inherit',
-  env,
-});
+// Two files at a time; --quick, one more than the cores: its files wait on timers and sockets for a
+// part of their time, which a third file fills (2 cores: 65 s against 82, docs/measured.md).
+const concurrency = quick ? availableParallelism() + 1 : 2;
+// Ctrl-C (or a TERM) reaches the runner, which stops; this process then still removes its folder.
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => {});
+const r = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...options, ...reporters, ...chosen],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env,
+  },
+);
 let report = '';
 try {
   report = readFileSync(tap, 'utf8');

@@ -10,7 +10,7 @@ import { it } from 'node:test';
 import fc from 'fast-check';
 import { checkCloneGlob, cloneGlobMatches, isCloneIncluded, renderRules, type CloneRules } from '../src/core/repo/clone-rules.js';
 import { parseUserConfig, UserConfigError } from '../src/core/setup/user-config.js';
-import { describeNeeding, needs } from './helpers.js';
+import { describeNeeding, needs, repeats } from './helpers.js';
 
 const picomatch = createRequire(import.meta.url)('picomatch') as (g: string, o: object) => (s: string) => boolean;
 const seedVar = process.env.FLEET_GIT_FUZZ_SEED;
@@ -162,7 +162,7 @@ function pathsFor(g: string): fc.Arbitrary<string[]> {
 
 function check(property: fc.IProperty<never> | fc.IProperty<unknown>, numRuns: number): void {
   try {
-    fc.assert(property as fc.IProperty<unknown>, { seed: SEED, numRuns: numRuns * RUNS });
+    fc.assert(property as fc.IProperty<unknown>, { seed: SEED, numRuns: repeats(numRuns) * RUNS });
   } catch (e) {
     throw new Error(`failed with seed ${SEED}: run again with FLEET_GIT_FUZZ_SEED=${SEED}\n${String((e as Error).message).slice(0, 4000)}`);
   }

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync, chmo
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { holderAlive, holderText, processStart } from '../src/fs/lock.js';
-import { CLI, countingWorkers, gitChurn, HELPERS, sandbox, snapshot, type Sandbox } from './helpers.js';
+import { CLI, countingWorkers, gitChurn, HELPERS, repeats, sandbox, snapshot, type Sandbox } from './helpers.js';
 import { runCli } from './spawn.js';
 
 const HOOK = '.github/hooks/fleet.json';
@@ -47,7 +47,7 @@ describe('concurrent runs on one repository', () => {
     const ref = withForeignHook(s, 'reference');
     assert.equal((await s.fleet(ref, 'enable')).status, 0);
     const want = repoSnapshot(ref);
-    for (let round = 0; round < 12; round++) {
+    for (let round = 0; round < repeats(12); round++) {
       const repo = withForeignHook(s, `four-${round}`);
       const runs = await together(s, repo, [['enable'], ['enable'], ['enable'], ['enable']]);
       for (const r of runs) assert.equal(r.status, 0, `round ${round}: ${r.stderr}`);
@@ -74,7 +74,7 @@ describe('concurrent runs on one repository', () => {
 
   it('enable racing disable: the repository ends fully enabled or fully disabled, and status agrees (repeated)', async () => {
     const s = sandbox();
-    for (let round = 0; round < 12; round++) {
+    for (let round = 0; round < repeats(12); round++) {
       const repo = withForeignHook(s, `race-${round}`);
       const foreign = readFileSync(join(repo, '.git/hooks/post-checkout'));
       if (round % 2) assert.equal((await s.fleet(repo, 'enable')).status, 0);

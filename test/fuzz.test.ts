@@ -14,7 +14,7 @@ import { EVENT_MAX_BYTES, normalizePayload } from '../src/copilot/normalize.js';
 import { isPlainId } from '../src/fleet/event.js';
 import { LINE_MAX } from '../src/fleet/socket.js';
 import { userPaths } from '../src/paths.js';
-import { FIXTURES, sandbox } from './helpers.js';
+import { FIXTURES, repeats, sandbox } from './helpers.js';
 import { CLIENT, runClient } from './hook-run.js';
 import { observerSummary, RawObserver, wholeLines } from './observer-server.js';
 
@@ -29,7 +29,7 @@ const RUNS = Math.max(1, Number(process.env.FLEET_GIT_FUZZ_RUNS) || 1);
 /** fc.assert with this run's seed, saying how to run the same cases again when it fails. */
 async function check(property: fc.IProperty<unknown> | fc.IAsyncProperty<unknown>, numRuns: number): Promise<void> {
   try {
-    await fc.assert(property as fc.IAsyncProperty<unknown>, { seed: SEED, numRuns: numRuns * RUNS });
+    await fc.assert(property as fc.IAsyncProperty<unknown>, { seed: SEED, numRuns: repeats(numRuns) * RUNS });
   } catch (e) {
     // fast-check's report names the seed, the case and the error; a case can hold strings of megabytes: each line is cut.
     const cause = (e as Error).cause;

@@ -435,6 +435,15 @@ function works(tool: Tool): boolean {
   }
 }
 
+/**
+ * How many times a test repeats a race or a generated case: `n` in the whole suite (npm test, which
+ * .ci/run runs), a quarter of it (at least 1) under npm run test:quick, for the loop of changing one
+ * thing (scripts/test.mjs sets FLEET_GIT_TEST_QUICK=1 there). Every case still runs, each assertion in it.
+ */
+export function repeats(n: number): number {
+  return process.env.FLEET_GIT_TEST_QUICK === '1' ? Math.max(1, Math.ceil(n / 4)) : n;
+}
+
 const found = new Map<Tool, boolean>();
 
 /**
