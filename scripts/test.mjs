@@ -1,23 +1,26 @@
-// Runs every test file under test/ (recursively) with node:test through tsx.
+// Runs every test file under test/ (recursively) with node:test, the project's TypeScript made
+// JavaScript by esbuild for the run (scripts/ts-loader.mjs).
 // A shell glob would silently skip nested files on Node 20, so the list is built here.
 // Arguments pick files by a part of their path (`node scripts/test.mjs scan tty`); those that start with -- are node's.
 // A test skips only for a missing outside tool, naming it (test/helpers.ts needs()); the run ends
 // with one line per skipped test, and with FLEET_GIT_TEST_NO_SKIPS=1 (.ci/run sets it) any skip
 // fails the run, read from the runner's closing `skipped N` line.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-const files = [];
-(function walk(dir) {
+/** The files under `dir` (recursively) whose name ends with `suffix`, relative to the root. */
+function find(dir, suffix, found = []) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) walk(p);
-    else if (e.name.endsWith('.test.ts')) files.push(relative(root, p));
+    if (e.isDirectory()) find(p, suffix, found);
+    else if (e.name.endsWith(suffix)) found.push(relative(root, p));
   }
-})(join(root, 'test'));
+  return found;
+}
+const files = find(join(root, 'test'), '.test.ts');
 // `--quick` (npm run test:quick) leaves out the files that start the real Copilot CLI or trace
 // system calls; npm test and .ci/run run every file. Kept here, in one place.
 const SLOW = [
@@ -70,6 +73,10 @@ if (memory) {
   env.TMPDIR = join(work, 't');
   mkdirSync(env.TMPDIR);
 }
+// Every TypeScript file of the project, made JavaScript once for the run: each file's process loads
+// scripts/ts-loader.mjs, which answers with it (scripts/ts-hooks.mjs), instead of tsx.
+env.FLEET_GIT_TEST_JS = join(work, 'js');
+await compileAll(env.FLEET_GIT_TEST_JS);
 // The reporter the terminal gets is node's default for it; a TAP copy in a file is read for the skips.
 const tap = join(work, 'report.tap');
 const reporters = options.some((o) => o.startsWith('--test-reporter'))
@@ -83,13 +90,55 @@ const concurrency = quick ? availableParallelism() + 1 : 2;
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => {});
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...options, ...reporters, ...chosen],
+  [
+    '--enable-source-maps',
+    '--import',
+    join(root, 'scripts', 'ts-loader.mjs'),
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    ...options,
+    ...reporters,
+    ...chosen,
+  ],
   {
     cwd: root,
     stdio: 'inherit',
     env,
   },
 );
+/**
+ * esbuild's JavaScript of every .ts file under src/, test/ and scripts/, in `dir` as the tree is. A
+ * file's source map names the .ts file beside the module's own URL, which is the .ts file's: stack
+ * traces (--enable-source-maps) show its lines.
+ */
+async function compileAll(dir) {
+  const { build } = await import('esbuild');
+  const { outputFiles } = await build({
+    entryPoints: ['src', 'test', 'scripts'].flatMap((d) => find(join(root, d), '.ts')).map((f) => join(root, f)),
+    outdir: dir,
+    outbase: root,
+    format: 'esm',
+    platform: 'node',
+    target: `node${process.versions.node}`,
+    tsconfig: join(root, 'tsconfig.json'),
+    sourcemap: 'external',
+    write: false,
+    logLevel: 'warning',
+  });
+  const maps = new Map(outputFiles.filter((f) => f.path.endsWith('.map')).map((f) => [f.path.slice(0, -4), f.text]));
+  for (const f of outputFiles) {
+    if (f.path.endsWith('.map')) continue;
+    const map = JSON.parse(maps.get(f.path));
+    map.sources = [`${basename(f.path, '.js')}.ts`];
+    const text = f.text.replace(/\/\/# sourceMappingURL=.*\n?$/, '');
+    mkdirSync(dirname(f.path), { recursive: true });
+    writeFileSync(
+      f.path,
+      `${text}//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`,
+    );
+  }
+}
+
 let report = '';
 try {
   report = readFileSync(tap, 'utf8');
