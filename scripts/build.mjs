@@ -13,7 +13,20 @@
 // that a test run or a command using dist/ meanwhile is not left without it for
 // the whole build, only for the moment of the swap.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -22,6 +35,20 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const dist = join(root, 'dist');
+
+// --if-changed (npm test, npm run test:quick): nothing is built when dist/ was built from the same
+// inputs (dist/.inputs: a hash of each source and template file's path and bytes, this script's,
+// package.json's and its lock's, the tsconfig files'). npm run build and prepack always build.
+const inputs = inputsHash();
+if (process.argv.includes('--if-changed') && existsSync(join(dist, 'cli.cjs'))) {
+  let built = '';
+  try {
+    built = readFileSync(join(dist, '.inputs'), 'utf8');
+  } catch {
+    // built before dist/.inputs was written, or never: build
+  }
+  if (built === inputs) process.exit(0);
+}
 const building = join(root, `.dist-build-${process.pid}`); // beside dist/: the package root is its parent either way
 const declared = mkdtempSync(join(tmpdir(), 'fleet-git-types-'));
 process.on('exit', () => {
@@ -81,5 +108,26 @@ await bundle('copilot/hook-client.ts', 'hook-client.cjs', { target: 'node18' });
 // The library, an ES module as package.json's "type" says.
 await bundle('index.ts', 'index.js', { format: 'esm', external });
 chmodSync(join(building, 'cli.cjs'), 0o755);
+writeFileSync(join(building, '.inputs'), inputs);
 rmSync(dist, { recursive: true, force: true });
 renameSync(building, dist);
+
+/** The hash dist/.inputs holds: what the build reads of the project, each file's path and bytes. */
+function inputsHash() {
+  const files = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
+  (function walk(rel) {
+    for (const e of readdirSync(join(root, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(p);
+      else files.push(p);
+    }
+  })('src');
+  const templates = readdirSync(join(root, 'templates'), { recursive: true }).sort();
+  files.push(...templates.map((t) => `templates/${t}`).filter((p) => statSync(join(root, p)).isFile()));
+  const h = createHash('sha256');
+  for (const f of files)
+    h.update(`${f}\0`)
+      .update(readFileSync(join(root, f)))
+      .update('\0');
+  return `${h.digest('hex')}\n`;
+}
