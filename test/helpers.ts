@@ -444,6 +444,14 @@ export function repeats(n: number): number {
   return process.env.FLEET_GIT_TEST_QUICK === '1' ? Math.max(1, Math.ceil(n / 4)) : n;
 }
 
+/** PATH without any folder holding a copilot executable (npm test puts node_modules/.bin on it). */
+export function withoutCopilot(path: string): string {
+  return path
+    .split(':')
+    .filter((d) => d && !existsSync(join(d, 'copilot')))
+    .join(':');
+}
+
 const found = new Map<Tool, boolean>();
 
 /**
