@@ -122,6 +122,7 @@ async function compileAll(dir) {
     target: `node${process.versions.node}`,
     tsconfig: join(root, 'tsconfig.json'),
     sourcemap: 'external',
+    sourcesContent: false,
     write: false,
     logLevel: 'warning',
   });
