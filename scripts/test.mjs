@@ -86,6 +86,10 @@ reporters.push('--test-reporter', 'tap', '--test-reporter-destination', tap);
 // Two files at a time; --quick, one more than the cores: its files wait on timers and sockets for a
 // part of their time, which a third file fills (2 cores: 65 s against 82, docs/measured.md).
 const concurrency = quick ? availableParallelism() + 1 : 2;
+if (quick)
+  console.error(
+    `test: quick: ${chosen.length} file${chosen.length === 1 ? '' : 's'}, ${concurrency} at a time, a quarter of the repetitions, temporary folders in ${memory ? `${env.TMPDIR} (memory)` : tmpdir()}`,
+  );
 // Ctrl-C (or a TERM) reaches the runner, which stops; this process then still removes its folder.
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => {});
 const r = spawnSync(
