@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { kitClient, kitId } from '../src/core/repo/kit.js';
-import { sandbox, withoutCopilot } from './helpers.js';
+import { sandbox } from './helpers.js';
 import { CLI, run, runCli } from './spawn.js';
 import { TestObserver } from './observer-server.js';
 
@@ -114,7 +114,7 @@ describe('fleet-git doctor', () => {
       spawnCli(sb, repo, ['enable']);
       mkdirSync(paths.configDir, { recursive: true });
       writeFileSync(join(paths.configDir, 'config.json5'), '{ include: 3 }');
-      r = await doctor(repo, { ...env, PATH: withoutCopilot(sb.env.PATH) });
+      r = await doctor(repo, { ...env, PATH: sb.env.PATH });
       assert.equal(r.code, 1);
       assert.match(r.stdout, /note {2}.*proj: Copilot does not trust it.*fleet-git enable --trust/);
       assert.match(r.stdout, /FAIL {2}the config file is invalid: .*config\.json5/);
@@ -146,8 +146,7 @@ describe('fleet-git doctor: the hook-client check', () => {
   const paths = userPaths(sb.env, sb.home);
   const tmp = join(sb.dir, 'tmp');
   mkdirSync(tmp);
-  // No Copilot CLI on PATH, however the tests were started: doctor would run its --version (1.5 s of CPU) each time.
-  const env = { ...sb.env, TMPDIR: tmp, PATH: withoutCopilot(sb.env.PATH) };
+  const env = { ...sb.env, TMPDIR: tmp };
   /** The stdout's lines equal to `line` (every check is one line). */
   const lines = (stdout: string, line: string) => stdout.split('\n').filter((l) => l === line);
   const enabled = () => assert.equal(sb.cli(repo, 'enable').status, 0);
@@ -177,7 +176,7 @@ describe('fleet-git doctor: the hook-client check', () => {
     mkdirSync(bin, { recursive: true });
     writeFileSync(join(bin, 'node'), `#!/bin/sh\n[ "$1" = --version ] && echo ${process.version}\nexit 0\n`);
     chmodSync(join(bin, 'node'), 0o755);
-    const r = await doctor(repo, { ...env, PATH: `${bin}:${env.PATH}` });
+    const r = await doctor(repo, { ...env, PATH: `${bin}:${sb.env.PATH}` });
     assert.equal(r.code, 1, r.stdout);
     assert.match(r.stdout, new RegExp(`^ok {4}node ${process.version.replace(/\./g, '\\.')} at ${bin}/node \\(on PATH\\)$`, 'm'));
     const line = `FAIL  the hook command ran, but its test event did not reach doctor's socket (its forwarder left without sending it; node: ${bin}/node, on PATH; client: ${kitClient(paths.dataDir, kitId())}): run fleet-git enable`;
@@ -192,7 +191,7 @@ describe('fleet-git doctor: the hook-client check', () => {
     // Slow only where the hook command starts the forwarder; doctor's own node --version is answered at once.
     writeFileSync(join(bin, 'node'), `#!/bin/sh\n[ "$1" = --version ] || sleep 3.5\nexec '${process.execPath}' "$@"\n`);
     chmodSync(join(bin, 'node'), 0o755);
-    const r = await doctor(repo, { ...env, PATH: `${bin}:${env.PATH}` });
+    const r = await doctor(repo, { ...env, PATH: `${bin}:${sb.env.PATH}` });
     const ms = Number(/^ok {4}the hook client runs as Copilot runs it: .* in (\d+) ms /m.exec(r.stdout)?.[1]);
     assert.ok(ms >= 3500, `${r.stdout}: the event came after the forwarder's slow start`);
     assert.deepEqual(readdirSync(tmp), []);

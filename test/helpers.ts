@@ -115,7 +115,10 @@ export function sandbox(prefix = 'fleet-git-test-', opts: { forOthers?: boolean 
   const globalConfig = join(home, '.gitconfig');
   writeFileSync(globalConfig, GLOBAL_CONFIG);
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    // Without a Copilot CLI, wherever the tests were started from (npm run puts node_modules/.bin first; a
+    // user may have one installed): doctor would run its --version, 1.5 s of CPU. A test of the real
+    // Copilot CLI puts COPILOT_DIR on PATH itself.
+    PATH: withoutCopilot(process.env.PATH ?? '/usr/bin:/bin'),
     HOME: home,
     GIT_CONFIG_GLOBAL: globalConfig,
     GIT_CONFIG_NOSYSTEM: '1',

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it, test } from 'node:test';
 import { kitClient, kitId } from '../src/core/repo/kit.js';
 import { userPaths } from '../src/paths.js';
-import { needs, sandbox, withoutCopilot } from './helpers.js';
+import { needs, sandbox } from './helpers.js';
 import { CLI, run, runSync } from './spawn.js';
 import { buildWorkspace, initRepos } from './workspace.js';
 
@@ -22,8 +22,7 @@ describe('fleet-git doctor under strace: the hook command exits before doctor wr
   const paths = userPaths(sb.env, sb.home);
   const tmp = join(sb.dir, 'tmp');
   mkdirSync(tmp);
-  // No Copilot CLI on PATH, however the tests were started: doctor would run its --version (1.5 s of CPU) each time.
-  const env = { ...sb.env, TMPDIR: tmp, PATH: withoutCopilot(sb.env.PATH) };
+  const env = { ...sb.env, TMPDIR: tmp };
   /** The stdout's lines equal to `line` (every check is one line). */
   const lines = (stdout: string, line: string) => stdout.split('\n').filter((l) => l === line);
   const enabled = () => assert.equal(sb.cli(repo, 'enable').status, 0);
