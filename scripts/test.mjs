@@ -64,6 +64,13 @@ const TMPFS_MAGIC = 0x01021994;
 const memory = inMemory();
 const work = memory ?? mkdtempSync(join(tmpdir(), 'fleet-git-test-run-'));
 const env = { ...process.env };
+// node reads NODE_EXTRA_CA_CERTS at every start (Debian's whole bundle: 70 ms of CPU a process on a CI
+// machine), and no test process makes a TLS connection; npm, which the package tests run, does, and
+// test/npm.ts gives it back to npm.
+if (env.NODE_EXTRA_CA_CERTS !== undefined) {
+  env.FLEET_GIT_TEST_CA_CERTS = env.NODE_EXTRA_CA_CERTS;
+  delete env.NODE_EXTRA_CA_CERTS;
+}
 // Fewer repetitions of the race and generated cases under --quick (test/helpers.ts repeats()).
 if (quick) env.FLEET_GIT_TEST_QUICK = '1';
 else delete env.FLEET_GIT_TEST_QUICK;

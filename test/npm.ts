@@ -15,6 +15,9 @@ export function npmEnv(s: Sandbox, cache = join(s.dir, 'npm-cache')): Record<str
   const pass = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => /^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE)$/i.test(k)),
   ) as Record<string, string>;
+  // scripts/test.mjs keeps the caller's CA bundle there, out of every test process's start.
+  const ca = process.env.FLEET_GIT_TEST_CA_CERTS;
+  if (ca !== undefined && pass.NODE_EXTRA_CA_CERTS === undefined) pass.NODE_EXTRA_CA_CERTS = ca;
   return {
     ...s.env,
     ...pass,
