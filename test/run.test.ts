@@ -7,7 +7,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fakeCopilot } from './fake-copilot.js';
-import { CLI, sandbox } from './helpers.js';
+import { CLI, repeats, sandbox } from './helpers.js';
 import { start } from './spawn.js';
 
 const KEY = 'github_pat_SECRET_never_printed_123';
@@ -65,7 +65,7 @@ describe('fleet-git run', () => {
 
   test('four runs at once in a repository with a post-checkout hook of its own: each starts copilot, the repository is enabled once (repeated)', async () => {
     const t = setup(PROFILES);
-    for (let round = 0; round < 8; round++) {
+    for (let round = 0; round < repeats(8); round++) {
       const repo = t.sb.repo(`four-${round}`);
       const hook = join(repo, '.git/hooks/post-checkout');
       writeFileSync(hook, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
