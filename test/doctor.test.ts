@@ -7,6 +7,7 @@ import { userPaths } from '../src/paths.js';
 import { kitClient, kitId } from '../src/core/repo/kit.js';
 import { sandbox } from './helpers.js';
 import { CLI, run, runCli } from './spawn.js';
+import { doctorWorld } from './doctor-world.js';
 import { TestObserver } from './observer-server.js';
 
 function doctor(
@@ -141,15 +142,7 @@ function spawnCli(sb: ReturnType<typeof sandbox>, cwd: string, args: string[]): 
 
 describe('fleet-git doctor: the hook-client check', () => {
   // Each case runs the real CLI; its test event goes through the real hook command, spool and forwarder.
-  const sb = sandbox();
-  const repo = sb.repo('proj');
-  const paths = userPaths(sb.env, sb.home);
-  const tmp = join(sb.dir, 'tmp');
-  mkdirSync(tmp);
-  const env = { ...sb.env, TMPDIR: tmp };
-  /** The stdout's lines equal to `line` (every check is one line). */
-  const lines = (stdout: string, line: string) => stdout.split('\n').filter((l) => l === line);
-  const enabled = () => assert.equal(sb.cli(repo, 'enable').status, 0);
+  const { sb, repo, paths, tmp, env, lines, enabled } = doctorWorld();
 
   test("ok only when the test sessionStart arrived on doctor's own socket, normalized; nothing reaches the user's observer, nothing is left", async () => {
     enabled();

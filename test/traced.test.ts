@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { join } from 'node:path';
 import { describe, it, test } from 'node:test';
 import { kitClient, kitId } from '../src/core/repo/kit.js';
-import { userPaths } from '../src/paths.js';
+import { doctorWorld } from './doctor-world.js';
 import { needs, sandbox } from './helpers.js';
 import { CLI, run, runSync } from './spawn.js';
 import { buildWorkspace, initRepos } from './workspace.js';
@@ -17,15 +17,7 @@ const HOOK = '.github/hooks/fleet.json';
 const STRACE = execFileSync('/bin/sh', ['-c', 'command -v strace || echo strace-is-not-installed'], { encoding: 'utf8' }).trim();
 
 describe('fleet-git doctor under strace: the hook command exits before doctor writes its test event', () => {
-  const sb = sandbox();
-  const repo = sb.repo('proj');
-  const paths = userPaths(sb.env, sb.home);
-  const tmp = join(sb.dir, 'tmp');
-  mkdirSync(tmp);
-  const env = { ...sb.env, TMPDIR: tmp };
-  /** The stdout's lines equal to `line` (every check is one line). */
-  const lines = (stdout: string, line: string) => stdout.split('\n').filter((l) => l === line);
-  const enabled = () => assert.equal(sb.cli(repo, 'enable').status, 0);
+  const { sb, repo, paths, env, lines, enabled } = doctorWorld();
 
   /**
    * doctor run under strace, each of its main thread's writes held 300 ms before it is made: the hook
