@@ -2,9 +2,9 @@
 // process with an isolated HOME, against a real Unix socket server that frames
 // like the fleet observer.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HOOK_MARK } from '../src/copilot/hook-mark.js';
 import { LINE_MAX, sendEvent } from '../src/fleet/socket.js';
@@ -483,6 +483,53 @@ describe('hook client with no observer, or a broken one', () => {
         assert.equal(await sendEvent(paths.fleetSocket, { big: 'x'.repeat(8 * 1024 * 1024) }, limit, transport), false);
       } finally {
         await stuck.close();
+      }
+    });
+  }
+});
+
+describe('a sender that was not running when its give-up time came', () => {
+  /**
+   * A process stopped (SIGSTOP, a laptop asleep) or starved of CPU once its connect was under way: when it
+   * runs again its give-up timer is due, and node runs due timers before the completed connect's callback.
+   * Here the event loop is held (Atomics.wait) past the limit just after sendEvent starts its connect, to
+   * an observer in another process, whose socket takes the connection in the kernel meanwhile.
+   */
+  const sb = sandbox();
+  const paths = userPaths(sb.env, sb.home);
+  mkdirSync(dirname(paths.fleetSocket), { recursive: true });
+  const hold = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+  // The fast path, which the hook client and the forwarder take. The net path's connect starts once node:net
+  // is loaded, some turns of the loop later (more under the tests' module hooks), which a test cannot time.
+  for (const transport of ['auto'] as const) {
+    test(`sendEvent (${transport}): the line is sent, not given up when the limit passed while the process was held`, async () => {
+      const observer = spawn(
+        process.execPath,
+        [
+          '-e',
+          `const s = require('net').createServer((c) => c.pipe(process.stdout)); s.listen(${JSON.stringify(paths.fleetSocket)}, () => console.error('listening'));`,
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let got = '';
+      let said = '';
+      observer.stdout.on('data', (d) => (got += d));
+      try {
+        await new Promise<void>((r, reject) => {
+          observer.stderr.on('data', (d) => {
+            said += d;
+            if (said.includes('listening')) r();
+          });
+          observer.on('exit', () => reject(new Error(`the observer left: ${said}`)));
+        });
+        const sent = sendEvent(paths.fleetSocket, { event: 'Stop', session_id: `held-${transport}` }, 300, transport);
+        hold(600);
+        assert.equal(await sent, true);
+        for (let i = 0; i < 200 && !got.includes('\n'); i++) await new Promise((r) => setTimeout(r, 10));
+        assert.equal(JSON.parse(got).session_id, `held-${transport}`);
+      } finally {
+        observer.kill('SIGKILL');
       }
     });
   }

@@ -63,25 +63,33 @@ function settle(timeoutMs: number, close: () => void, resolve: (ok: boolean) => 
     },
     { done: () => done },
   );
-  const timer = setTimeout(() => finish(false), timeoutMs);
+  // Given up only after the I/O that was ready when the timer came due has been run: a process that was
+  // stopped (SIGSTOP, a machine asleep) or starved of CPU for longer than the limit finds its timer due and
+  // its connect done at once, and node runs due timers before I/O callbacks, so giving up there lost a
+  // line the observer was taking. setImmediate runs after this turn's I/O.
+  const timer = setTimeout(() => setImmediate(() => finish(false)), timeoutMs);
   return finish;
 }
 
 function sendViaNet(socketPath: string, line: string, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    let sock: Socket | undefined;
-    const finish = settle(timeoutMs, () => sock?.destroy(), resolve);
-    // Loaded here, not at the top: the usual path never needs it.
-    import('node:net')
-      .then(({ createConnection }) => {
-        if (finish.done()) return;
-        sock = createConnection(socketPath);
+  // Loaded here, not at the top: the usual path never needs it. The limit starts with the connect, as the
+  // fast path's does.
+  return import('node:net').then(
+    ({ createConnection }) =>
+      new Promise((resolve) => {
+        let sock: Socket | undefined;
+        const finish = settle(timeoutMs, () => sock?.destroy(), resolve);
+        try {
+          sock = createConnection(socketPath);
+        } catch {
+          return finish(false);
+        }
         sock.on('error', () => finish(false));
         // write's callback fires once the line is in the kernel: no shutdown round trip needed.
         sock.on('connect', () => sock!.write(line, (err) => finish(!err)));
-      })
-      .catch(() => finish(false));
-  });
+      }),
+    () => false,
+  );
 }
 
 // The parts of Node's internal pipe binding used here and by the forwarder's
