@@ -114,16 +114,20 @@ renameSync(building, dist);
 
 /** The hash dist/.inputs holds: what the build reads of the project, each file's path and bytes. */
 function inputsHash() {
-  const files = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
-  (function walk(rel) {
-    for (const e of readdirSync(join(root, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const p = `${rel}/${e.name}`;
-      if (e.isDirectory()) walk(p);
-      else files.push(p);
-    }
-  })('src');
-  const templates = readdirSync(join(root, 'templates'), { recursive: true }).sort();
-  files.push(...templates.map((t) => `templates/${t}`).filter((p) => statSync(join(root, p)).isFile()));
+  const under = (dir) =>
+    readdirSync(join(root, dir), { recursive: true })
+      .map((p) => `${dir}/${p}`)
+      .filter((p) => statSync(join(root, p)).isFile())
+      .sort();
+  const files = [
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'scripts/build.mjs',
+    ...under('src'),
+    ...under('templates'),
+  ];
   const h = createHash('sha256');
   for (const f of files)
     h.update(`${f}\0`)

@@ -12,13 +12,16 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const js = process.env.FLEET_GIT_TEST_JS;
 
-/** Where esbuild put the JavaScript of `file` (a .ts file of the project), or null. */
+/** Where esbuild put the JavaScript of `file` (a .ts file of the project), or null; asked once a file (resolve, then load). */
+const found = new Map();
 function compiled(file) {
   if (!js || !file.endsWith('.ts')) return null;
+  if (found.has(file)) return found.get(file);
   const rel = relative(root, file);
-  if (rel.startsWith(`..${sep}`) || rel.includes(`${sep}node_modules${sep}`)) return null;
-  const out = `${js}/${rel.slice(0, -3)}.js`;
-  return existsSync(out) ? out : null;
+  const out = rel.startsWith(`..${sep}`) || rel.includes(`${sep}node_modules${sep}`) ? null : `${js}/${rel.slice(0, -3)}.js`;
+  const answer = out && existsSync(out) ? out : null;
+  found.set(file, answer);
+  return answer;
 }
 
 export function resolve(specifier, context, next) {

@@ -59,6 +59,16 @@ export const copilotSkip: string | false =
     ? 'the Copilot CLI is not installed and FLEET_GIT_SKIP_COPILOT_E2E=1'
     : false;
 
+/**
+ * A sandbox's PATH: the caller's without any folder holding a copilot executable, wherever the tests were
+ * started from (npm run puts node_modules/.bin first; a user may have one installed): doctor would run its
+ * --version, 1.5 s of CPU. A test of the real Copilot CLI puts COPILOT_DIR on PATH itself.
+ */
+const SANDBOX_PATH = (process.env.PATH ?? '/usr/bin:/bin')
+  .split(':')
+  .filter((d) => d && !existsSync(join(d, 'copilot')))
+  .join(':');
+
 export interface Sandbox {
   dir: string;
   home: string;
@@ -115,10 +125,7 @@ export function sandbox(prefix = 'fleet-git-test-', opts: { forOthers?: boolean 
   const globalConfig = join(home, '.gitconfig');
   writeFileSync(globalConfig, GLOBAL_CONFIG);
   const env: Record<string, string> = {
-    // Without a Copilot CLI, wherever the tests were started from (npm run puts node_modules/.bin first; a
-    // user may have one installed): doctor would run its --version, 1.5 s of CPU. A test of the real
-    // Copilot CLI puts COPILOT_DIR on PATH itself.
-    PATH: withoutCopilot(process.env.PATH ?? '/usr/bin:/bin'),
+    PATH: SANDBOX_PATH,
     HOME: home,
     GIT_CONFIG_GLOBAL: globalConfig,
     GIT_CONFIG_NOSYSTEM: '1',
@@ -445,14 +452,6 @@ function works(tool: Tool): boolean {
  */
 export function repeats(n: number): number {
   return process.env.FLEET_GIT_TEST_QUICK === '1' ? Math.max(1, Math.ceil(n / 4)) : n;
-}
-
-/** PATH without any folder holding a copilot executable (npm test puts node_modules/.bin on it). */
-export function withoutCopilot(path: string): string {
-  return path
-    .split(':')
-    .filter((d) => d && !existsSync(join(d, 'copilot')))
-    .join(':');
 }
 
 const found = new Map<Tool, boolean>();

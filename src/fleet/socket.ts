@@ -46,23 +46,20 @@ export function sendEvent(
 /** Settles once: clears the give-up timer and closes whatever is open. */
 function settle(timeoutMs: number, close: () => void, resolve: (ok: boolean) => void) {
   let done = false;
-  const finish = Object.assign(
-    (ok: boolean) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      // Written data already sits in the observer's receive queue: closing now
-      // loses nothing (the observer then reads an end of file), and waiting for
-      // its side to close would hang on an observer that never reads.
-      try {
-        close();
-      } catch {
-        /* ignore */
-      }
-      resolve(ok);
-    },
-    { done: () => done },
-  );
+  const finish = (ok: boolean) => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    // Written data already sits in the observer's receive queue: closing now
+    // loses nothing (the observer then reads an end of file), and waiting for
+    // its side to close would hang on an observer that never reads.
+    try {
+      close();
+    } catch {
+      /* ignore */
+    }
+    resolve(ok);
+  };
   // Given up only after the I/O that was ready when the timer came due has been run: a process that was
   // stopped (SIGSTOP, a machine asleep) or starved of CPU for longer than the limit finds its timer due and
   // its connect done at once, and node runs due timers before I/O callbacks, so giving up there lost a
