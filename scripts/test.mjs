@@ -6,9 +6,10 @@
 // with one line per skipped test, and with FLEET_GIT_TEST_NO_SKIPS=1 (.ci/run sets it) any skip
 // fails the run, read from the runner's closing `skipped N` line.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
+import { MEMORY_FOLDER, memoryFolderHere } from './memory-folder.mjs';
 
 const root = join(import.meta.dirname, '..');
 /** The files under `dir` (recursively) whose name ends with `suffix`, relative to the root. */
@@ -53,14 +54,13 @@ if (chosen.length === 0) {
  * the machine's temporary folder, so the whole suite runs on a real disk.
  */
 function inMemory() {
-  if (!quick || process.env.TMPDIR) return null;
+  if (!quick || process.env.TMPDIR || !memoryFolderHere()) return null;
   try {
-    return statfsSync('/dev/shm').type === TMPFS_MAGIC ? mkdtempSync('/dev/shm/fleet-git-') : null;
+    return mkdtempSync(join(MEMORY_FOLDER, 'fleet-git-'));
   } catch {
-    return null; // none here (macOS), or not ours to write
+    return null; // not ours to write
   }
 }
-const TMPFS_MAGIC = 0x01021994;
 const memory = inMemory();
 const work = memory ?? mkdtempSync(join(tmpdir(), 'fleet-git-test-run-'));
 const env = { ...process.env };

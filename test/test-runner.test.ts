@@ -1,9 +1,10 @@
 // scripts/test.mjs, the runner of npm test and npm run test:quick: --quick's temporary folders in memory
 // (removed after), its line saying how it runs, and the whole suite's run without either; repeats().
 import assert from 'node:assert/strict';
-import { existsSync, statfsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { memoryFolderHere } from '../scripts/memory-folder.mjs';
 import { repeats, ROOT } from './helpers.js';
 import { runSync } from './spawn.js';
 
@@ -16,13 +17,7 @@ function runner(...args: string[]) {
   return runSync(process.execPath, [join(ROOT, 'scripts', 'test.mjs'), ...args, 'tested-versions'], { cwd: ROOT, env });
 }
 
-const tmpfs = (() => {
-  try {
-    return statfsSync('/dev/shm').type === 0x01021994;
-  } catch {
-    return false;
-  }
-})();
+const tmpfs = memoryFolderHere();
 
 test('--quick: the temporary folders in memory where /dev/shm is a tmpfs, said in one line, and gone after the run', () => {
   const r = runner('--quick');
