@@ -5,7 +5,7 @@
 // Needs `npm run build` (dist/cli.cjs and dist/cli-main.cjs, dist/hook-client.cjs).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
@@ -16,6 +16,7 @@ import {
   copilotCache,
   copilotSkip,
   copilotVersion,
+  fleetGitNodes,
   fleetGitProcesses,
   hooksSettled,
   offlineCopilotEnv,
@@ -62,17 +63,11 @@ function world(prefix: string, cache: string) {
   // What the observer saw about each SessionStart's ppid while Copilot ran.
   const ppidChecks: Array<{ ppid: number; alive: boolean; during: boolean; isCopilot: boolean | null; parent: number | null }> = [];
   let obs!: TestObserver;
-  // Linux: the executables of the fleet-git processes that are not a shell (the hook client, the forwarder) seen while
-  // Copilot ran: the node first on PATH, the tests' own (.ci/run runs the suite so on each Node of its matrix).
+  // Linux: the executables of fleet-git's node processes (the hook client, the forwarder) seen while Copilot ran:
+  // the node first on PATH, the tests' own (.ci/run runs the suite so on each Node of its matrix).
   const nodes = new Set<string>();
   const lookAtNodes = () => {
-    for (const pid of fleetGitProcesses(sb.home))
-      try {
-        const exe = readlinkSync(`/proc/${pid}/exe`);
-        if (!/\/(ba|da)?sh$/.test(exe)) nodes.add(exe);
-      } catch {
-        /* gone */
-      }
+    for (const { exe } of fleetGitNodes(sb.home)) nodes.add(exe);
   };
 
   before(async () => {

@@ -324,6 +324,26 @@ export function fleetGitProcesses(home: string): number[] {
 }
 
 /**
+ * Linux: fleet-git's node processes (hook clients, forwarders) that run with this HOME, each with its executable
+ * (/proc/PID/exe). The executable is read first and the command line after it, and a process counts only when that
+ * command line is the client's: a hook's shell forks copies of itself, which carry the shell's command line until
+ * they exec another program (cat, for a payload on a socket), so the other order could pair a shell's command line
+ * with cat's executable. A process still a shell when its executable was read is left out.
+ */
+export function fleetGitNodes(home: string): Array<{ pid: number; exe: string }> {
+  const found: Array<{ pid: number; exe: string }> = [];
+  for (const pid of fleetGitProcesses(home))
+    try {
+      const exe = readlinkSync(`/proc/${pid}/exe`);
+      if (/\/(ba|da)?sh$/.test(exe)) continue;
+      if (/hook-client\.cjs|fleet-git-forwarder/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) found.push({ pid, exe });
+    } catch {
+      /* gone */
+    }
+  return found;
+}
+
+/**
  * Resolves once no more events can reach the observer from a sandbox's hooks, after the Copilot processes
  * that fire them have exited: no fleet-git process runs with that HOME (hook commands, forwarders, agentStop
  * waiters) and the spool folder is empty or absent, seen so on two looks 20 ms apart (so the observer in this

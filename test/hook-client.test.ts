@@ -10,7 +10,7 @@ import { HOOK_MARK } from '../src/copilot/hook-mark.js';
 import { LINE_MAX, sendEvent } from '../src/fleet/socket.js';
 import { restoreSessionMessage } from '../src/fleet/sessions.js';
 import { userPaths } from '../src/paths.js';
-import { FIXTURES, fleetGitProcesses, hooksSettled, sandbox, snapshot } from './helpers.js';
+import { FIXTURES, fleetGitNodes, fleetGitProcesses, hooksSettled, sandbox, snapshot } from './helpers.js';
 import { observerSummary, RawObserver, TestObserver, wholeLines } from './observer-server.js';
 import { CLIENT, runClient, runHook } from './hook-run.js';
 
@@ -401,7 +401,7 @@ describe('hook client with no observer, or a broken one', () => {
     const env = { ...sb.env, NODE_EXTRA_CA_CERTS: join(sb.dir, 'no-such-ca.pem'), FLEET_GIT_FORWARDER_IDLE_MS: '600000' };
     const r = await runHook(command, payload, env);
     assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
-    const node = () => fleetGitProcesses(sb.home).filter((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'bash');
+    const node = () => fleetGitNodes(sb.home).map((p) => p.pid);
     const deadline = Date.now() + 30_000;
     while (node().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const [forwarder] = node();

@@ -1,11 +1,15 @@
 // scripts/test.mjs, the runner of npm test and npm run test:quick: --quick's temporary folders in memory
-// (removed after), its line saying how it runs, and the whole suite's run without either; repeats().
+// (removed after), its line saying how it runs, and the whole suite's run without either; and two helpers the
+// tests lean on: repeats(), fleetGitNodes().
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { memoryFolderHere } from '../scripts/memory-folder.mjs';
-import { repeats, ROOT } from './helpers.js';
+import { HOOK_MARK } from '../src/copilot/hook-mark.js';
+import { fleetGitNodes, repeats, ROOT } from './helpers.js';
 import { runSync } from './spawn.js';
 
 /** scripts/test.mjs run on one small file, with the caller's environment less TMPDIR (none is set, as in a shell). */
@@ -52,3 +56,33 @@ test('repeats(n): n in the whole suite; under the quick tier a quarter, rounded 
     else process.env.FLEET_GIT_TEST_QUICK = saved;
   }
 });
+
+test(
+  "fleetGitNodes: a hook shell's child that execs cat is never taken for a node process; the client's node is",
+  { skip: process.platform !== 'linux' && 'reads /proc (Linux)' },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleet-git-nodes-'));
+    try {
+      const client = join(dir, 'hook-client.cjs');
+      writeFileSync(client, 'setTimeout(() => {}, 3000);\n');
+      // A hook's shell (its command line has fleet-git's mark) whose children exec cat, as hook.sh reads a payload that
+      // comes on a socket, beside a client it started.
+      const script = `node "$0" & i=0; while [ $i -lt 4000 ]; do v=$(cat /dev/null); i=$((i + 1)); done; wait # ${HOOK_MARK} hook`;
+      const shell = spawn('bash', ['--norc', '-c', script, client], { env: { ...process.env, HOME: dir }, stdio: 'ignore' });
+      const done = new Promise((r) => shell.on('close', r));
+      const seen = new Map<string, number>();
+      let running = true;
+      void done.then(() => (running = false));
+      const deadline = Date.now() + 2000;
+      while (running && Date.now() < deadline) {
+        for (const { exe } of fleetGitNodes(dir)) seen.set(exe, (seen.get(exe) ?? 0) + 1);
+        await new Promise((r) => setImmediate(r));
+      }
+      shell.kill('SIGKILL');
+      await done;
+      assert.deepEqual([...seen.keys()], [realpathSync(process.execPath)]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
