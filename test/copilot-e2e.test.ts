@@ -113,12 +113,17 @@ function world(prefix: string, cache: string) {
     });
   }
 
-  /** This session's events, once its turn-end Stop (the one with the message) is in. */
+  /**
+   * This session's events, once its turn-end Stop (the one with the message) and its session-end Stop are in. Copilot
+   * has exited, but the forwarder sends after it, in order: the session end, its last event, may come a moment
+   * after the turn's end. When it does not come in 15 s, checkSession says so.
+   */
   async function sessionEvents(): Promise<{ sid: string; events: Received[] }> {
     const start = obs.events.filter((e) => e.event === 'SessionStart').at(-1);
     assert.ok(start, `no SessionStart reached the observer; got ${JSON.stringify(obs.events.map((e) => e.event))}`);
     const sid = String(start.session_id);
     await obs.waitFor((e) => e.session_id === sid && e.event === 'Stop' && e.last_assistant_message !== null, 15_000);
+    await obs.waitFor((e) => e.session_id === sid && e.event === 'Stop' && e.message === 'complete', 15_000).catch(() => undefined);
     return { sid, events: obs.events.filter((e) => e.session_id === sid) };
   }
 
