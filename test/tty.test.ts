@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { styleText } from 'node:util';
-import { closeSync, constants, existsSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, openSync, rmSync, watch, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { fakeCopilot } from './fake-copilot.js';
@@ -252,9 +252,11 @@ describeNeeding(skip, 'scan progress line', () => {
 });
 
 describeNeeding(skip, 'bulk progress line', () => {
-  // enable --under and remove --yes: the count of repositories done, while they change them. The
-  // test holds b-slow's repository lock for 600 ms after the run starts (fleet-git waits for a live
-  // holder), so the run takes that long on any machine; a-locked fails (a git process holds its index lock).
+  // enable --under and remove --yes: the count of repositories done, while they change them. The line shows for
+  // b-slow when its lock comes free 300 ms or more after the changes began, so the test holds that lock (fleet-git
+  // waits for a live holder) until 600 ms after they began, which it sees when fleet-git takes a-locked's lock,
+  // the first repository's: the run takes that long on any machine, however slowly the CLI starts and walks.
+  // a-locked then fails (a git process holds its index lock).
   const sb = sandbox('fleet-git-tty-bulk-');
   const root = join(sb.dir, 'ws');
   const indexLock = join(root, 'a-locked', '.git', 'index.lock');
@@ -262,10 +264,21 @@ describeNeeding(skip, 'bulk progress line', () => {
     for (const n of ['a-locked', 'b-slow', 'c']) sb.repo(`ws/${n}`);
     writeFileSync(indexLock, '');
   });
-  /** Takes b-slow's lock as fleet-git does, and lets it go 600 ms later. */
+  /** Takes b-slow's lock as fleet-git does, and lets it go 600 ms after fleet-git has taken a-locked's (call it before the run). */
   const holdLock = () => {
     const release = acquireLock(join(root, 'b-slow', '.git', LOCK_FILE), { waitMs: 0 });
-    return new Promise<void>((done) => setTimeout(() => (release(), done()), 600));
+    return new Promise<void>((done, fail) => {
+      let gone = false;
+      const letGo = (error?: Error) => {
+        if (gone) return;
+        gone = true;
+        watcher.close();
+        clearTimeout(limit);
+        setTimeout(() => (release(), error ? fail(error) : done()), error ? 0 : 600);
+      };
+      const watcher = watch(join(root, 'a-locked', '.git'), (_, name) => name === LOCK_FILE && letGo());
+      const limit = setTimeout(() => letGo(new Error("fleet-git never took a-locked's lock in 30 s")), 30_000);
+    });
   };
   const LINE = (verb: string) => new RegExp(`\\rfleet-git: ${verb}: (\\d) of 3 repositories done, (\\d) failed\\x1b\\[K`, 'g');
 
@@ -286,7 +299,7 @@ describeNeeding(skip, 'bulk progress line', () => {
       assert.equal(r.code, 1, r.text);
       const lines = [...r.raw.matchAll(LINE(verb))];
       assert.ok(lines.length > 0, `a progress line was shown: ${JSON.stringify(r.raw)}`);
-      // a-locked failed at once; the line shows once b-slow is done, after 600 ms, and c may follow.
+      // a-locked failed at once; the line shows once b-slow is done, after 1 s, and c may follow.
       const last = lines.at(-1)!;
       assert.match(last[1]!, /^[23]$/, 'repositories done');
       assert.equal(last[2], '1', 'failures so far');
