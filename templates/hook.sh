@@ -125,13 +125,16 @@ fleet_git_abandoned() {
 if [ -n "$p" ] || fleet_git_claim || { fleet_git_abandoned && rm -f -- "$s/forwarder.pid" && fleet_git_claim; }; then
 	# Its own process group (set -m), no stdio: Copilot never waits for it. A
 	# forwarder that fails (exit 1 to 127: node too old, a broken client) takes
-	# its claim and the waiting events with it, so nothing piles up.
+	# its claim and the waiting events with it, so nothing piles up. It is told
+	# this hook's pid ($$, in the subshell too): this hook writes the subshell's
+	# pid to forwarder.pid after starting it, and a forwarder waits for this
+	# hook to be gone before it leaves, so that write never comes after it.
 	set -m
 	(
 		unset NODE_EXTRA_CA_CERTS
 		n=node
 		command -v node >/dev/null || n=$(cat "$d/node")
-		"$n" "$k" --forward "$s"
+		FLEET_GIT_STARTER=$$ "$n" "$k" --forward "$s"
 		c=$?
 		[ $c -gt 0 ] && [ $c -lt 128 ] && rm -f -- "$s/forwarder.pid" && rm -f -- "$s"/*.ev
 	) </dev/null >/dev/null 2>>"$w" &

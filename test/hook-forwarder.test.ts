@@ -19,7 +19,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FIXTURES, fleetGitProcesses } from './helpers.js';
+import { FIXTURES, fleetGitNodes, fleetGitProcesses } from './helpers.js';
+import { STARTER_VAR } from '../src/copilot/forwarder.js';
 import { TestObserver, type Received } from './observer-server.js';
 import { CLIENT, enabledHooks, runHook, stepOf, tool } from './hook-run.js';
 
@@ -263,6 +264,48 @@ describe('hook command and forwarder', () => {
     }
     assert.equal(node.starts(), 1);
     await t.endForwarder();
+  });
+
+  test('the hook tells the forwarder it starts its own pid (FLEET_GIT_STARTER), for the forwarder to wait for', async () => {
+    await t.settled();
+    const env = { ...t.env, FLEET_GIT_FORWARDER_IDLE_MS: '600000' };
+    const r = await runHook(t.cmd('postToolUse'), tool('starter', 0), env);
+    await obs.waitFor((e) => e.session_id === 'starter');
+    const [forwarder] = fleetGitNodes(t.sb.home);
+    assert.ok(forwarder, 'a forwarder runs');
+    const environ = readFileSync(`/proc/${forwarder.pid}/environ`, 'utf8').split('\0');
+    assert.deepEqual(
+      environ.filter((v) => v.startsWith(`${STARTER_VAR}=`)),
+      [`${STARTER_VAR}=${r.pid}`],
+    );
+    await t.endForwarder();
+  });
+
+  test("a hook that writes its forwarder's shell pid only after that forwarder's idle time (a stalled hook) leaves no forwarder.pid naming a process that is gone", async () => {
+    await t.settled();
+    mkdirSync(t.spool, { recursive: true, mode: 0o700 });
+    const pidFile = join(t.spool, 'forwarder.pid');
+    // The hook that started the forwarder, still there (stalled before its write), and the shell it started it in, gone.
+    const hook = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const shell = spawnSync('/bin/sh', ['-c', 'echo $$']).stdout.toString().trim();
+    const forwarder = spawn(process.execPath, [CLIENT, '--forward', t.spool], {
+      env: { ...t.env, FLEET_GIT_FORWARDER_IDLE_MS: '200', [STARTER_VAR]: String(hook.pid) },
+      stdio: 'ignore',
+    });
+    const exited = new Promise((r) => forwarder.on('close', r));
+    try {
+      await until('the forwarder to write its pid', () => t.forwarderPid() === forwarder.pid);
+      await sleep(1000); // five times its idle time: it would have left
+      writeFileSync(pidFile, `${shell}\n`); // the stalled hook's write, as `echo "$!" >|forwarder.pid`
+      hook.kill('SIGKILL');
+      await exited;
+      assert.equal(existsSync(pidFile), false, `forwarder.pid left behind: ${existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : ''}`);
+    } finally {
+      hook.kill('SIGKILL');
+      forwarder.kill('SIGKILL');
+      rmSync(pidFile, { force: true });
+    }
+    await t.settled();
   });
 
   test('a forwarder killed in the middle of a burst loses at most the event it was sending; the next event starts a new one, which sends the rest in order', async () => {

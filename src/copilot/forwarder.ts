@@ -29,7 +29,9 @@
 // the next one removes it). It writes its pid to `forwarder.pid` for the hook.
 // Before it exits it removes that file and looks at the spool once more, so an
 // event whose hook still saw it alive is not left behind: a hook that reads the
-// file after that starts a new forwarder, which waits for the lock.
+// file after that starts a new forwarder, which waits for the lock. It first
+// waits for the hook that started it to be gone (STARTER_VAR), whose own write
+// to that file could otherwise come after it and name a process long gone.
 //
 // Why three parts and not one (looked at 2026-12-01): the socket lock alone is
 // exact; the hook's claim of `forwarder.pid` only saves a node start per event
@@ -81,6 +83,15 @@ export const IDLE_MS_VAR = 'FLEET_GIT_FORWARDER_IDLE_MS';
 const ORPHAN_MS = 60_000;
 /** How long a new forwarder waits for one that is leaving to let go of the lock. */
 const LOCK_WAIT_MS = 3000;
+/**
+ * The pid of the hook that started this forwarder (hook.sh sets it to its own `$$`). That hook writes the pid
+ * of the shell it started this in to forwarder.pid just after the start; stalled (a loaded machine, a laptop
+ * put to sleep), it may write it after this forwarder has gone, leaving a pid file that names a process that
+ * is gone or, once that pid comes back, another one. So before it leaves, a forwarder waits for its starter to
+ * have gone (at most STARTER_WAIT_MS: a pid that came back is not waited for longer).
+ */
+export const STARTER_VAR = 'FLEET_GIT_STARTER';
+const STARTER_WAIT_MS = 10_000;
 const { errno } = constants;
 
 function idleMs(): number {
@@ -89,6 +100,22 @@ function idleMs(): number {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Resolves once the hook that started this forwarder has gone (see STARTER_VAR), at once when none is named. */
+async function starterGone(): Promise<void> {
+  const pid = Number(process.env[STARTER_VAR]);
+  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) return;
+  const deadline = Date.now() + STARTER_WAIT_MS;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EPERM') return;
+    }
+    if (Date.now() >= deadline) return;
+    await sleep(10);
+  }
+}
 
 function remove(name: string): void {
   try {
@@ -257,8 +284,16 @@ export async function forward(spool: string): Promise<void> {
   process.title = 'fleet-git-forwarder'; // the hook command looks for it in /proc/PID/comm
   // Its own process group already; a terminal's Ctrl-C or hang-up is not for it.
   for (const sig of ['SIGINT', 'SIGHUP', 'SIGPIPE'] as const) process.on(sig, () => {});
-  const lock = await takeLock();
-  if (!lock) return;
+  let starterSeenGone = false;
+  let lock = await takeLock();
+  if (!lock) {
+    // Another forwarder keeps the spool. Once the hook that started this one has written its pid there, that
+    // one puts its own back while it runs; when it left before that write, this one takes the lock after it.
+    await starterGone();
+    starterSeenGone = true;
+    lock = await takeLock();
+    if (!lock) return;
+  }
   const ino = statSync(LOCK_FILE, NO_ENTRY_OK)?.ino;
   const ownsLock = () => ino !== undefined && statSync(LOCK_FILE, NO_ENTRY_OK)?.ino === ino;
   writePid();
@@ -360,6 +395,12 @@ export async function forward(spool: string): Promise<void> {
     const named = readPid();
     if (named !== null && named !== String(process.pid)) writePid();
     if (busy === 0 && Date.now() - last >= idle) {
+      if (!starterSeenGone) {
+        // The hook that started this one may still be about to write its shell's pid: once it has gone, look again.
+        await starterGone();
+        starterSeenGone = true;
+        continue;
+      }
       if (readPid() === String(process.pid)) remove(PID_FILE);
       // A hook that read the pid file before it went wrote its event before: it is here now.
       if (!scan()) break;
