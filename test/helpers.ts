@@ -304,6 +304,29 @@ export function offlineCopilotEnv(base: Record<string, string>, baseUrl: string,
 }
 
 /**
+ * As root, a test that needs a permission to stop fleet-git runs it as nobody (setpriv). Throws, saying what to do,
+ * when nobody cannot reach the clone's dist/cli.cjs: a clone inside a folder others cannot enter (mktemp -d makes
+ * 0700 ones). Does nothing for another user.
+ */
+export function nobodyReachesCli(): void {
+  if (process.getuid?.() !== 0) return;
+  const nobody = spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim();
+  const reach = spawnSync('setpriv', [
+    `--reuid=${nobody}`,
+    `--regid=${nobody}`,
+    '--clear-groups',
+    process.execPath,
+    '-e',
+    'require("fs").accessSync(process.argv[1])',
+    CLI,
+  ]);
+  if (reach.status !== 0)
+    throw new Error(
+      `these tests run fleet-git as nobody, who cannot reach ${CLI}: give the folders above the clone o+x (a folder made by mktemp -d is 0700)`,
+    );
+}
+
+/**
  * fleet-git's processes (Linux: /proc) run with this HOME: hook commands, the
  * shells that start a forwarder, forwarders, hook clients. What a sandbox's
  * hooks left running.

@@ -8,28 +8,13 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } f
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CLI, tempBase } from './helpers.js';
+import { CLI, nobodyReachesCli, tempBase } from './helpers.js';
 
 const root = process.getuid?.() === 0;
 const nobody = root ? Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim()) : userInfo().uid;
 
 describe('permission errors', () => {
-  if (root) {
-    // nobody runs the clone's own dist/cli.cjs: every folder above it must let others through.
-    const reach = spawnSync('setpriv', [
-      `--reuid=${nobody}`,
-      `--regid=${nobody}`,
-      '--clear-groups',
-      process.execPath,
-      '-e',
-      'require("fs").accessSync(process.argv[1])',
-      CLI,
-    ]);
-    if (reach.status !== 0)
-      throw new Error(
-        `these tests run fleet-git as nobody, who cannot reach ${CLI}: give the folders above the clone o+x (a folder made by mktemp -d is 0700)`,
-      );
-  }
+  nobodyReachesCli(); // nobody runs the clone's own dist/cli.cjs
   const dir = mkdtempSync(join(tempBase('fleet-git-perm-', true), 'fleet-git-perm-'));
   after(() => {
     spawnSync('chmod', ['-R', 'u+rwx', dir]);

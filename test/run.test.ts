@@ -7,7 +7,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fakeCopilot } from './fake-copilot.js';
-import { CLI, repeats, sandbox } from './helpers.js';
+import { CLI, nobodyReachesCli, repeats, sandbox } from './helpers.js';
 import { start } from './spawn.js';
 
 const KEY = 'github_pat_SECRET_never_printed_123';
@@ -148,6 +148,7 @@ describe('fleet-git run', () => {
     // Root reads it anyway: as root, fleet-git runs as nobody (setpriv, as test/permissions.test.ts does), the
     // folders above the file open to others, so that the file's own mode is what stops it.
     const root = process.getuid?.() === 0;
+    nobodyReachesCli();
     if (root) chmodSync(t.sb.dir, 0o711);
     const nobody = Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim());
     const argv = root
