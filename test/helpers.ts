@@ -303,28 +303,53 @@ export function offlineCopilotEnv(base: Record<string, string>, baseUrl: string,
   };
 }
 
+let nobody: number | undefined;
+/** nobody's uid: as root, a test that needs a permission to stop fleet-git runs it as nobody (asNobody). */
+export function nobodyUid(): number {
+  return (nobody ??= Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim()));
+}
+
+/** `argv` (a program and its arguments) run as nobody when this is root (setpriv), else as it is. */
+export function asNobody(argv: string[]): string[] {
+  if (process.getuid?.() !== 0) return argv;
+  const id = nobodyUid();
+  return ['setpriv', `--reuid=${id}`, `--regid=${id}`, '--clear-groups', ...argv];
+}
+
 /**
- * As root, a test that needs a permission to stop fleet-git runs it as nobody (setpriv). Throws, saying what to do,
- * when nobody cannot reach the clone's dist/cli.cjs: a clone inside a folder others cannot enter (mktemp -d makes
- * 0700 ones). Does nothing for another user.
+ * As root, throws, saying what to do, when nobody cannot reach the clone's dist/cli.cjs (asNobody would fail): a
+ * clone inside a folder others cannot enter (mktemp -d makes 0700 ones). Does nothing for another user.
  */
 export function nobodyReachesCli(): void {
   if (process.getuid?.() !== 0) return;
-  const nobody = spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim();
-  const reach = spawnSync('setpriv', [
-    `--reuid=${nobody}`,
-    `--regid=${nobody}`,
-    '--clear-groups',
-    process.execPath,
-    '-e',
-    'require("fs").accessSync(process.argv[1])',
-    CLI,
-  ]);
-  if (reach.status !== 0)
+  const [cmd, ...args] = asNobody([process.execPath, '-e', 'require("fs").accessSync(process.argv[1])', CLI]);
+  if (spawnSync(cmd!, args).status !== 0)
     throw new Error(
       `these tests run fleet-git as nobody, who cannot reach ${CLI}: give the folders above the clone o+x (a folder made by mktemp -d is 0700)`,
     );
 }
+
+/** The pids of the processes (Linux: /proc) that run with this HOME, but this one. */
+function withHome(home: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`HOME=${home}`)) found.push(Number(name));
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+  return found;
+}
+
+const readCmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return ''; // gone
+  }
+};
 
 /**
  * fleet-git's processes (Linux: /proc) run with this HOME: hook commands, the
@@ -332,18 +357,7 @@ export function nobodyReachesCli(): void {
  * hooks left running.
  */
 export function fleetGitProcesses(home: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (!readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(`HOME=${home}`)) continue;
-      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (/hook-client\.cjs|fleet-git-forwarder|claude-code-fleet fleet-git/.test(cmd)) found.push(Number(name));
-    } catch {
-      /* gone, or not ours to read */
-    }
-  }
-  return found;
+  return withHome(home).filter((pid) => /hook-client\.cjs|fleet-git-forwarder|claude-code-fleet fleet-git/.test(readCmdline(pid)));
 }
 
 /**
@@ -355,11 +369,11 @@ export function fleetGitProcesses(home: string): number[] {
  */
 export function fleetGitNodes(home: string): Array<{ pid: number; exe: string }> {
   const found: Array<{ pid: number; exe: string }> = [];
-  for (const pid of fleetGitProcesses(home))
+  for (const pid of withHome(home))
     try {
       const exe = readlinkSync(`/proc/${pid}/exe`);
       if (/\/(ba|da)?sh$/.test(exe)) continue;
-      if (/hook-client\.cjs|fleet-git-forwarder/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) found.push({ pid, exe });
+      if (/hook-client\.cjs|fleet-git-forwarder/.test(readCmdline(pid))) found.push({ pid, exe });
     } catch {
       /* gone */
     }

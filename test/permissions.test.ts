@@ -8,10 +8,10 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } f
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CLI, nobodyReachesCli, tempBase } from './helpers.js';
+import { asNobody, CLI, nobodyReachesCli, nobodyUid, tempBase } from './helpers.js';
 
 const root = process.getuid?.() === 0;
-const nobody = root ? Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim()) : userInfo().uid;
+const nobody = root ? nobodyUid() : userInfo().uid;
 
 describe('permission errors', () => {
   nobodyReachesCli(); // nobody runs the clone's own dist/cli.cjs
@@ -52,10 +52,8 @@ describe('permission errors', () => {
       XDG_DATA_HOME: join(home_, '.local/share'),
       COPILOT_HOME: join(home_, '.copilot'),
     };
-    const argv = root
-      ? ['setpriv', `--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', process.execPath, CLI, ...args]
-      : [process.execPath, CLI, ...args];
-    return spawnSync(argv[0], argv.slice(1), { cwd, env: e, encoding: 'utf8' });
+    const argv = asNobody([process.execPath, CLI, ...args]);
+    return spawnSync(argv[0]!, argv.slice(1), { cwd, env: e, encoding: 'utf8' });
   };
   /** The repository's git dir given to the user running fleet-git (its worktree stays closed to them). */
   const giveGitDir = (p: string) => {

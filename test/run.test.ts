@@ -2,12 +2,11 @@
 // its arguments, environment, working folder and the signals it receives
 // (fake-copilot.ts).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fakeCopilot } from './fake-copilot.js';
-import { CLI, nobodyReachesCli, repeats, sandbox } from './helpers.js';
+import { asNobody, CLI, nobodyReachesCli, repeats, sandbox } from './helpers.js';
 import { start } from './spawn.js';
 
 const KEY = 'github_pat_SECRET_never_printed_123';
@@ -150,10 +149,7 @@ describe('fleet-git run', () => {
     const root = process.getuid?.() === 0;
     nobodyReachesCli();
     if (root) chmodSync(t.sb.dir, 0o711);
-    const nobody = Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim());
-    const argv = root
-      ? ['setpriv', `--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups', process.execPath, CLI, 'run']
-      : [process.execPath, CLI, 'run'];
+    const argv = asNobody([process.execPath, CLI, 'run']);
     const r = await start(argv[0]!, argv.slice(1), { cwd: t.repo, env: t.env }).done;
     chmodSync(t.paths.fleetModels, 0o644);
     assert.equal(r.code, 2, r.stderr);

@@ -51,7 +51,7 @@
 // is sent, one event at a time: a killed forwarder loses at most that one.
 import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { constants } from 'node:os';
-import { NO_ENTRY_OK } from '../fs/atomic.js';
+import { isAlive, NO_ENTRY_OK } from '../fs/atomic.js';
 import { pipeBinding, type PipeHandle } from '../fleet/socket.js';
 import { OBSERVER_DIR_VAR } from '../paths.js';
 import { PROBE_VAR } from './normalize.js';
@@ -106,15 +106,7 @@ async function starterGone(): Promise<void> {
   const pid = Number(process.env[STARTER_VAR]);
   if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) return;
   const deadline = Date.now() + STARTER_WAIT_MS;
-  for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EPERM') return;
-    }
-    if (Date.now() >= deadline) return;
-    await sleep(10);
-  }
+  while (isAlive(pid) && Date.now() < deadline) await sleep(10);
 }
 
 function remove(name: string): void {
