@@ -73,11 +73,21 @@ const stuckObserver = () =>
     const s = createServer({ pauseOnConnect: true }, () => {});
     s.listen(join(sockDir, 'fleet.sock'), () => resolve(s));
   });
+/** The pid in the forwarder's lease (src/copilot/forwarder.ts), 0 when there is none. */
 const forwarderPid = () => {
   try {
-    return Number(readFileSync(join(spool, 'forwarder.pid'), 'utf8'));
+    return Number(readFileSync(join(spool, 'forwarder.lease'), 'utf8').split(' ')[1]) || 0;
   } catch {
     return 0;
+  }
+};
+/** Ends the forwarder and the shell that would start it again: its process group (Linux: /proc/PID/stat). */
+const killForwarder = (pid) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    process.kill(-Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]), 'SIGKILL');
+  } catch {
+    /* gone */
   }
 };
 const alive = (pid) => {
@@ -122,9 +132,7 @@ await measure(
     process.kill(pid, 'SIGSTOP');
     return pid;
   },
-  (pid) => {
-    process.kill(pid, 'SIGKILL');
-  },
+  (pid) => killForwarder(pid),
 );
 const recorded = join(data, 'node');
 const savedNode = readFileSync(recorded, 'utf8');
@@ -164,7 +172,7 @@ for (const c of cases) {
 }
 {
   const pid = forwarderPid();
-  if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+  if (pid && alive(pid)) killForwarder(pid);
 }
 rmSync(dir, { recursive: true, force: true });
 process.exitCode = over ? 1 : 0;

@@ -82,65 +82,61 @@ if [ -n "${FLEET_GIT_DEBUG-}" ]; then
 	[ -S "$o/fleet.sock" ] || fleet_git_say "no fleet observer listens at $o/fleet.sock: the forwarder drops the event (start fleet's observer)"
 fi
 
-# The forwarder named in forwarder.pid is alive, and (where /proc tells) is a
-# forwarder or the shell that is starting one: it will send this event.
-p=
-c=
-read -r p 2>/dev/null <"$s/forwarder.pid"
-if kill -0 "$p" 2>/dev/null && { [ ! -r "/proc/$p/comm" ] || { read -r c <"/proc/$p/comm" && { [ "$c" = fleet-git-forwa ] || [ "$c" = bash ]; }; }; }; then
-	fleet_git_say "forwarder $p runs: it sends the event"
+# Whether a forwarder runs is told by its lease, forwarder.lease, never by a
+# PID: the forwarder rewrites it every second with a deadline a few seconds
+# ahead, as its content (microseconds) and as the file's time. Before that
+# deadline a forwarder runs and will send this event, which is already
+# written. Judged with builtins only: with EPOCHREALTIME, the content against
+# the clock (a deadline more than 5 s ahead is a clock set back, not a lease);
+# without (bash 3.2), the file's time against this event file's. An empty one
+# is a hook's claim (below) being written, or bash 3.2's: it holds while it is
+# no older than this event. The protocol is described once, at the top of
+# src/copilot/forwarder.ts.
+fleet_git_leased() {
+	l=
+	read -r l _ 2>/dev/null <"$s/forwarder.lease" || [ -e "$s/forwarder.lease" ] || return 1
+	case $l in
+	'') [ ! "$f" -nt "$s/forwarder.lease" ] ;;
+	*[!0-9]*) return 1 ;;
+	*) if [ -n "$t" ]; then [ "$l" -gt "$t" ] && [ $((l - t)) -le 5000000 ]; else [ "$s/forwarder.lease" -nt "$f" ]; fi ;;
+	esac
+}
+if fleet_git_leased; then
+	fleet_git_say "a forwarder holds the lease: it sends the event"
 	exit 0
 fi
 
-# Otherwise this hook claims forwarder.pid and starts one. The claim is made
-# exclusively (noclobber): hooks of sessions firing at once start one
-# forwarder, not one each. A pid there that is gone (a forwarder that was
-# killed) is taken over; an empty file is a claim in progress, left alone
-# unless the oldest waiting event is over 5 s old (its hook died; without a
-# clock, bash 3.2: unless this hook's event file is newer than the claim).
-fleet_git_claim() {
-	set -C
-	if echo $$ 2>/dev/null >"$s/forwarder.pid"; then
-		set +C
-		return 0
-	fi
+# Otherwise this hook claims the lease for 3 s (bash 3.2, without a clock, for
+# no time) and starts a forwarder. The claim is made exclusively (noclobber)
+# where there is no lease, and judged again where that fails: the hooks fired
+# together, or while node starts, start one forwarder, not one each. Where
+# two start one anyway, the forwarder's socket lock keeps one.
+u=
+[ -n "$t" ] && u=$((t + 3000000))
+set -C
+if { echo "$u" >"$s/forwarder.lease"; } 2>/dev/null; then
 	set +C
-	return 1
-}
-fleet_git_abandoned() {
-	[ ! -s "$s/forwarder.pid" ] || return 1
-	if [ -z "$t" ]; then
-		[ "$f" -nt "$s/forwarder.pid" ]
-		return
-	fi
-	o=
-	for o in "$s"/*.ev; do break; done
-	o=${o##*/}
-	o=${o%%.*}
-	case $o in
-	'' | *[!0-9]*) return 1 ;;
-	esac
-	[ $((t - o)) -gt 5000000 ]
-}
-if [ -n "$p" ] || fleet_git_claim || { fleet_git_abandoned && rm -f -- "$s/forwarder.pid" && fleet_git_claim; }; then
-	# Its own process group (set -m), no stdio: Copilot never waits for it. A
-	# forwarder that fails (exit 1 to 127: node too old, a broken client) takes
-	# its claim and the waiting events with it, so nothing piles up. It is told
-	# this hook's pid ($$, in the subshell too): this hook writes the subshell's
-	# pid to forwarder.pid after starting it, and a forwarder waits for this
-	# hook to be gone before it leaves, so that write never comes after it.
-	set -m
-	(
-		unset NODE_EXTRA_CA_CERTS
-		n=node
-		command -v node >/dev/null || n=$(cat "$d/node")
-		FLEET_GIT_STARTER=$$ "$n" "$k" --forward "$s"
-		c=$?
-		[ $c -gt 0 ] && [ $c -lt 128 ] && rm -f -- "$s/forwarder.pid" && rm -f -- "$s"/*.ev
-	) </dev/null >/dev/null 2>>"$w" &
-	echo "${!:-$$}" >|"$s/forwarder.pid"
-	fleet_git_say "started a forwarder (job $!) with $k"
 else
-	fleet_git_say "another hook is starting a forwarder: it sends the event"
+	set +C
+	if fleet_git_leased; then
+		fleet_git_say "another hook is starting a forwarder: it sends the event"
+		exit 0
+	fi
+	echo "$u" >|"$s/forwarder.lease"
 fi
+# The forwarder runs in a subshell of its own process group (set -m), no
+# stdio, so Copilot never waits for it. The subshell starts it again when a
+# signal other than SIGTERM ended it (SIGKILL, the OOM killer, a crash: up to
+# 3 times), and when it failed (exit 1 to 127: node too old, a broken client)
+# removes the waiting events, so nothing piles up.
+set -m
+(
+	unset NODE_EXTRA_CA_CERTS
+	n=node
+	command -v node >/dev/null || n=$(cat "$d/node")
+	i=0
+	while "$n" "$k" --forward "$s"; c=$?; [ $c -gt 128 ] && [ $c -ne 143 ] && [ $((i += 1)) -le 3 ]; do :; done
+	[ $c -gt 0 ] && [ $c -lt 128 ] && rm -f -- "$s/forwarder.lease" "$s"/*.ev
+) </dev/null >/dev/null 2>>"$w" &
+fleet_git_say "started a forwarder (job $!) with $k"
 exit 0

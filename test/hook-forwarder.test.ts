@@ -11,7 +11,6 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
-  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -19,8 +18,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FIXTURES, fleetGitNodes, fleetGitProcesses } from './helpers.js';
-import { STARTER_VAR } from '../src/copilot/forwarder.js';
+import { FIXTURES, fleetGitProcesses } from './helpers.js';
+import { leaseHeld } from '../src/copilot/forwarder.js';
 import { TestObserver, type Received } from './observer-server.js';
 import { CLIENT, enabledHooks, runHook, stepOf, tool } from './hook-run.js';
 
@@ -108,17 +107,12 @@ function setUp() {
   const settled = async () => {
     await until('the forwarder to leave', () => {
       const pid = forwarderPid();
-      return (
-        !(pid && alive(pid)) &&
-        !existsSync(join(spool, 'forwarder.pid')) &&
-        events().length === 0 &&
-        !existsSync(join(spool, 'forwarder.sock'))
-      );
+      return !(pid && alive(pid)) && !leaseHeld(spool) && events().length === 0 && !existsSync(join(spool, 'forwarder.sock'));
     });
   };
   /**
    * Ends a forwarder started to stay (a long FLEET_GIT_FORWARDER_IDLE_MS) once
-   * its events are delivered: killed, its pid file and lock taken away as the
+   * its events are delivered: killed, its lease and lock taken away as the
    * next forwarder would, so that the next test starts from a settled spool.
    */
   const endForwarder = async () => {
@@ -132,7 +126,7 @@ function setUp() {
         }
       return fleetGitProcesses(sb.home).length === 0;
     });
-    for (const f of ['forwarder.pid', 'forwarder.sock']) rmSync(join(spool, f), { force: true });
+    for (const f of ['forwarder.lease', 'forwarder.sock']) rmSync(join(spool, f), { force: true });
     await settled();
   };
   return { ...world, events, settled, endForwarder };
@@ -209,103 +203,6 @@ describe('hook command and forwarder', () => {
     );
     assert.equal(node.starts(), 1);
     await t.endForwarder();
-  });
-
-  test('an empty forwarder.pid is a claim in progress, left alone; once the oldest waiting event is 5 s old it is taken as abandoned and a forwarder starts', async () => {
-    await t.settled();
-    const node = countingNode(t.sb.dir, t.env);
-    const pidFile = join(t.spool, 'forwarder.pid');
-    // A hook that has just made forwarder.pid (exclusively) and not yet written its pid in it.
-    writeFileSync(pidFile, '');
-    await runHook(t.cmd('postToolUse'), tool('claimed', 0), node.env);
-    assert.equal(node.starts(), 0, 'a hook starts no second forwarder beside a claim in progress');
-    assert.equal(readFileSync(pidFile, 'utf8'), '', 'nor takes the claim away (the next hook would then start another)');
-    assert.equal(t.events().length, 1);
-    // The claimant was killed before it wrote: its event has waited 6 s.
-    const [waiting] = t.events();
-    const old = `${BigInt(Date.now() - 6000) * 1000n}.1.ev`;
-    renameSync(join(t.spool, waiting!), join(t.spool, old));
-    await runHook(t.cmd('postToolUse'), tool('claimed', 1), node.env);
-    await until('the next hook to start one', () => node.starts() === 1);
-    await obs.waitFor((e) => e.session_id === 'claimed' && stepOf(e) === 1);
-    assert.deepEqual(obs.events.filter((e) => e.session_id === 'claimed').map(stepOf), [0, 1], 'both events, in order');
-    await t.settled();
-  });
-
-  test('a stale pid in forwarder.pid while a forwarder runs: it puts its own back, and the next hooks start no other', async () => {
-    // The running forwarder stays until the test ends it, whatever the gaps between this test's hooks on a loaded
-    // machine (a forwarder that left idle is rightly replaced by the next hook).
-    await t.settled();
-    const env = { ...t.env, FLEET_GIT_FORWARDER_IDLE_MS: '600000' };
-    await runHook(t.cmd('postToolUse'), tool('stale-pid', 0), env);
-    await obs.waitFor((e) => e.session_id === 'stale-pid' && stepOf(e) === 0);
-    const forwarder = t.forwarderPid();
-    assert.ok(forwarder && alive(forwarder));
-    const gone = spawnSync('/bin/sh', ['-c', 'echo $$']).stdout.toString().trim(); // a pid whose process has exited
-    const node = countingNode(t.sb.dir, env);
-    // Stopped, so that it cannot put its pid back before the hook reads the stale one.
-    process.kill(forwarder, 'SIGSTOP');
-    try {
-      writeFileSync(join(t.spool, 'forwarder.pid'), gone);
-      await runHook(t.cmd('postToolUse'), tool('stale-pid', 1), node.env);
-      // That hook started one (the pid was stale), and wrote its pid there.
-      await until('the hook to start one', () => node.starts() === 1);
-      assert.notEqual(t.forwarderPid(), forwarder);
-    } finally {
-      process.kill(forwarder, 'SIGCONT');
-    }
-    await obs.waitFor((e) => e.session_id === 'stale-pid' && stepOf(e) === 1);
-    // The one started finds the lock taken and leaves; the running one puts its pid back.
-    await until('the running forwarder to put its pid back', () => t.forwarderPid() === forwarder, 30_000);
-    for (let i = 2; i < 6; i++) {
-      await new Promise((r) => setTimeout(r, 700));
-      await runHook(t.cmd('postToolUse'), tool('stale-pid', i), node.env);
-      await obs.waitFor((e) => e.session_id === 'stale-pid' && stepOf(e) === i);
-    }
-    assert.equal(node.starts(), 1);
-    await t.endForwarder();
-  });
-
-  test('the hook tells the forwarder it starts its own pid (FLEET_GIT_STARTER), for the forwarder to wait for', async () => {
-    await t.settled();
-    const env = { ...t.env, FLEET_GIT_FORWARDER_IDLE_MS: '600000' };
-    const r = await runHook(t.cmd('postToolUse'), tool('starter', 0), env);
-    await obs.waitFor((e) => e.session_id === 'starter');
-    const [forwarder] = fleetGitNodes(t.sb.home);
-    assert.ok(forwarder, 'a forwarder runs');
-    const environ = readFileSync(`/proc/${forwarder.pid}/environ`, 'utf8').split('\0');
-    assert.deepEqual(
-      environ.filter((v) => v.startsWith(`${STARTER_VAR}=`)),
-      [`${STARTER_VAR}=${r.pid}`],
-    );
-    await t.endForwarder();
-  });
-
-  test("a hook that writes its forwarder's shell pid only after that forwarder's idle time (a stalled hook) leaves no forwarder.pid naming a process that is gone", async () => {
-    await t.settled();
-    mkdirSync(t.spool, { recursive: true, mode: 0o700 });
-    const pidFile = join(t.spool, 'forwarder.pid');
-    // The hook that started the forwarder, still there (stalled before its write), and the shell it started it in, gone.
-    const hook = spawn('sleep', ['60'], { stdio: 'ignore' });
-    const shell = spawnSync('/bin/sh', ['-c', 'echo $$']).stdout.toString().trim();
-    const forwarder = spawn(process.execPath, [CLIENT, '--forward', t.spool], {
-      env: { ...t.env, FLEET_GIT_FORWARDER_IDLE_MS: '200', [STARTER_VAR]: String(hook.pid) },
-      stdio: 'ignore',
-    });
-    const exited = new Promise((r) => forwarder.on('close', r));
-    try {
-      await until('the forwarder to write its pid', () => t.forwarderPid() === forwarder.pid);
-      await sleep(1000); // five times its idle time: it would have left
-      writeFileSync(pidFile, `${shell}\n`); // the stalled hook's write, as `echo "$!" >|forwarder.pid`
-      hook.kill('SIGKILL');
-      await exited;
-      assert.equal(existsSync(pidFile), false, `forwarder.pid left behind: ${existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : ''}`);
-    } finally {
-      hook.kill('SIGKILL');
-      forwarder.kill('SIGKILL');
-      rmSync(pidFile, { force: true });
-    }
-    await t.settled();
   });
 
   test('a forwarder killed in the middle of a burst loses at most the event it was sending; the next event starts a new one, which sends the rest in order', async () => {
@@ -405,20 +302,6 @@ describe('hook command and forwarder', () => {
     await obs.waitFor((e) => e.session_id === 'kill-1' && stepOf(e) === 4);
     assert.deepEqual(obs.events.filter((e) => e.session_id === 'kill-1').map(stepOf), [0, 1, 2, 3, 4]);
     assert.notEqual(t.forwarderPid(), first);
-    await t.settled();
-  });
-
-  test('a forwarder.pid naming a live process that is no forwarder (its pid reused): the hook starts one', async () => {
-    await t.settled();
-    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
-    try {
-      mkdirSync(t.spool, { recursive: true });
-      writeFileSync(join(t.spool, 'forwarder.pid'), String(other.pid));
-      await runHook(t.cmd('postToolUse'), tool('reused-1', 0), t.env);
-      await obs.waitFor((e) => e.session_id === 'reused-1');
-    } finally {
-      other.kill('SIGKILL');
-    }
     await t.settled();
   });
 

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXCLUDE_BEGIN, EXCLUDE_END } from '../src/core/repo/exclude.js';
+import { readLease } from '../src/copilot/forwarder.js';
 import { userPaths } from '../src/paths.js';
 import { ROOT, sandbox } from './helpers.js';
 import type { Received } from './observer-server.js';
@@ -15,8 +16,8 @@ export const CLIENT = join(ROOT, 'dist', 'hook-client.cjs');
 
 /**
  * A sandbox with an enabled repository, the hook command of each event as its
- * hook file says, and the spool: the forwarder.pid it names and the events
- * waiting there. `idleMs`: how long a forwarder stays after its last event.
+ * hook file says, and the spool: the pid its forwarder's lease names and the
+ * events waiting there. `idleMs`: how long a forwarder stays after its last event.
  */
 export function enabledHooks(prefix: string, idleMs: number) {
   const sb = sandbox(prefix);
@@ -29,13 +30,7 @@ export function enabledHooks(prefix: string, idleMs: number) {
   };
   const cmd = (event: string) => doc.hooks[event]![0]!.bash;
   const spool = join(paths.dataDir, 'spool');
-  const forwarderPid = () => {
-    try {
-      return Number(readFileSync(join(spool, 'forwarder.pid'), 'utf8'));
-    } catch {
-      return 0;
-    }
-  };
+  const forwarderPid = () => readLease(spool)?.pid ?? 0;
   const waiting = () => (existsSync(spool) ? readdirSync(spool).filter((n) => n.endsWith('.ev')) : []);
   return { sb, env, paths, repo, cmd, spool, forwarderPid, waiting };
 }

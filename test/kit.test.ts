@@ -229,7 +229,7 @@ describe('the shims', () => {
     );
     assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
     assert.deepEqual(spooled(), []);
-    assert.equal(existsSync(join(spool, 'forwarder.pid')), false, 'no forwarder started');
+    assert.equal(existsSync(join(spool, 'forwarder.lease')), false, 'no forwarder started');
     const wt = join(sb.dir, 'off-wt');
     const add = runSync('git', ['worktree', 'add', '-q', wt, '-b', 'off'], {
       cwd: repo,
@@ -246,7 +246,7 @@ describe('the shims', () => {
     assert.match(r.stderr, new RegExp(`^fleet-git hook \\(postToolUse, kit ${kit}\\): event written to ${spool}/\\d+\\.\\d+\\.ev\\n`));
     assert.match(
       r.stderr,
-      /\n(fleet-git hook \(postToolUse, kit \w+\): (started a forwarder \(job \d+\) with .*\/hook-client\.cjs|forwarder \d+ runs: it sends the event))\n$/,
+      /\n(fleet-git hook \(postToolUse, kit \w+\): (started a forwarder \(job \d+\) with .*\/hook-client\.cjs|a forwarder holds the lease: it sends the event))\n$/,
     );
     await obs().waitFor((e) => e.session_id === 'debug');
     const log = join(sb.dir, 'logs', 'fleet-git.log');
@@ -397,7 +397,7 @@ describe('an event fired while the kit is replaced', () => {
     for (const l of lines)
       assert.match(
         l,
-        /^fleet-git hook \(postToolUse, kit \w+\): (event written to |forwarder \d+ runs|started a forwarder|another hook is starting)/,
+        /^fleet-git hook \(postToolUse, kit \w+\): (event written to |a forwarder holds the lease|started a forwarder|another hook is starting)/,
       );
     const started = lines.filter((l) => l.includes('started a forwarder'));
     assert.ok(started.length >= 5, lines.join('\n'));

@@ -41,7 +41,7 @@ function setUp(prefix: string) {
   const { forwarderPid } = world;
   /**
    * Holds the running forwarder (SIGSTOP to its process group, the shell that started it included) once
-   * forwarder.pid names it (/proc: its name), so that no other process that got a PID once a forwarder's
+   * its lease names it (/proc: its name), so that no other process that got a PID once a forwarder's
    * is stopped; returns what lets it go on.
    */
   const holdForwarder = async (): Promise<() => void> => {
@@ -59,7 +59,7 @@ function setUp(prefix: string) {
         process.kill(-group, 'SIGSTOP');
         return () => process.kill(-group, 'SIGCONT');
       }
-      if (Date.now() > deadline) throw new Error(`no forwarder runs to hold (forwarder.pid: ${pid})`);
+      if (Date.now() > deadline) throw new Error(`no forwarder runs to hold (its lease's pid: ${pid})`);
       await new Promise((r) => setTimeout(r, 20));
     }
   };
@@ -179,20 +179,24 @@ describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap
     },
   );
 
-  test('an empty forwarder.pid whose hook was killed before it wrote is taken as abandoned, without a clock: a forwarder starts', async () => {
-    await hooksSettled(t.sb.home, t.spool);
-    const pidFile = join(t.spool, 'forwarder.pid');
-    // Made exclusively 6 s ago by a hook that was killed before it wrote its PID.
-    writeFileSync(pidFile, '');
-    const old = (Date.now() - 6000) / 1000;
-    utimesSync(pidFile, old, old);
-    const sid = 'claimed';
-    await runHook(bash32(t.cmd('postToolUse')), tool(sid, 0), t.env);
-    await obs.waitFor((e) => e.session_id === sid, 10_000);
-    await runHook(bash32(t.cmd('postToolUse')), tool(sid, 1), t.env);
-    await obs.waitFor((e) => e.session_id === sid && stepOf(e) === 1, 10_000);
-    await hooksSettled(t.sb.home, t.spool);
-    assert.deepEqual(seen(obs.events, sid), [0, 1]);
+  test("a hook's claim (an empty lease) whose hook was killed before it started a forwarder, and a lease whose time ran out: without a clock, the next hook starts one", async () => {
+    for (const [sid, content] of [
+      ['claimed', '\n'],
+      ['expired', `${(Date.now() - 6000) * 1000} ${process.pid}\n`],
+    ] as const) {
+      await hooksSettled(t.sb.home, t.spool);
+      const lease = join(t.spool, 'forwarder.lease');
+      // Written 6 s ago, naming a live process (this one) for the expired lease.
+      writeFileSync(lease, content);
+      const old = (Date.now() - 6000) / 1000;
+      utimesSync(lease, old, old);
+      await runHook(bash32(t.cmd('postToolUse')), tool(sid, 0), t.env);
+      await obs.waitFor((e) => e.session_id === sid, 10_000);
+      await runHook(bash32(t.cmd('postToolUse')), tool(sid, 1), t.env);
+      await obs.waitFor((e) => e.session_id === sid && stepOf(e) === 1, 10_000);
+      await hooksSettled(t.sb.home, t.spool);
+      assert.deepEqual(seen(obs.events, sid), [0, 1]);
+    }
   });
 
   test('no node to start a forwarder with: the spool does not keep the events', async () => {
@@ -320,25 +324,29 @@ describeNeeding(needsRoot('mount an empty /proc in a mount namespace of its own 
     assert.ok(!existsSync(lock));
   });
 
-  test("a forwarder.pid naming a live process that is no forwarder (a killed forwarder's PID reused): without /proc the hook takes it as the forwarder, and its events wait until that process is gone", async () => {
+  test("a lease whose time ran out naming a live process (a killed forwarder's PID reused, a reboot with the spool on disk): without /proc the next hook starts a forwarder", async () => {
     await hooksSettled(t.sb.home, t.spool);
     const other = spawn('sleep', ['30'], { stdio: 'ignore' });
     const sid = 'reused-forwarder';
     try {
       mkdirSync(t.spool, { recursive: true });
-      writeFileSync(join(t.spool, 'forwarder.pid'), String(other.pid));
-      const hook = (input: string) => inside('/bin/bash', ['--norc', '--noprofile', '-c', t.cmd('postToolUse')], { input });
-      assert.equal((await hook(tool(sid, 0))).code, 0);
-      await sleep(1000);
-      assert.equal(t.waiting().length, 1, 'the event waits in the spool');
-      assert.deepEqual(seen(obs.events, sid), []);
+      const lease = join(t.spool, 'forwarder.lease');
+      writeFileSync(lease, `${(Date.now() - 60_000) * 1000} ${other.pid}\n`);
+      const old = (Date.now() - 60_000) / 1000;
+      utimesSync(lease, old, old);
+      for (const [i, cmd] of [t.cmd('postToolUse'), bash32(t.cmd('postToolUse'))].entries()) {
+        const hook = await inside('/bin/bash', ['--norc', '--noprofile', '-c', cmd], { input: tool(sid, i) });
+        assert.equal(hook.code, 0);
+        await obs.waitFor((e) => e.session_id === sid && stepOf(e) === i);
+        await hooksSettled(t.sb.home, t.spool);
+        writeFileSync(lease, `${(Date.now() - 60_000) * 1000} ${other.pid}\n`);
+        utimesSync(lease, old, old);
+      }
+      rmSync(lease);
+      assert.ok(other.exitCode === null, 'the process with the PID still runs');
     } finally {
       other.kill('SIGKILL');
     }
-    await new Promise((r) => other.on('exit', r));
-    assert.equal((await inside('/bin/bash', ['--norc', '--noprofile', '-c', t.cmd('postToolUse')], { input: tool(sid, 1) })).code, 0);
-    await obs.waitFor((e) => e.session_id === sid && stepOf(e) === 1);
-    await hooksSettled(t.sb.home, t.spool);
     assert.deepEqual(seen(obs.events, sid), [0, 1]);
   });
 

@@ -45,7 +45,7 @@ describe('uninstall', () => {
     // The spool folder the hook command makes in $XDG_RUNTIME_DIR on a Copilot event.
     s.env.XDG_RUNTIME_DIR = join(s.dir, 'run');
     mkdirSync(join(s.env.XDG_RUNTIME_DIR, 'fleet-git'), { recursive: true, mode: 0o700 });
-    writeFileSync(join(s.env.XDG_RUNTIME_DIR, 'fleet-git', 'forwarder.pid'), '99999\n');
+    writeFileSync(join(s.env.XDG_RUNTIME_DIR, 'fleet-git', 'forwarder.lease'), '1 99999\n');
     assert.notDeepEqual(snap(), before);
 
     const r = await ok(s, s.dir, 'uninstall', code, '--yes');

@@ -1,58 +1,66 @@
-// The forwarder: hands the events the hook command spooled to the observer,
-// in the order Copilot fired them, and exits once no event came for a while.
+// The forwarder: hands the events the hook spooled to the observer, in the
+// order Copilot fired them, and exits once no event came for a while.
 //
-// The hook command (templates/hook.sh, which each hook file command sources) runs no node: it writes each
-// event into the spool folder (mode 0700, files 0600) as one file,
-// `<EPOCHREALTIME digits>.<hook pid>.ev` (bash 3.2, macOS's, has no
-// EPOCHREALTIME: `n.<hook pid>.ev`, or `n.<pid>.<random>.ev` while a file of
-// the same PID still waits, the PID having come back after a wrap), holding
-// the payload and then the hook's facts, each ended by a NUL byte (bash strips
-// NULs from the payload):
+// The protocol, in one place (templates/hook.sh is the other side):
 //
-//   payload, event, ppid, pid, HOME, COPILOT_HOME, COPILOT_HOOK_DIR,
-//   COPILOT_MODEL, FLEET_MODEL_NAME, TERM_PROGRAM, ITERM_SESSION_ID,
-//   FLEET_GIT_OBSERVER_DIR, FLEET_GIT_PROBE, TRAILER
+// - The hook (templates/hook.sh, which each hook file command sources) runs no
+//   node: it writes each event into the spool folder (mode 0700, files 0600)
+//   as one file, `<EPOCHREALTIME digits>.<hook pid>.ev` (bash 3.2, macOS's, has
+//   no EPOCHREALTIME: `n.<hook pid>.ev`, or `n.<pid>.<random>.ev` while a file
+//   of the same PID still waits), holding the payload and then the hook's
+//   facts, each ended by a NUL byte (bash strips NULs from the payload):
 //
-// A file without the trailer is still being written (or its writer died: it is
-// removed after ORPHAN_MS). Then the hook reads `forwarder.pid` and starts this
-// process (detached, its own process group, no stdio) when that process is not
-// alive or, where /proc tells, is neither a forwarder (its name, below, as the
-// kernel keeps it: 15 characters) nor the shell that starts one; it never
-// waits for it. With no `forwarder.pid` at all (the last forwarder left), only
-// the hook that creates it (bash's noclobber: created exclusively, holding the
-// hook's pid until it has started the forwarder) starts one: sessions whose
-// hooks fire at once start one forwarder, not one each. An empty one (a claim
-// that could not be written) is removed, and the next event starts one.
+//     payload, event, ppid, pid, HOME, COPILOT_HOME, COPILOT_HOOK_DIR,
+//     COPILOT_MODEL, FLEET_MODEL_NAME, TERM_PROGRAM, ITERM_SESSION_ID,
+//     FLEET_GIT_OBSERVER_DIR, FLEET_GIT_PROBE, TRAILER
 //
-// One forwarder per spool folder: it holds `forwarder.sock`, a Unix socket it
-// listens on and never reads (a killed forwarder's socket refuses connections:
-// the next one removes it). It writes its pid to `forwarder.pid` for the hook.
-// Before it exits it removes that file and looks at the spool once more, so an
-// event whose hook still saw it alive is not left behind: a hook that reads the
-// file after that starts a new forwarder, which waits for the lock. It first
-// waits for the hook that started it to be gone (STARTER_VAR), whose own write
-// to that file could otherwise come after it and name a process long gone.
-//
-// Why three parts and not one (looked at 2026-12-01): the socket lock alone is
-// exact; the hook's claim of `forwarder.pid` only saves a node start per event
-// burst, and its "empty and the oldest event over 5 s" rule only judges a claim
-// whose hook died before it started a forwarder. A claim by `mkdir` of a folder
-// the forwarder writes its pid into would keep all three: a claim judged
-// abandoned can be wrong (a hook stalled past the limit), so the socket lock
-// still makes one forwarder; the abandoned case still needs its rule; and the
-// hook still reads a pid to tell a live forwarder. It would also start a process
-// (bash has no `mkdir` builtin, where noclobber needs none) on Copilot's path
-// each time a forwarder is started, and two (`rm -r`, `mkdir`) to take over a
-// killed one's folder.
+//   A file without the trailer is still being written (or its writer died: it
+//   is removed after ORPHAN_MS).
+// - Then the hook reads the lease, `forwarder.lease`: `<deadline> <pid>`, the
+//   deadline in microseconds of the wall clock, which is also the file's time.
+//   Before the deadline a forwarder runs and will see the event; the hook is
+//   done. No PID decides anything: the pid is there for people and tests.
+// - Otherwise the hook starts a forwarder (in a subshell of its own process
+//   group, which starts it again when a signal other than SIGTERM ended it).
+//   With a clock, it first writes a 3 s lease of its own (`<deadline>`), so the
+//   hooks fired while node starts do not each start one.
+// - One forwarder per spool folder: it holds `forwarder.sock`, a Unix socket it
+//   listens on and never reads (a killed forwarder's socket refuses
+//   connections: the next one removes it). Only the holder writes the lease,
+//   LEASE_MS ahead, every RENEW_MS, so a forwarder that is gone (SIGKILL, a
+//   crash, a reboot with the spool on disk) stops counting within LEASE_MS
+//   whatever its PID has become.
+// - It leaves after IDLE_MS without events: it removes the lease, then looks
+//   at the spool once more, so the event of a hook that still saw the lease is
+//   not left behind (that hook wrote its event before it read the lease). A
+//   hook that finds no lease starts another, which waits for the lock.
+// - SIGTERM: it stops at once, sending no further event (they stay in the
+//   spool, for the next forwarder), removes its lease, and exits 143.
 //
 // Per session, events are delivered one after another in spool order; an
 // agentStop whose final message is not in the transcript yet holds back only
 // its own session's later events. Each file is removed just before its event
 // is sent, one event at a time: a killed forwarder loses at most that one.
-import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
-import { constants } from 'node:os';
-import { isAlive, NO_ENTRY_OK } from '../fs/atomic.js';
-import { pipeBinding, type PipeHandle } from '../fleet/socket.js';
+// Events that waited over STALE_MS (a forwarder that could not run for an
+// hour) are dropped unsent, but for the Stops, which give each card its last
+// state: a live dashboard has no use for an hour of tool calls.
+// The folder is listed when the watcher names a new or changed `.ev` file
+// that exists (not for the files this process removes), and every second as
+// a safety net, so a backlog drains in time linear in its size.
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  watch,
+  writeFileSync,
+  type FSWatcher,
+} from 'node:fs';
+import { join } from 'node:path';
+import { NO_ENTRY_OK } from '../fs/atomic.js';
 import { OBSERVER_DIR_VAR } from '../paths.js';
 import { PROBE_VAR } from './normalize.js';
 import { awaitFinalMessage, deliver, prepare, stopWaitMs, type HookRun, type Prepared } from './hook-event.js';
@@ -74,25 +82,24 @@ const SPOOL_ENV = [
   OBSERVER_DIR_VAR,
   PROBE_VAR,
 ] as const;
-export const PID_FILE = 'forwarder.pid';
+/** The forwarder's lease (see the top of this file). */
+export const LEASE_FILE = 'forwarder.lease';
 const LOCK_FILE = 'forwarder.sock';
+/** How far ahead the forwarder's lease runs, and how often it renews it. */
+const LEASE_MS = 3000;
+const RENEW_MS = 1000;
 /** How long the forwarder stays after the last event (IDLE_MS_VAR overrides, for tests and doctor's one test event). */
 export const IDLE_MS = 10_000;
 export const IDLE_MS_VAR = 'FLEET_GIT_FORWARDER_IDLE_MS';
 /** A spool file without its trailer this old lost its writer. */
 const ORPHAN_MS = 60_000;
+/** Events older than this are dropped unsent, but for Stops. */
+const STALE_MS = 3_600_000;
 /** How long a new forwarder waits for one that is leaving to let go of the lock. */
 const LOCK_WAIT_MS = 3000;
-/**
- * The pid of the hook that started this forwarder (hook.sh sets it to its own `$$`). That hook writes the pid
- * of the shell it started this in to forwarder.pid just after the start; stalled (a loaded machine, a laptop
- * put to sleep), it may write it after this forwarder has gone, leaving a pid file that names a process that
- * is gone or, once that pid comes back, another one. So before it leaves, a forwarder waits for its starter to
- * have gone (at most STARTER_WAIT_MS: a pid that came back is not waited for longer).
- */
-export const STARTER_VAR = 'FLEET_GIT_STARTER';
-const STARTER_WAIT_MS = 10_000;
-const { errno } = constants;
+/** How often the folder is listed when nothing wakes the forwarder: with a watcher, and without one. */
+const RESCAN_MS = 1000;
+const POLL_MS = 25;
 
 function idleMs(): number {
   const n = Number(process.env[IDLE_MS_VAR]);
@@ -101,12 +108,35 @@ function idleMs(): number {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Resolves once the hook that started this forwarder has gone (see STARTER_VAR), at once when none is named. */
-async function starterGone(): Promise<void> {
-  const pid = Number(process.env[STARTER_VAR]);
-  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) return;
-  const deadline = Date.now() + STARTER_WAIT_MS;
-  while (isAlive(pid) && Date.now() < deadline) await sleep(10);
+/** The lease in a spool folder: its deadline (ms of the wall clock) and the pid that wrote it (0 for a hook's claim); null when there is none. */
+export function readLease(spool: string): { deadline: number; pid: number } | null {
+  try {
+    const [deadline, pid] = readFileSync(join(spool, LEASE_FILE), 'utf8').trim().split(' ').map(Number);
+    return Number.isSafeInteger(deadline) ? { deadline: deadline! / 1000, pid: Number.isSafeInteger(pid) ? pid! : 0 } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a forwarder runs in the spool folder, or is being started, as a hook judges it: before its lease's deadline. */
+export const leaseHeld = (spool: string): boolean => (readLease(spool)?.deadline ?? 0) > Date.now();
+
+/** Writes this forwarder's lease, LEASE_MS ahead, as the content and the file's time (bash 3.2's hook compares that). */
+function renewLease(): void {
+  const deadline = Date.now() + LEASE_MS;
+  const tmp = `${LEASE_FILE}.${process.pid}`;
+  try {
+    writeFileSync(tmp, `${deadline * 1000} ${process.pid}\n`, { mode: 0o600 });
+    utimesSync(tmp, deadline / 1000, deadline / 1000);
+    renameSync(tmp, LEASE_FILE);
+  } catch {
+    remove(tmp); // the next hooks start another, which finds the lock taken
+  }
+}
+
+/** Removes the lease when it is this forwarder's (a hook's claim written meanwhile is left). */
+function dropLease(): void {
+  if (readLease('.')?.pid === process.pid) remove(LEASE_FILE);
 }
 
 function remove(name: string): void {
@@ -156,58 +186,8 @@ interface Held {
 }
 type Listen = Held | 'busy' | 'stale' | 'error';
 
-const uvError = (name: 'EADDRINUSE' | 'ECONNREFUSED' | 'ENOENT') => -(errno[name] ?? Number.NaN);
-
-/**
- * The lock through Node's pipe handle, as the events are sent: `import('node:net')`
- * (the ES module loader, then net and the stream stack) cost a cold forwarder
- * 9 to 13 ms of CPU before its first event, against 0.5 ms for this: a fifth
- * of what it does from its start to its first send (measured 2026-12-01, in
- * CPU time, the machine loaded). Null when the handle is not there in the
- * shape expected (then `net`).
- */
-function tryListenFast(): Promise<Listen> | null {
-  const b = pipeBinding();
-  if (!b) return null;
-  let server: PipeHandle;
-  try {
-    server = new b.Pipe(b.serverType);
-    if (typeof server.bind !== 'function' || typeof server.listen !== 'function') return null;
-  } catch {
-    return null;
-  }
-  try {
-    server.onconnection = (_status, client) => client?.close();
-    const bound = server.bind(LOCK_FILE);
-    if (bound === 0 && server.listen(16) === 0) return Promise.resolve({ close: () => server.close() });
-    server.close(); // removes the socket file only when it bound it
-    if (bound !== uvError('EADDRINUSE')) return Promise.resolve('error');
-  } catch {
-    return Promise.resolve('error');
-  }
-  return new Promise((resolve) => {
-    const refused = (status: number) => status === uvError('ECONNREFUSED') || status === uvError('ENOENT');
-    try {
-      const probe = new b.Pipe(b.socketType);
-      const req = new b.PipeConnectWrap();
-      req.oncomplete = (status) => {
-        probe.close();
-        resolve(status === 0 ? 'busy' : refused(status) ? 'stale' : 'error');
-      };
-      const started = probe.connect(req, LOCK_FILE);
-      if (started < 0) {
-        probe.close();
-        resolve(refused(started) ? 'stale' : 'error');
-      }
-    } catch {
-      resolve('error');
-    }
-  });
-}
-
+/** Listens on the lock's socket; 'busy' when a live forwarder does, 'stale' when a gone one left it. */
 async function tryListen(): Promise<Listen> {
-  const fast = tryListenFast();
-  if (fast) return fast;
   const { createConnection, createServer } = await import('node:net');
   return new Promise((resolve) => {
     const server = createServer((c) => c.destroy());
@@ -243,24 +223,6 @@ async function takeLock(): Promise<Held | null> {
   }
 }
 
-function writePid(): void {
-  try {
-    const tmp = `${PID_FILE}.${process.pid}`;
-    writeFileSync(tmp, String(process.pid), { mode: 0o600 });
-    renameSync(tmp, PID_FILE);
-  } catch {
-    /* the hook then starts another, which finds the lock taken */
-  }
-}
-
-function readPid(): string | null {
-  try {
-    return readFileSync(PID_FILE, 'utf8').trim();
-  } catch {
-    return null;
-  }
-}
-
 interface Item {
   name: string;
   order: [number, number];
@@ -273,32 +235,37 @@ export async function forward(spool: string): Promise<void> {
   } catch {
     return;
   } // relative names: a socket path has at most 103 bytes on a Mac (SOCKET_PATH_MAX)
-  process.title = 'fleet-git-forwarder'; // the hook command looks for it in /proc/PID/comm
+  process.title = 'fleet-git-forwarder';
   // Its own process group already; a terminal's Ctrl-C or hang-up is not for it.
   for (const sig of ['SIGINT', 'SIGHUP', 'SIGPIPE'] as const) process.on(sig, () => {});
-  let starterSeenGone = false;
-  let lock = await takeLock();
-  if (!lock) {
-    // Another forwarder keeps the spool. Once the hook that started this one has written its pid there, that
-    // one puts its own back while it runs; when it left before that write, this one takes the lock after it.
-    await starterGone();
-    starterSeenGone = true;
-    lock = await takeLock();
-    if (!lock) return;
-  }
+  let stopping = false;
+  let wake = () => {};
+  process.on('SIGTERM', () => {
+    stopping = true;
+    wake();
+  });
+  const lock = await takeLock();
+  if (!lock) return;
   const ino = statSync(LOCK_FILE, NO_ENTRY_OK)?.ino;
   const ownsLock = () => ino !== undefined && statSync(LOCK_FILE, NO_ENTRY_OK)?.ino === ino;
-  writePid();
+  renewLease();
+  const renewing = setInterval(renewLease, RENEW_MS);
 
   const idle = idleMs();
   const known = new Set<string>();
   const chains = new Map<string, Promise<void>>();
   let busy = 0;
   let sending: Promise<void> = Promise.resolve();
-  let wake = () => {};
+  let listed = 0;
+  let changed = true;
   let watcher: FSWatcher | undefined;
   try {
-    watcher = watch('.', () => wake());
+    // Its own removals exist no more when their events come: they list nothing.
+    watcher = watch('.', (_type, name) => {
+      if (name !== null && (!name.endsWith('.ev') || !existsSync(name))) return;
+      changed = true;
+      wake();
+    });
     watcher.on('error', () => {
       watcher = undefined;
     });
@@ -306,10 +273,11 @@ export async function forward(spool: string): Promise<void> {
     /* polled instead */
   }
 
-  /** One event at a time: its file goes, then its line is sent. */
+  /** One event at a time: its file goes, then its line is sent. Once stopping, none. */
   const send = (item: Item) =>
     (sending = sending.then(
       async () => {
+        if (stopping) return;
         remove(item.name);
         known.delete(item.name); // a name comes back (bash 3.2's, once its PID does)
         await deliver(item.run.ev, item.run.paths);
@@ -322,7 +290,7 @@ export async function forward(spool: string): Promise<void> {
     const sid = item.run.ev.session_id;
     const next = (chains.get(sid) ?? Promise.resolve())
       .then(async () => {
-        if (item.run.waitFor) await awaitFinalMessage(item.run.ev, item.run.waitFor, stopWaitMs(process.env));
+        if (item.run.waitFor && !stopping) await awaitFinalMessage(item.run.ev, item.run.waitFor, stopWaitMs(process.env));
         await send(item);
       })
       .catch(() => {})
@@ -336,6 +304,8 @@ export async function forward(spool: string): Promise<void> {
 
   /** Takes in the complete files not seen yet, oldest first; true when there were any. */
   const scan = (): boolean => {
+    changed = false;
+    listed = Date.now();
     let names: string[];
     try {
       names = readdirSync('.');
@@ -343,6 +313,7 @@ export async function forward(spool: string): Promise<void> {
       return false;
     }
     const fresh: Item[] = [];
+    const staleBefore = (Date.now() - STALE_MS) * 1000;
     for (const name of names) {
       if (!name.endsWith('.ev') || known.has(name)) continue;
       let buf: Buffer;
@@ -357,19 +328,19 @@ export async function forward(spool: string): Promise<void> {
         if (st && Date.now() - st.mtimeMs > ORPHAN_MS) remove(name);
         continue;
       }
-      known.add(name);
       let prepared: Prepared | null = null;
       try {
         prepared = prepare(run);
       } catch {
         /* not an event */
       }
-      if (!prepared) {
+      const order = prepared && orderOf(name, prepared.ev);
+      if (!prepared || !order || (order[0] < staleBefore && prepared.ev.event !== 'Stop')) {
         remove(name);
-        known.delete(name);
         continue;
       }
-      fresh.push({ name, order: orderOf(name, prepared.ev), run: prepared });
+      known.add(name);
+      fresh.push({ name, order, run: prepared });
     }
     fresh.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || (a.name < b.name ? -1 : 1));
     for (const item of fresh) enqueue(item);
@@ -377,41 +348,36 @@ export async function forward(spool: string): Promise<void> {
   };
 
   let last = Date.now();
-  for (;;) {
-    if (scan()) last = Date.now();
-    if (!ownsLock()) break; // another forwarder took a lock it thought stale: leave it the spool
-    // A hook that saw no forwarder alive (a stale pid there) wrote the pid of the
-    // one it started, which finds the lock taken and leaves: the next hooks would
-    // each start another. The write wakes this one, which puts its own back (a
-    // pid file that is gone stays gone: the spool may be being removed).
-    const named = readPid();
-    if (named !== null && named !== String(process.pid)) writePid();
+  while (!stopping && ownsLock()) {
+    // Listed when something new came, and every RESCAN_MS in case the watcher missed it (or there is none).
+    if ((changed || Date.now() - listed >= (watcher ? RESCAN_MS : POLL_MS)) && scan()) last = Date.now();
     if (busy === 0 && Date.now() - last >= idle) {
-      if (!starterSeenGone) {
-        // The hook that started this one may still be about to write its shell's pid: once it has gone, look again.
-        await starterGone();
-        starterSeenGone = true;
-        continue;
-      }
-      if (readPid() === String(process.pid)) remove(PID_FILE);
-      // A hook that read the pid file before it went wrote its event before: it is here now.
+      dropLease();
+      // A hook that read the lease before it went wrote its event before: it is here now.
       if (!scan()) break;
-      writePid();
+      renewLease();
       last = Date.now();
     }
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, watcher ? 250 : 25);
+      const t = setTimeout(resolve, watcher ? RESCAN_MS : POLL_MS);
       wake = () => {
         clearTimeout(t);
         resolve();
       };
     });
   }
-  while (busy > 0)
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-    });
+  clearInterval(renewing);
+  dropLease();
+  // Hook files of format 1 (fleet-git 0.1.0, until enable rewrites them) name their forwarder in this file.
+  remove('forwarder.pid');
+  if (stopping) await sending;
+  else
+    while (busy > 0)
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
   watcher?.close();
   // Closing removes the socket file: only while it is still ours.
   if (ownsLock()) lock.close();
+  if (stopping) process.exit(143);
 }

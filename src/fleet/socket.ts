@@ -89,39 +89,33 @@ function sendViaNet(socketPath: string, line: string, timeoutMs: number): Promis
   );
 }
 
-// The parts of Node's internal pipe binding used here and by the forwarder's
-// lock (lib/net.js uses the same).
-export interface PipeHandle {
+// The parts of Node's internal pipe binding used here (lib/net.js uses the same).
+interface PipeHandle {
   connect(req: object, path: string): number;
   writeUtf8String(req: object, data: string): number;
   writeQueueSize: number;
   close(): void;
-  bind(path: string): number;
-  listen(backlog: number): number;
-  onconnection: ((status: number, client?: { close(): void }) => void) | null;
 }
-export interface PipeBinding {
+interface PipeBinding {
   Pipe: new (type: number) => PipeHandle;
   PipeConnectWrap: new () => { oncomplete?: (status: number) => void };
   WriteWrap: new () => { handle?: PipeHandle; oncomplete?: (status: number) => void };
   socketType: number;
-  serverType: number;
 }
 
 /** Node's pipe binding, or null when it is not there in the shape expected (another Node version, --throw-deprecation). */
-export function pipeBinding(): PipeBinding | null {
+function pipeBinding(): PipeBinding | null {
   try {
     const binding = (process as unknown as { binding?: (name: string) => Record<string, unknown> }).binding;
     if (typeof binding !== 'function') return null;
     const pipe = binding('pipe_wrap');
     const stream = binding('stream_wrap');
-    const constants = pipe.constants as { SOCKET?: unknown; SERVER?: unknown } | undefined;
+    const constants = pipe.constants as { SOCKET?: unknown } | undefined;
     if (
       typeof pipe.Pipe !== 'function' ||
       typeof pipe.PipeConnectWrap !== 'function' ||
       typeof stream.WriteWrap !== 'function' ||
-      typeof constants?.SOCKET !== 'number' ||
-      typeof constants.SERVER !== 'number'
+      typeof constants?.SOCKET !== 'number'
     )
       return null;
     return {
@@ -129,7 +123,6 @@ export function pipeBinding(): PipeBinding | null {
       PipeConnectWrap: pipe.PipeConnectWrap,
       WriteWrap: stream.WriteWrap,
       socketType: constants.SOCKET,
-      serverType: constants.SERVER,
     } as PipeBinding;
   } catch {
     return null;

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readText } from '../../fs/atomic.js';
-import { FORWARD_FLAG, IDLE_MS_VAR, PID_FILE } from '../../copilot/forwarder.js';
+import { FORWARD_FLAG, IDLE_MS_VAR, leaseHeld, readLease } from '../../copilot/forwarder.js';
 import { PROBE_VAR } from '../../copilot/normalize.js';
 import { EventListener, socketTempDir, type Received } from '../../fleet/listener.js';
 import { HOOK_SCRIPT, OBSERVER_DIR_VAR, userPaths, type Env } from '../../paths.js';
@@ -75,23 +75,6 @@ function missingFields(e: Received, want: { sessionId: string; cwd: string; ppid
   return missing;
 }
 
-/** Whether `pid` runs and is the hook command's forwarder job (its subshell, bash, or the forwarder itself), as the hook command tells. */
-function forwarderAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const comm = readText(`/proc/${pid}/comm`)?.trim();
-  return comm === undefined || comm === 'bash' || comm === 'fleet-git-forwa';
-}
-
-/** Whether the spool's pid file names a live forwarder job (the hook command's subshell or the forwarder itself). */
-function forwarderRuns(spool: string): boolean {
-  const pid = Number(readText(join(spool, PID_FILE))?.trim());
-  return Number.isInteger(pid) && pid > 1 && forwarderAlive(pid);
-}
-
 /**
  * The test event, once it arrived; 'gone' when the forwarder that was to send it
  * has left (or never started) and it still did not come; 'late' when the
@@ -105,7 +88,7 @@ async function arrival(
   ms: number,
 ): Promise<Received | 'gone' | 'late'> {
   const deadline = Date.now() + ms;
-  while (forwarderRuns(spool)) {
+  while (leaseHeld(spool)) {
     if (await listener.waitUntil(() => mine() !== undefined, Math.min(100, deadline - Date.now()))) return mine()!;
     if (Date.now() >= deadline) return 'late';
   }
@@ -113,17 +96,17 @@ async function arrival(
 }
 
 /**
- * Waits (up to `ms`) for the trial's forwarder to leave (it removes its pid file
- * as it goes; a forwarder that never started leaves its job's pid there, gone),
- * then ends what is left of it: its process group, which the hook command
- * starts under set -m with the job's pid.
+ * Waits (up to `ms`) for the trial's forwarder to leave (it removes its lease
+ * as it goes), then stops what is left of it with SIGTERM, the signal it stops
+ * on and is not started again after.
  */
 async function forwarderGone(spool: string, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
-  while (forwarderRuns(spool) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  if (forwarderRuns(spool))
+  while (leaseHeld(spool) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const pid = leaseHeld(spool) ? readLease(spool)!.pid : 0;
+  if (pid > 1)
     try {
-      process.kill(-Number(readText(join(spool, PID_FILE))?.trim()), 'SIGKILL');
+      process.kill(pid, 'SIGTERM');
     } catch {
       /* gone */
     }
