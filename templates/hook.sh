@@ -136,7 +136,8 @@ set -m
 	command -v node >/dev/null || n=$(cat "$d/node")
 	i=0
 	while "$n" "$k" --forward "$s"; c=$?; [ $c -gt 128 ] && [ $c -ne 143 ] && [ $((i += 1)) -le 3 ]; do :; done
-	[ $c -gt 0 ] && [ $c -lt 128 ] && rm -f -- "$s/forwarder.lease" "$s"/*.ev
+	# The lease first: a hook that still saw it wrote its event before, so the events' removal takes it.
+	[ $c -gt 0 ] && [ $c -lt 128 ] && rm -f -- "$s/forwarder.lease" && rm -f -- "$s"/*.ev
 ) </dev/null >/dev/null 2>>"$w" &
 fleet_git_say "started a forwarder (job $!) with $k"
 exit 0

@@ -61,6 +61,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { NO_ENTRY_OK } from '../fs/atomic.js';
+import { LineSender } from '../fleet/socket.js';
 import { OBSERVER_DIR_VAR } from '../paths.js';
 import { PROBE_VAR } from './normalize.js';
 import { awaitFinalMessage, deliver, prepare, stopWaitMs, type HookRun, type Prepared } from './hook-event.js';
@@ -256,6 +257,7 @@ export async function forward(spool: string): Promise<void> {
   const chains = new Map<string, Promise<void>>();
   let busy = 0;
   let sending: Promise<void> = Promise.resolve();
+  const sender = new LineSender();
   let listed = 0;
   let changed = true;
   let watcher: FSWatcher | undefined;
@@ -280,7 +282,7 @@ export async function forward(spool: string): Promise<void> {
         if (stopping) return;
         remove(item.name);
         known.delete(item.name); // a name comes back (bash 3.2's, once its PID does)
-        await deliver(item.run.ev, item.run.paths);
+        await deliver(item.run.ev, item.run.paths, (path, ev) => sender.send(path, ev));
       },
       () => {},
     ));
@@ -377,6 +379,7 @@ export async function forward(spool: string): Promise<void> {
         wake = resolve;
       });
   watcher?.close();
+  sender.end();
   // Closing removes the socket file: only while it is still ours.
   if (ownsLock()) lock.close();
   if (stopping) process.exit(143);

@@ -153,9 +153,13 @@ export async function awaitFinalMessage(ev: FleetEvent, transcript: string, wait
   }
 }
 
-/** The observer's session file, then the line on its socket. */
-export async function deliver(ev: FleetEvent, paths: UserPaths): Promise<void> {
+/** The observer's session file, then the line on its socket (through `send`: the forwarder's keeps its connection). */
+export async function deliver(
+  ev: FleetEvent,
+  paths: UserPaths,
+  send: (socketPath: string, ev: FleetEvent) => Promise<boolean> = sendEvent,
+): Promise<void> {
   if (ev.event === 'SessionStart') writeSessionStart(paths.fleetSessions, ev);
   else if (ev.event === 'Stop') recordSessionStop(paths.fleetSessions, ev.session_id, ev.last_assistant_message);
-  await sendEvent(paths.fleetSocket, ev);
+  await send(paths.fleetSocket, ev);
 }

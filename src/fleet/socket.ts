@@ -1,11 +1,14 @@
-// Hands one event to the fleet observer: one NDJSON line on its Unix socket.
+// Hands events to the fleet observer: NDJSON lines on its Unix socket.
 // The observer never answers, so "sent" means the line reached the kernel.
 // With no observer (no socket file: ENOENT; a stale one: ECONNREFUSED) this
 // gives up at once; with one that accepts and never reads, within `timeoutMs`.
 // Never throws, never rejects.
 //
-// Speed matters: the hook client runs on every tool call and Copilot waits for
-// it. Loading `net` (and with it the whole stream stack) and building a
+// sendEvent sends one line on a connection of its own; a LineSender (the
+// forwarder's) sends consecutive lines on one connection.
+//
+// Speed matters for sendEvent: an old hook client runs on every tool call and
+// Copilot waits for it. Loading `net` (and with it the whole stream stack) and building a
 // net.Socket costs about 3 ms, which alone is more than a tenth of starting
 // Node. So the line goes out through Node's own pipe handle (the object
 // net.Socket wraps), about 0.3 ms; when that handle is not there in the shape
@@ -33,13 +36,8 @@ export function sendEvent(
   timeoutMs = SEND_TIMEOUT_MS,
   transport: Transport = 'auto',
 ): Promise<boolean> {
-  let line: string;
-  try {
-    line = JSON.stringify(event) + '\n';
-  } catch {
-    return Promise.resolve(false);
-  }
-  if (line.length > LINE_MAX || Buffer.byteLength(line) > LINE_MAX) return Promise.resolve(false);
+  const line = lineOf(event);
+  if (line === null) return Promise.resolve(false);
   return (transport === 'auto' && sendViaPipeHandle(socketPath, line, timeoutMs)) || sendViaNet(socketPath, line, timeoutMs);
 }
 
@@ -162,5 +160,106 @@ function sendViaPipeHandle(socketPath: string, line: string, timeoutMs: number):
     } catch {
       finish(false);
     }
+  });
+}
+
+/** The line of one event, null when it cannot be made or is longer than LINE_MAX. */
+function lineOf(event: unknown): string | null {
+  try {
+    const line = JSON.stringify(event) + '\n';
+    return line.length > LINE_MAX || Buffer.byteLength(line) > LINE_MAX ? null : line;
+  } catch {
+    return null;
+  }
+}
+
+/** How long a LineSender keeps its connection after its last line. */
+const KEEP_MS = 100;
+
+/**
+ * The forwarder's sender: consecutive lines share one connection (the observer
+ * reads every line of a connection), so a backlog of thousands of events is a
+ * few connections, not one each, which an observer's accept queue could not
+ * take at once (connect fails with EAGAIN when it is full). The connection is
+ * ended KEEP_MS after the last line. A line not written within `timeoutMs`
+ * ends the connection and is given up, as sendEvent's; one refused on a kept
+ * connection (the observer closed it) is tried once on a new one.
+ */
+export class LineSender {
+  private sock: Socket | null = null;
+  private path = '';
+  private timer: NodeJS.Timeout | undefined;
+
+  async send(socketPath: string, event: unknown, timeoutMs = SEND_TIMEOUT_MS): Promise<boolean> {
+    const line = lineOf(event);
+    if (line === null) return false;
+    clearTimeout(this.timer);
+    if (this.path !== socketPath) this.end();
+    for (;;) {
+      const kept = this.sock;
+      const sock = kept ?? (await connect(socketPath, timeoutMs));
+      if (!sock) return false;
+      this.sock = sock;
+      this.path = socketPath;
+      const written = await write(sock, line, timeoutMs);
+      if (written === true) {
+        this.timer = setTimeout(() => this.end(), KEEP_MS);
+        return true;
+      }
+      sock.destroy();
+      this.sock = null;
+      if (!kept || written === 'late') return false;
+    }
+  }
+
+  /** Ends the connection once what was written has gone. */
+  end(): void {
+    clearTimeout(this.timer);
+    this.sock?.end();
+    this.sock = null;
+  }
+}
+
+/** A connection to the observer, null when there is none within `timeoutMs`. */
+async function connect(socketPath: string, timeoutMs: number): Promise<Socket | null> {
+  const { createConnection } = await import('node:net');
+  return new Promise((resolve) => {
+    let sock: Socket;
+    const finish = settle(
+      timeoutMs,
+      () => {},
+      (ok) => {
+        if (!ok) sock?.destroy();
+        resolve(ok ? sock : null);
+      },
+    );
+    try {
+      sock = createConnection(socketPath);
+    } catch {
+      return finish(false);
+    }
+    sock.on('error', () => finish(false));
+    sock.once('connect', () => finish(true));
+  });
+}
+
+/**
+ * Writes a line: true once the kernel has it; 'late' when it has not after
+ * `timeoutMs` (an observer that does not read: part of it may have gone, so it
+ * is not written again); false on an error (nothing of it went).
+ */
+function write(sock: Socket, line: string, timeoutMs: number): Promise<boolean | 'late'> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (r: boolean | 'late') => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(r);
+    };
+    // As settle's: given up only after the I/O that was ready when the limit came due.
+    const timer = setTimeout(() => setImmediate(() => done('late')), timeoutMs);
+    sock.write(line, (err) => done(!err));
+    if (sock.writableLength === 0) done(true); // the kernel took it whole at once
   });
 }
