@@ -74,3 +74,51 @@ export function unreadableReason(file: string, err: unknown): string {
     ? `cannot be read (${code}): check that you can read it and enter every folder above it (ls -ld ${dirname(file)} ${file})`
     : `cannot be read (${code})`;
 }
+
+// File-system errors in words: what could not be written and why, in one line.
+
+/** The error for a symbolic link where fleet-git was about to write: code ELOOP, as open(O_NOFOLLOW) gives it. */
+export function linkRefused(path: string): Error {
+  const e = Object.assign(new Error(`could not write ${path}: it is a symbolic link, and fleet-git never writes through one`), {
+    code: 'ELOOP',
+  });
+  REFUSED.add(e);
+  return e;
+}
+/** linkRefused's errors, which writeFailure passes on as they are. */
+const REFUSED = new WeakSet<Error>();
+
+/** A short human reason for a file-system error: `permission denied (EACCES)`. */
+export function describeError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const words: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    ENOENT: 'does not exist',
+    ENOTDIR: 'not a folder',
+    ELOOP: 'too many levels of symbolic links',
+    EIO: 'input/output error',
+    ENOSPC: 'no space left on the disk',
+    EDQUOT: 'disk quota exceeded',
+    EROFS: 'read-only file system',
+    EEXIST: 'already exists',
+    EMFILE: 'too many open files',
+    ENAMETOOLONG: 'name too long',
+  };
+  if (code && words[code]) return `${words[code]} (${code})`;
+  if (code) return `${e.message ?? 'error'} (${code})`.replace(/^[A-Z]+: /, '');
+  return String((e as Error)?.message ?? err);
+}
+
+/** An error of writing `path`, in one line that says where: `could not write PATH: no space left on the disk (ENOSPC)`; the code is kept. */
+export function writeFailure(e: unknown, path: string): Error {
+  if (REFUSED.has(e as Error)) return e as Error; // says it already
+  const code = (e as NodeJS.ErrnoException)?.code;
+  return Object.assign(new Error(`could not write ${path}: ${describeError(e)}`), { code });
+}
+
+/** Whether `e` is an error with this code (`ENOENT`, ...). */
+export function isCode(e: unknown, code: string): boolean {
+  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
+}

@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { holderAlive, holderText, processStart } from '../src/fs/lock.js';
+import { holderAlive, holderText } from '../src/fs/lock.js';
+import { processStart } from '../src/fs/process.js';
 import { CLI, countingWorkers, gitChurn, HELPERS, repeats, sandbox, snapshot, type Sandbox } from './helpers.js';
 import { runCli } from './spawn.js';
 

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { isAlive, parentOf } from '../src/fs/process.js';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
 import {
@@ -28,25 +29,6 @@ interface Run {
   code: number | null;
   output: string;
   pid: number;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The parent of a process, from /proc (Linux), or null. */
-function parentOf(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return null;
-  }
 }
 
 /**

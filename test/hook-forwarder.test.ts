@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FIXTURES, fleetGitProcesses } from './helpers.js';
 import { leaseHeld } from '../src/copilot/forwarder.js';
+import { parentOf } from '../src/fs/process.js';
 import { TestObserver, type Received } from './observer-server.js';
 import { CLIENT, enabledHooks, runHook, stepOf, tool } from './hook-run.js';
 
@@ -51,12 +52,8 @@ function processTree(pid: number): number[] {
   const parent = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      /* gone */
-    }
+    const ppid = parentOf(Number(name));
+    if (ppid !== null) parent.set(Number(name), ppid);
   }
   const tree = [pid];
   for (let i = 0; i < tree.length; i++) for (const [p, pp] of parent) if (pp === tree[i]) tree.push(p);

@@ -211,9 +211,9 @@ describe('check, then write: a link at the final name is refused by the write it
     const outBefore = snapshot(out);
     const writes: [string, (p: string) => unknown][] = [
       ['writeAtomic, reading the file itself', (p) => writeAtomic(p, 'x\n')],
-      ['writeAtomic, the caller having read no file', (p) => writeAtomic(p, 'x\n', undefined, null)],
-      ['writeAtomic, the caller having read a file', (p) => writeAtomic(p, 'x\n', 0o644, 'theirs\n')],
-      ['writeAtomic as a creation', (p) => writeAtomic(p, 'x\n', undefined, null, false, true)],
+      ['writeAtomic, the caller having read no file', (p) => writeAtomic(p, 'x\n', { current: null })],
+      ['writeAtomic, the caller having read a file', (p) => writeAtomic(p, 'x\n', { mode: 0o644, current: 'theirs\n' })],
+      ['writeAtomic as a creation', (p) => writeAtomic(p, 'x\n', { current: null, create: true })],
       ['writeInPlace, growing', (p) => writeInPlace(p, 'theirs\nmore\n', 'theirs\n')],
       ['writeInPlace, cutting', (p) => writeInPlace(p, 'the', 'theirs\n')],
       ['appendWhole', (p) => appendWhole(p, 'x\n')],
@@ -238,7 +238,7 @@ describe('check, then write: a link at the final name is refused by the write it
     const outBefore = snapshot(out);
     const target = join(dir, 'new.json');
     writeFileSync(target, 'someone else\n');
-    assert.throws(() => writeAtomic(target, 'x\n', undefined, null, false, true), /EEXIST/);
+    assert.throws(() => writeAtomic(target, 'x\n', { current: null, create: true }), /EEXIST/);
     assert.equal(readFileSync(target, 'utf8'), 'someone else\n');
     assert.deepEqual(
       readdirSync(dir).filter((n) => n.endsWith('.tmp')),

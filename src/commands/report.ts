@@ -8,8 +8,7 @@ import type { Outcome, Plan } from '../core/repo/actions.js';
 import type { BulkCounts, BulkResult } from '../core/bulk/bulk-apply.js';
 import type { Context, FleetCommand } from './base.js';
 import type { TrustEdit } from '../copilot/trust.js';
-import { describeError } from '../fs/atomic.js';
-import { unreachableReason, UsageError } from '../errors.js';
+import { describeError, unreachableReason, UsageError } from '../errors.js';
 
 /** The repositories named on the command line, or the current folder's. */
 export function resolveRepos(args: string[], cwd: string): string[] {

@@ -60,7 +60,7 @@ import {
   type FSWatcher,
 } from 'node:fs';
 import { join } from 'node:path';
-import { NO_ENTRY_OK } from '../fs/atomic.js';
+import { NO_ENTRY_OK } from '../fs/read.js';
 import { LineSender } from '../fleet/socket.js';
 import { OBSERVER_DIR_VAR } from '../paths.js';
 import { PROBE_VAR } from './normalize.js';

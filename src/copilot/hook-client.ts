@@ -19,6 +19,7 @@ import { restoreSessionMessage } from '../fleet/sessions.js';
 import { awaitFinalMessage, deliver, pathsOf, prepare, stopWaitMs } from './hook-event.js';
 import { FORWARD_FLAG, forward } from './forwarder.js';
 import { OURS_FLAG, isOurHookFile } from './hook-mark.js';
+import { parentOf } from '../fs/process.js';
 import { sleepSync } from '../fs/sleep.js';
 
 /** argv[2] of the detached process that waits for an agentStop's final message. */
@@ -73,16 +74,16 @@ function agentPid(): number {
   let pid = process.ppid;
   if (process.platform !== 'linux') return pid;
   for (let i = 0; i < 4; i++) {
+    let comm: string;
     try {
-      if (!SHELLS.has(readFileSync(`/proc/${pid}/comm`, 'utf8').trim())) return pid;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // "<pid> (<comm>) <state> <ppid> ...": comm may hold spaces and parentheses.
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (!Number.isInteger(parent) || parent <= 1) return pid;
-      pid = parent;
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
     } catch {
       return pid;
     }
+    if (!SHELLS.has(comm)) return pid;
+    const parent = parentOf(pid);
+    if (parent === null || parent <= 1) return pid;
+    pid = parent;
   }
   return pid;
 }

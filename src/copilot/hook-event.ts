@@ -4,7 +4,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { userPaths, type Env, type UserPaths } from '../paths.js';
-import { NO_ENTRY_OK } from '../fs/atomic.js';
+import { NO_ENTRY_OK } from '../fs/read.js';
 import { canonicalEvent, lastMessage, normalizePayload, type NormalizeContext } from './normalize.js';
 import { isPlainId, type FleetEvent } from '../fleet/event.js';
 import { readFinalMessage, readSessionModel, transcriptOf, transcriptPathFor } from './transcript.js';

@@ -129,17 +129,6 @@ export function killTagged(name: string, value: string): number {
   return n;
 }
 
-/** The parent of a process (Linux), or null. */
-export function parentOf(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    return Number.isInteger(parent) ? parent : null;
-  } catch {
-    return null;
-  }
-}
-
 /** `copilot --version`'s number, or null. */
 export function copilotVersion(bin: string, env: Record<string, string>, timeoutMs: number): string | null {
   const r = spawnSync(bin, ['--version'], { env, encoding: 'utf8', timeout: timeoutMs });

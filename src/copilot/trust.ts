@@ -8,7 +8,8 @@
 import { mkdirSync, realpathSync, unlinkSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import * as jsonc from 'jsonc-parser';
-import { readText, removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
+import { removeEmptyUpTo, writeAtomic } from '../fs/atomic.js';
+import { readText } from '../fs/read.js';
 import { makeDataDir } from '../fs/data-dir.js';
 import { acquireLock, LockBusyError } from '../fs/lock.js';
 import { isUnder, type UserPaths } from '../paths.js';

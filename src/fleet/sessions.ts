@@ -95,7 +95,7 @@ export function restoreSessionMessage(sessionsDir: string, sessionId: string, la
 /** Writes the record whole (writeAtomic's temporary name does not end in .json, which the observer loads, and deletes when unreadable); false when it could not. */
 function writeRecord(file: string, record: SessionRecord): boolean {
   try {
-    writeAtomic(file, JSON.stringify(record, null, 2), 0o600, null);
+    writeAtomic(file, JSON.stringify(record, null, 2), { mode: 0o600, current: null });
     return true;
   } catch {
     return false;

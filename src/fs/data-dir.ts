@@ -5,7 +5,8 @@
 // nothing else is in them: the home is left as it was.
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readText, removeEmptyUpTo, writeAtomic } from './atomic.js';
+import { removeEmptyUpTo, writeAtomic } from './atomic.js';
+import { readText } from './read.js';
 
 const MADE_ABOVE = 'made-folders-above';
 

@@ -25,7 +25,8 @@
 // system), the lock is a file of its own.
 import { spawnSync } from 'node:child_process';
 import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { isAlive, isCode } from './atomic.js';
+import { isCode } from '../errors.js';
+import { isAlive, processStart } from './process.js';
 import { sleepSync } from './sleep.js';
 
 /** The lock is held by another live process past the wait: one line, what to do. */
@@ -51,18 +52,6 @@ function readProc(path: string): string | null {
   } catch {
     return null;
   }
-}
-
-/**
- * When process `pid` started, in clock ticks since boot (field 22 of
- * /proc/PID/stat, counted after the command name, which may hold spaces and
- * parentheses); null where it cannot be read (no /proc, no such process).
- */
-export function processStart(pid: number): string | null {
-  const stat = readProc(`/proc/${pid}/stat`);
-  if (stat === null) return null;
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return /^\d+$/.test(fields[19] ?? '') ? fields[19]! : null;
 }
 
 let holder: string | undefined;

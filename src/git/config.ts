@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { readSmall, readText, within } from '../fs/atomic.js';
+import { readSmall, readText, within } from '../fs/read.js';
 import { loadPicomatch } from '../glob.js';
 import { expandHome, type Env } from '../paths.js';
 

@@ -6,7 +6,8 @@ import { existsSync, readdirSync, readFileSync, statSync, type Dirent, type Stat
 import { basename, dirname, join, sep } from 'node:path';
 import { parseCommonDir, parseGitFile, type Listed } from './repo.js';
 import { isTrue, parseConfigValues } from './config.js';
-import { DIRENTS, describeError, isCode, within } from '../fs/atomic.js';
+import { describeError, isCode } from '../errors.js';
+import { DIRENTS, within } from '../fs/read.js';
 
 export type FoundKind = 'repo' | 'worktree' | 'submodule' | 'separate' | 'bare' | 'stale' | 'broken';
 

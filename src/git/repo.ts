@@ -3,8 +3,8 @@
 // process, so that the same code serves one repository and thousands.
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { isCode, isPresent, readText, within } from '../fs/atomic.js';
-import { unreachableReason, UsageError } from '../errors.js';
+import { isPresent, readText, within } from '../fs/read.js';
+import { isCode, unreachableReason, UsageError } from '../errors.js';
 import type { Env } from '../paths.js';
 import { parseConfigValues, type ConfigReader } from './config.js';
 import { gitTracks } from './process.js';

@@ -8,13 +8,13 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Repo } from '../../git/repo.js';
 import { isUnder, LOCK_FILE } from '../../paths.js';
-import { permissionLine } from '../../errors.js';
+import { describeError, permissionLine } from '../../errors.js';
 import type { RunContext } from '../repo/context.js';
 import { planDisable, type Plan } from '../repo/actions.js';
 import { byPath, discover, type DiscoverOptions } from './discover.js';
 import { hasGitDir, type FoundWithGitDir, type FoundWorktree } from '../../git/dot-git.js';
 import { allWorktrees, assessRepo, isHealthy, stateJson, type Judged, type RepoState } from '../repo/state.js';
-import { NO_ENTRY_OK, describeError } from '../../fs/atomic.js';
+import { NO_ENTRY_OK } from '../../fs/read.js';
 import { copilotJson, copilotView, type CopilotView } from '../setup/user-hooks.js';
 
 /** What a row is: a repository fleet-git can work in, or something listed with a reason. */

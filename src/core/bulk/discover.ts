@@ -10,7 +10,8 @@ import { existsSync, promises as fsp, readdirSync, statSync, type Dirent, type S
 import { resolve } from 'node:path';
 import { bareReason, classifyDotGit, classifyGitFile, classifyGitFolder, isBareListing, type Found } from '../../git/dot-git.js';
 import { loadPicomatch } from '../../glob.js';
-import { DIRENTS, describeError, isCode, NO_ENTRY_OK, within } from '../../fs/atomic.js';
+import { describeError, isCode } from '../../errors.js';
+import { DIRENTS, NO_ENTRY_OK, within } from '../../fs/read.js';
 
 /** dev and ino exactly, for telling a folder reached twice (following links). */
 const BIGINT = { bigint: true } as const;

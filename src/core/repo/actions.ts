@@ -5,7 +5,8 @@
 import { join } from 'node:path';
 import type { RunContext } from './context.js';
 import { forgetCreated, keepRecorded, readCreated, recordCreated, removeCreatedDirs, removeEmptyRecord } from './created.js';
-import { isPresent, staleTemps, within } from '../../fs/atomic.js';
+import { staleTemps } from '../../fs/atomic.js';
+import { isPresent, within } from '../../fs/read.js';
 import { addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
 import { HOOK_FILE_PATH, REPLACED_FILE } from './hook-file.js';
 import { planGitHookInstall, planGitHookRemoval } from './git-hook.js';

@@ -39,7 +39,8 @@
 // and no exclude glob matches.
 import { realpathSync, statSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { VERIFY, readText, writeAtomic } from '../../fs/atomic.js';
+import { writeAtomic } from '../../fs/atomic.js';
+import { readText } from '../../fs/read.js';
 import { loadPicomatch } from '../../glob.js';
 import { shQuote } from './templates.js';
 
@@ -395,7 +396,7 @@ function mtimeNs(path: string): bigint | null {
  */
 export function writeRules(dataDir: string, c: CloneRules | null, configFile: string, home: string): boolean {
   const file = join(dataDir, RULES_FILE);
-  const changed = writeAtomic(file, renderRules(c, configFile, home), 0o644, undefined, VERIFY);
+  const changed = writeAtomic(file, renderRules(c, configFile, home), { mode: 0o644, verify: true });
   if (!changed) {
     const now = new Date();
     utimesSync(file, now, now);

@@ -1,7 +1,7 @@
 // What one run of fleet-git needs to know once, whatever the number of
 // repositories: the user's paths, the bytes it would write, the git config reader.
 import { join } from 'node:path';
-import { VERIFY, removeStaleTemps, writeAtomic } from '../../fs/atomic.js';
+import { removeStaleTemps, writeAtomic } from '../../fs/atomic.js';
 import { makeDataDir } from '../../fs/data-dir.js';
 import { ConfigReader } from '../../git/config.js';
 import { userPaths, type Env, type UserPaths } from '../../paths.js';
@@ -41,7 +41,8 @@ export function ensureUserFiles(ctx: RunContext, nodePath = process.execPath): s
   removeStaleTemps(ctx.user.dataDir); // left by a fleet-git killed while it wrote here
   const changed = installKit(ctx.user);
   // Each written whole, read back, then renamed into place: a full disk never leaves a truncated file that every hook would read.
-  if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, 0o644, undefined, VERIFY)) changed.push(`recorded node at ${nodePath}`);
-  if (writeAtomic(ctx.user.canonicalHookFile, ctx.hookFile, 0o644, undefined, VERIFY)) changed.push(`wrote ${ctx.user.canonicalHookFile}`);
+  if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, { mode: 0o644, verify: true })) changed.push(`recorded node at ${nodePath}`);
+  if (writeAtomic(ctx.user.canonicalHookFile, ctx.hookFile, { mode: 0o644, verify: true }))
+    changed.push(`wrote ${ctx.user.canonicalHookFile}`);
   return changed;
 }

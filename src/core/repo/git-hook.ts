@@ -3,7 +3,7 @@
 // (and chaining to) a hook that was there before.
 import { renameSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { lstatIfPresent, readSmall, readText, textOf, within } from '../../fs/atomic.js';
+import { lstatIfPresent, readSmall, readText, textOf, within } from '../../fs/read.js';
 import type { ConfigReader } from '../../git/config.js';
 import type { Repo } from '../../git/repo.js';
 import { expandHome } from '../../paths.js';

@@ -22,7 +22,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { VERIFY, isPresent, readBytes, readText, writeAtomic } from '../../fs/atomic.js';
+import { writeAtomic } from '../../fs/atomic.js';
+import { isPresent, readBytes, readText } from '../../fs/read.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { CHECKOUT_SCRIPT, CLIENT_FILE, HOOK_SCRIPT, KIT_DIR, LOCK_FILE, type UserPaths } from '../../paths.js';
 import { HOOK_MARK, OURS_FLAG } from '../../copilot/hook-mark.js';
@@ -114,7 +115,7 @@ function fingerprint(): string {
 }
 
 function writeStamp(kits: string, id: string, previous: string | null): void {
-  writeAtomic(join(kits, STAMP), `${id}\n${previous ?? ''}\n${fingerprint()}\n`, 0o644, undefined, VERIFY);
+  writeAtomic(join(kits, STAMP), `${id}\n${previous ?? ''}\n${fingerprint()}\n`, { mode: 0o644, verify: true });
 }
 
 /**
@@ -129,11 +130,11 @@ export function installKit(u: UserPaths): string[] {
   const path = kitClient(u.dataDir, id);
   mkdirSync(join(kits, id), { recursive: true, mode: 0o755 });
   // Each written whole, read back, then renamed into place: a full disk never leaves a truncated script or client.
-  let wrote = writeAtomic(path, client, 0o644, undefined, VERIFY);
-  wrote = writeAtomic(u.hookClient, client, 0o644, undefined, VERIFY) || wrote;
+  let wrote = writeAtomic(path, client, { mode: 0o644, verify: true });
+  wrote = writeAtomic(u.hookClient, client, { mode: 0o644, verify: true }) || wrote;
   // post-checkout.sh, then hook.sh: each names the client now in place.
-  wrote = writeAtomic(join(u.dataDir, CHECKOUT_SCRIPT), renderCheckoutScript(u, path, id), 0o644, undefined, VERIFY) || wrote;
-  wrote = writeAtomic(join(u.dataDir, HOOK_SCRIPT), renderHookScript(path, id), 0o644, undefined, VERIFY) || wrote;
+  wrote = writeAtomic(join(u.dataDir, CHECKOUT_SCRIPT), renderCheckoutScript(u, path, id), { mode: 0o644, verify: true }) || wrote;
+  wrote = writeAtomic(join(u.dataDir, HOOK_SCRIPT), renderHookScript(path, id), { mode: 0o644, verify: true }) || wrote;
   if (wrote) changed.push(`installed the hook client and the scripts the hooks hand over to (kit ${id}) in ${u.dataDir}`);
   const before = readStamp(u.dataDir);
   const previous = before.id === id ? before.previous : before.id;

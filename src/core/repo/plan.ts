@@ -8,7 +8,8 @@
 // anything of fleet-git here" all come from the same plans.
 import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { appendWhole, readText, writeAtomic, writeInPlace } from '../../fs/atomic.js';
+import { appendWhole, writeAtomic, writeInPlace } from '../../fs/atomic.js';
+import { readText } from '../../fs/read.js';
 
 /** What a step changes: a file of the user's repository or worktree, a folder, or one of fleet-git's own record files. */
 export type StepKind = 'file' | 'folder' | 'record';
@@ -272,7 +273,7 @@ export function doStep(s: Step): void {
       // A step planned as a creation (before null) creates: a name that appeared since (a link, say) fails it, and it is undone.
       if (s.how === 'append') appendWhole(s.path, s.after.slice(s.before?.length ?? 0), s.before === null);
       else if (s.how === 'in-place' && s.before !== null) writeInPlace(s.path, s.after, s.before);
-      else writeAtomic(s.path, s.after, s.mode, s.before, false, s.before === null);
+      else writeAtomic(s.path, s.after, { mode: s.mode, current: s.before, create: s.before === null });
       return;
     case 'rename':
       renameSync(s.path, s.to);

@@ -6,7 +6,7 @@
 // worktrees), made as git makes `index.lock` (see fs/lock.ts).
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readText } from '../../fs/atomic.js';
+import { readText } from '../../fs/read.js';
 import { acquireLock, holderAlive, LockBusyError, makeLinkSource, type Release } from '../../fs/lock.js';
 import type { Repo } from '../../git/repo.js';
 import { LOCK_FILE, type Env } from '../../paths.js';

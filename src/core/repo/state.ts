@@ -1,7 +1,8 @@
 // A repository's fleet state: the one notion that status, scan, enable and
 // remove all share. Read from files only (no git process in the common case).
 import { existsSync } from 'node:fs';
-import { firstLink, LINK, lstatIfPresent, readSmall, readText, textOf, within } from '../../fs/atomic.js';
+import { firstLink } from '../../fs/links.js';
+import { LINK, lstatIfPresent, readSmall, readText, textOf, within } from '../../fs/read.js';
 import { isTracked, listWorktrees, type Listed, type Repo, type Worktree } from '../../git/repo.js';
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';

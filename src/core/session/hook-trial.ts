@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readText } from '../../fs/atomic.js';
+import { readText } from '../../fs/read.js';
 import { FORWARD_FLAG, IDLE_MS_VAR, leaseHeld, readLease } from '../../copilot/forwarder.js';
 import { PROBE_VAR } from '../../copilot/normalize.js';
 import { EventListener, socketTempDir, type Received } from '../../fleet/listener.js';

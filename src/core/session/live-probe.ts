@@ -12,7 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { readText } from '../../fs/atomic.js';
+import { parentOf } from '../../fs/process.js';
+import { readText } from '../../fs/read.js';
 import { locateRepo } from '../../git/repo.js';
 import { HOOK_SCRIPT, isUnder, OBSERVER_DIR_VAR, type Env } from '../../paths.js';
 import { copilotConfigFile, FolderIndex, trustedFolders } from '../../copilot/trust.js';
@@ -21,7 +22,6 @@ import { PROBE_VAR } from '../../copilot/normalize.js';
 import {
   copilotVersion,
   killTagged,
-  parentOf,
   readLogFacts,
   readTranscriptFacts,
   runSession,

@@ -11,7 +11,8 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import { VERIFY, readBytes, readText, removeIfEmpty, writeAtomic } from '../../fs/atomic.js';
+import { removeIfEmpty, writeAtomic } from '../../fs/atomic.js';
+import { readBytes, readText } from '../../fs/read.js';
 import { ConfigReader, type ConfigValue } from '../../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../../git/global-config.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
@@ -120,7 +121,7 @@ function writeDataFiles(env: Env, home: string, out: SetupOutcome): void {
   const compiled = compileRules(env, home);
   const ctx = runContext(env, home);
   for (const c of ensureUserFiles(ctx)) out.changes.push(c);
-  if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, 0o644, undefined, VERIFY))
+  if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, { mode: 0o644, verify: true }))
     out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
   if (compiled) out.changes.push(`compiled the include/exclude rules of ${configFile(env, home)} into ${join(u.dataDir, RULES_FILE)}`);
 }
@@ -136,7 +137,7 @@ function copyGitTemplate(dir: string, env: Env, home: string): { what: string; f
   }
   if (!existsSync(join(dir, 'info', 'exclude'))) {
     mkdirSync(join(dir, 'info'), { recursive: true });
-    writeAtomic(join(dir, 'info', 'exclude'), DEFAULT_EXCLUDE, 0o644);
+    writeAtomic(join(dir, 'info', 'exclude'), DEFAULT_EXCLUDE, { mode: 0o644 });
     files['info/exclude'] = sha256(Buffer.from(DEFAULT_EXCLUDE));
   }
   return { what: src ? `a copy of git's default template ${src}` : "git's usual info/exclude", files };
@@ -219,7 +220,7 @@ function installTemplateHook(dir: string, script: string, created: string[], out
     out.changes.push(`kept your template's ${basename(spot)} hook, which new clones run first (it is now ${prev})`);
   }
   const as = spot.endsWith(LEGACY_SUFFIX) ? ` as ${basename(spot)}, which pre-commit's hook there runs first` : '';
-  if (writeAtomic(spot, script, 0o755, text, VERIFY))
+  if (writeAtomic(spot, script, { mode: 0o755, current: text, verify: true }))
     out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}${as}`);
 }
 
@@ -233,7 +234,7 @@ export function setup(env: Env, home: string): SetupOutcome {
   writeDataFiles(env, home, out);
   const script = renderTemplateHook(env, home);
   if (hp) {
-    if (writeAtomic(join(u.dataDir, CLONE_HOOK), script, 0o755, undefined, VERIFY))
+    if (writeAtomic(join(u.dataDir, CLONE_HOOK), script, { mode: 0o755, verify: true }))
       out.changes.push(`wrote ${join(u.dataDir, CLONE_HOOK)}`);
     out.notes.push(
       `core.hooksPath=${hp.value} is set in your ${hp.scope} git config (${hp.file}): git then runs hooks only from there, never from a template, so setup would change nothing for new clones and did not touch your git configuration.`,

@@ -8,7 +8,7 @@
 // file, the line and what is wrong (UserConfigError), never a stack.
 import { parseJson5 } from '../../json5.js';
 import { unreadableReason, UsageError } from '../../errors.js';
-import { readText } from '../../fs/atomic.js';
+import { readText } from '../../fs/read.js';
 import { makeDataDir } from '../../fs/data-dir.js';
 import { expandHome, userPaths, type Env } from '../../paths.js';
 import { checkCloneGlob, writeRules, type CloneRules } from '../repo/clone-rules.js';

@@ -6,7 +6,8 @@
 // so the user level wins and each event reaches the observer once.
 import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readText, removeEmptyUpTo, writeAtomic } from '../../fs/atomic.js';
+import { removeEmptyUpTo, writeAtomic } from '../../fs/atomic.js';
+import { readText } from '../../fs/read.js';
 import { makeDataDir } from '../../fs/data-dir.js';
 import { isUnder } from '../../paths.js';
 import { copilotConfigFile, FolderIndex, trustedFolders } from '../../copilot/trust.js';
@@ -38,7 +39,7 @@ export function installUserHooks(ctx: RunContext): string | null {
     makeDataDir(ctx.user.dataDir);
     writeAtomic(join(ctx.user.dataDir, HOOKS_DIR_MADE_FILE), `${made}\n`);
   }
-  writeAtomic(file, ctx.hookFile, 0o644);
+  writeAtomic(file, ctx.hookFile, { mode: 0o644 });
   return `${state.kind === 'ours' ? 'updated' : 'installed'} the user-level hook file ${file}: Copilot sessions in every folder now report to the fleet observer`;
 }
 
