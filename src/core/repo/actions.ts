@@ -10,7 +10,7 @@ import { isPresent, within } from '../../fs/read.js';
 import { addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
 import { HOOK_FILE_PATH, REPLACED_FILE } from './hook-file.js';
 import { planGitHookInstall, planGitHookRemoval } from './git-hook.js';
-import { applyPlan, Planner, type Outcome, type Plan } from './plan.js';
+import { Planner, type Plan } from './plan.js';
 import { allWorktrees, symlinkMessage, type RepoState, type WorktreeState } from './state.js';
 import { LOCK_FILE } from '../../paths.js';
 
@@ -147,20 +147,23 @@ function planner(s: RepoState): { p: Planner; link: boolean } {
   return { p, link: link !== null };
 }
 
+/**
+ * The folders a new exclude block records as made by fleet-git (see created.ts):
+ * those the hook file of the main worktree `main` is about to need, when its
+ * git dir holds the block and the hook file is still to be written there.
+ */
+function blockDirs(p: Planner, s: RepoState, main: WorktreeState): string[] {
+  const writes = !s.exclude && main.worktree.gitDir === s.repo.commonDir && main.hookFile.kind === 'absent' && !main.link && !main.tracked;
+  return writes ? HOOK_DIRS.filter((rel) => !p.view.exists(join(main.path, rel))) : [];
+}
+
 /** What enable does to the repository and all its worktrees: repairs what is missing or stale. Reads, never writes. */
 export function planEnable(s: RepoState, r: Rendered, opts: EnableOptions = {}): Plan {
   const { p, link } = planner(s);
   if (link) return p.plan;
   sweepTemps(p, s, opts.killed);
-  // The exclude block first (the hook file is never there unexcluded). When the
-  // main worktree's git dir holds it, it records the folders that worktree's
-  // hook file is about to need (see created.ts).
-  const main = s.main;
-  const inBlock =
-    !s.exclude && main && main.worktree.gitDir === s.repo.commonDir && main.hookFile.kind === 'absent' && !main.link && !main.tracked
-      ? HOOK_DIRS.filter((rel) => !p.view.exists(join(main.path, rel)))
-      : [];
-  planEnableExclude(p, s, inBlock);
+  // The exclude block first (the hook file is never there unexcluded).
+  planEnableExclude(p, s, s.main ? blockDirs(p, s, s.main) : []);
   for (const w of allWorktrees(s)) planEnableWorktree(p, w, r, opts);
   const info = s.gitHook; // what stands in the hooks folder, as the state read it; null when fleet-git does not write there
   if (info) planGitHookInstall(p, s.repo, r.gitHook, info);
@@ -187,12 +190,7 @@ export function planClientHookFile(s: RepoState, root: string, text: string, kil
   else if (w.hookFile.kind === 'foreign') p.plan.notes.push(`left ${file} alone: it was written by someone else, not fleet or fleet-git`);
   if (!w || p.plan.notes.length) return p.plan;
   sweepTemps(p, s, killed);
-  const main = s.main;
-  const inBlock =
-    !s.exclude && w === main && w.worktree.gitDir === s.repo.commonDir && w.hookFile.kind === 'absent'
-      ? HOOK_DIRS.filter((rel) => !p.view.exists(join(w.path, rel)))
-      : [];
-  planEnableExclude(p, s, inBlock);
+  planEnableExclude(p, s, w === s.main ? blockDirs(p, s, w) : []);
   if (p.view.read(file) === text) return p.plan;
   planHookFile(p, w, text);
   p.change(`wrote ${file}`, `write ${file}`);
@@ -291,14 +289,4 @@ export function planDisable(s: RepoState, opts: DisableOptions = {}): Plan {
       'remove the empty record file an interrupted fleet-git had left',
     );
   return p.plan;
-}
-
-/** Makes the repository and all its worktrees observed; repairs what is missing or stale. */
-export function enableRepo(s: RepoState, r: Rendered, opts: EnableOptions = {}): Outcome {
-  return applyPlan(planEnable(s, r, opts));
-}
-
-/** Undoes exactly what enable did, in every worktree. */
-export function disableRepo(s: RepoState, opts: DisableOptions = {}): Outcome {
-  return applyPlan(planDisable(s, opts));
 }

@@ -1,7 +1,7 @@
 // The git post-checkout hook: where git runs hooks from, whether fleet-git may
 // write there, what is there now, and installing or removing ours while keeping
 // (and chaining to) a hook that was there before.
-import { renameSync, type Stats } from 'node:fs';
+import { type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { lstatIfPresent, readSmall, readText, textOf, within } from '../../fs/read.js';
 import type { ConfigReader } from '../../git/config.js';
@@ -220,35 +220,28 @@ export function planGitHookInstall(p: Planner, repo: Repo, script: string, info:
   if (did.length) p.change(did.join('; '), would.join('; '));
 }
 
-/** Why a foreign hook cannot be kept aside: a different one is kept there already. */
-function prevConflict(path: string, prev: string, read: (p: string) => string | null): boolean {
-  return read(prev) !== null && read(prev) !== read(path);
-}
-
-function prevError(path: string, prev: string, command: 'enable' | 'setup'): Error {
-  return new Error(
-    `${path} is not fleet-git's and ${prev} already holds an earlier hook; move one of them away, then run fleet-git ${command} again`,
-  );
-}
-
 /**
- * Moves someone else's hook at `path` aside to `post-checkout.fleet-git-prev`
+ * Plans moving someone else's hook at `path` aside to `post-checkout.fleet-git-prev`
  * beside it, which fleet-git's hook runs first and disable puts back. A copy
  * with the same bytes there already is fine; a different one stops it
  * (nothing is overwritten).
  */
-export function keepPrevHook(path: string, command: 'enable' | 'setup'): string {
-  const prev = prevHook(dirname(path));
-  if (prevConflict(path, prev, readText)) throw prevError(path, prev, command);
-  renameSync(path, prev);
-  return prev;
-}
-
-/** keepPrevHook, planned. */
 function planKeepPrev(p: Planner, path: string, command: 'enable' | 'setup'): void {
   const prev = prevHook(dirname(path));
-  if (prevConflict(path, prev, (f) => p.view.read(f))) throw prevError(path, prev, command);
+  if (p.view.read(prev) !== null && p.view.read(prev) !== p.view.read(path))
+    throw new Error(
+      `${path} is not fleet-git's and ${prev} already holds an earlier hook; move one of them away, then run fleet-git ${command} again`,
+    );
   p.rename(path, prev, "the hook that was there, which fleet-git's hook runs first (disable puts it back)");
+}
+
+/** Moves someone else's hook at `path` aside now (planKeepPrev, applied); returns where it went. */
+export function keepPrevHook(path: string, command: 'enable' | 'setup'): string {
+  const p = new Planner(dirname(path));
+  planKeepPrev(p, path, command);
+  p.change(`kept ${path}`, `keep ${path}`);
+  applyPlan(p.plan);
+  return prevHook(dirname(path));
 }
 
 /**
