@@ -66,6 +66,10 @@ describe('an upgrade to a build whose scripts changed', () => {
     const oldKit = kitId();
 
     const cli = otherBuild(join(sb.dir, 'next'));
+    // A --dry-run changes nothing, the kit included: the next command still finds it another build's.
+    for (const cmd of ['enable', 'disable', 'remove'])
+      assert.equal(cliOf(cli, a, env, cmd, '--dry-run', ...(cmd === 'remove' ? [a] : [])).status, 0, cmd);
+    assert.doesNotMatch(readFileSync(join(paths.dataDir, 'hook.sh'), 'utf8'), /another build/);
     // The first command of the new build finds the kit another build's, and replaces it: doctor says so.
     const doctor = cliOf(cli, a, env, 'doctor', '--json');
     const kit = (JSON.parse(doctor.stdout) as { checks: { id: string; level: string; message: string }[] }).checks.find(

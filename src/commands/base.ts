@@ -59,12 +59,12 @@ export abstract class FleetCommand extends Command<Context> {
 
   /**
    * Whether this command first refreshes a data folder's kit of another build
-   * (after an upgrade of fleet-git): every command but uninstall, completion,
-   * what the git hook runs (config --compile-rules) and a --dry-run, which
-   * changes nothing.
+   * (after an upgrade of fleet-git): every command but those that say not to
+   * (uninstall, completion, what the git hook runs, and a --dry-run of
+   * enable, disable and remove, which changes nothing).
    */
   protected refreshesKit(): boolean {
-    return (this as { dryRun?: boolean }).dryRun !== true;
+    return true;
   }
 
   /** Paints text for `stream` (stdout by default) as --color, FORCE_COLOR, NO_COLOR and the stream say (src/colour.ts). */

@@ -74,12 +74,16 @@ export class EnableCommand extends FleetCommand {
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plans as one JSON document' });
   repos = Option.Rest({ name: 'repo' });
 
+  protected refreshesKit(): boolean {
+    return !this.dryRun; // a dry run changes nothing
+  }
+
   async run(): Promise<number> {
     if (this.json && !this.dryRun) throw new InputError('--json goes with --dry-run (the plans as JSON)');
     if (this.dryRun && this.user) throw new InputError('--dry-run plans repositories: leave out --user');
     const ctx = runContext(this.context.env, this.context.home);
     if (this.user) {
-      for (const line of ensureUserFiles(ctx)) this.out(line);
+      for (const line of ensureUserFiles(ctx, this.kit)) this.out(line);
       this.out(installUserHooks(ctx) ?? `the user-level hook file is already installed, nothing changed`);
       if (!this.repos.length && this.under === undefined) return EXIT.ok;
     }
@@ -94,7 +98,7 @@ export class EnableCommand extends FleetCommand {
         repos.map((repo) => actOnRepo(repo, ctx, { do: 'enable', force: this.force }, true)),
         trust ? new TrustEdit(ctx.user) : null,
       );
-    if (!this.user) for (const line of ensureUserFiles(ctx)) this.out(line);
+    if (!this.user) for (const line of ensureUserFiles(ctx, this.kit)) this.out(line);
     // Copilot's config.json: one edit, written once after all the repositories.
     const edit = trust ? new TrustEdit(ctx.user) : null;
     edit?.load(); // read before anything changes: one it cannot rewrite stops here, as with --under
@@ -184,7 +188,7 @@ export class EnableCommand extends FleetCommand {
     edit?.load();
     const out = new LineBuffer(this.context.stdout);
     const err = new LineBuffer(this.context.stderr);
-    for (const line of this.user ? [] : ensureUserFiles(ctx)) if (!this.quiet) out.push(line);
+    for (const line of this.user ? [] : ensureUserFiles(ctx, this.kit)) if (!this.quiet) out.push(line);
     const report = new BulkReport(out, err, 'enabled', this.quiet);
     let trusted = 0;
     const { applyAll } = await import('../core/bulk/bulk-apply.js');

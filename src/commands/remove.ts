@@ -34,6 +34,10 @@ export class RemoveCommand extends FleetCommand {
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plan as one JSON document' });
   roots = Option.Rest({ name: 'root', required: 1 });
 
+  protected refreshesKit(): boolean {
+    return !this.dryRun; // a dry run changes nothing
+  }
+
   async run(): Promise<number> {
     if (this.json && !this.dryRun)
       throw new InputError('--json goes with --dry-run (the plan as JSON); remove itself prints one line per repository');

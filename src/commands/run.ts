@@ -39,7 +39,7 @@ export class RunCommand extends FleetCommand {
     const stdin = this.context.stdin as NodeJS.ReadStream;
     const onTty = isTty(stdin);
     const profile = await chooseProfile(ctx.user.fleetModels, this.model, onTty ? (list) => this.pick(list) : null);
-    for (const line of prepareRepo(ctx, cwd)) this.err(`fleet-git: ${line}`);
+    for (const line of prepareRepo(ctx, cwd, this.kit)) this.err(`fleet-git: ${line}`);
     const adapter = new CopilotAdapter({ env: this.context.env });
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(adapter.buildEnv(profile, this.context.env))) if (v !== undefined) env[k] = v;

@@ -7,7 +7,7 @@ import { ConfigReader } from '../../git/config.js';
 import { userPaths, type Env, type UserPaths } from '../../paths.js';
 import { NODE_FILE, renderHookFile } from './hook-file.js';
 import { renderGitHook } from './git-hook.js';
-import { installKit } from './kit.js';
+import { installKit, type KitFound } from './kit.js';
 
 export interface RunContext {
   env: Env;
@@ -34,12 +34,13 @@ export function runContext(env: Env, home: string, dataDir?: string): RunContext
  * Puts the per-user files in place: the kit (the scripts every hook hands
  * over to and the hook client they run, core/repo/kit.ts), the node binary
  * to fall back on, and the canonical hook file the git hook copies.
- * Returns what changed.
+ * `kit`: what this run's refreshKit found; a kit it has just installed
+ * ('refreshed') is not read and compared again. Returns what changed.
  */
-export function ensureUserFiles(ctx: RunContext, nodePath = process.execPath): string[] {
+export function ensureUserFiles(ctx: RunContext, kit?: KitFound, nodePath = process.execPath): string[] {
   makeDataDir(ctx.user.dataDir);
   removeStaleTemps(ctx.user.dataDir); // left by a fleet-git killed while it wrote here
-  const changed = installKit(ctx.user);
+  const changed = kit?.state === 'refreshed' ? [] : installKit(ctx.user);
   // Each written whole, read back, then renamed into place: a full disk never leaves a truncated file that every hook would read.
   if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, { mode: 0o644, verify: true })) changed.push(`recorded node at ${nodePath}`);
   if (writeAtomic(ctx.user.canonicalHookFile, ctx.hookFile, { mode: 0o644, verify: true }))

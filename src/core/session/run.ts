@@ -12,6 +12,7 @@ import { copilotProfiles, readProfiles, type ModelProfile } from '../../copilot/
 import { locateRepo, NotARepoError } from '../../git/repo.js';
 import type { Env } from '../../paths.js';
 import { ensureUserFiles, type RunContext } from '../repo/context.js';
+import type { KitFound } from '../repo/kit.js';
 import { actOnRepo } from '../repo/repo-lock.js';
 
 export const INSTALL_HINT = 'npm install -g @github/copilot';
@@ -78,10 +79,11 @@ export async function chooseProfile(
 
 /**
  * Makes the repository at `cwd` ready for a session: enabled, and trusted so
- * that copilot -p sessions run its hooks. Returns lines to tell the user.
+ * that copilot -p sessions run its hooks (`kit`: see ensureUserFiles). Returns
+ * lines to tell the user.
  */
-export function prepareRepo(ctx: RunContext, cwd: string): string[] {
-  const lines = ensureUserFiles(ctx);
+export function prepareRepo(ctx: RunContext, cwd: string, kit?: KitFound): string[] {
+  const lines = ensureUserFiles(ctx, kit);
   let repo;
   try {
     repo = locateRepo(cwd);
