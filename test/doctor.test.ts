@@ -177,6 +177,18 @@ describe('fleet-git doctor: the hook-client check', () => {
     assert.deepEqual(readdirSync(tmp), []);
   });
 
+  test("a node older than package.json's engines allow (19): FAIL naming the oldest it needs, exit 1", async () => {
+    enabled();
+    const bin = join(sb.dir, 'old');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'node'), `#!/bin/sh\n[ "$1" = --version ] && echo v19.9.0 && exit 0\nexec '${process.execPath}' "$@"\n`);
+    chmodSync(join(bin, 'node'), 0o755);
+    const r = await doctor(repo, { ...env, PATH: `${bin}:${sb.env.PATH}` });
+    assert.equal(r.code, 1, r.stdout);
+    const line = `FAIL  node v19.9.0 at ${bin}/node (on PATH): fleet-git needs Node 20 or later`;
+    assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
+  });
+
   test('a forwarder that starts slowly (a loaded machine: node takes 3.5 s to start) is waited for while it runs: ok, not a FAIL after a fixed time', async () => {
     enabled();
     const bin = join(sb.dir, 'slow');

@@ -56,7 +56,7 @@ describe('fleet-git doctor under strace: the hook command exits before doctor wr
         assert.match(r.payloadWrite, /^write\(/, 'the payload was written');
         assert.equal(r.code, 1, r.stdout);
         assert.doesNotMatch(r.stdout, /EPIPE|cannot run \/bin\/bash/);
-        const line = `FAIL  no node on the PATH Copilot runs hooks with, and the node fleet-git enable recorded (${join(sb.dir, 'uninstalled', 'node')}) is gone, so the hook does nothing: install Node 18 or later (or put it on PATH), then run fleet-git enable`;
+        const line = `FAIL  no node on the PATH Copilot runs hooks with, and the node fleet-git enable recorded (${join(sb.dir, 'uninstalled', 'node')}) is gone, so the hook does nothing: install Node 20 or later (or put it on PATH), then run fleet-git enable`;
         assert.deepEqual(lines(r.stdout, line), [line], r.stdout);
       } finally {
         writeFileSync(join(paths.dataDir, 'node'), process.execPath);

@@ -12,6 +12,7 @@ import { ConfigReader, parseConfigValues } from '../src/git/config.js';
 import { isTracked, isTrackedInIndex, locateRepo, objectNameSize } from '../src/git/repo.js';
 import { gitTracks } from '../src/git/process.js';
 import { run, sandbox } from './helpers.js';
+import { NO_NODE_FIX, OLDEST_NODE } from '../src/core/session/hook-trial.js';
 
 describe('the exclude block', () => {
   for (const text of [null, '', 'a\n', 'no-newline', '# c\n\n/x\n', `${EXCLUDE_BLOCK}`, `x\n${EXCLUDE_BLOCK}y`]) {
@@ -416,5 +417,13 @@ describe('locating a repository', () => {
     rmSync(join(repo, 'a'), { recursive: true });
     assert.ok(existsSync(join(repo, '.git/worktrees')));
     void readFileSync;
+  });
+});
+
+describe('the oldest Node', () => {
+  it("is package.json's engines' first major, and doctor's fix names it", () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { engines: { node: string } };
+    assert.equal(Number(/^\^?(\d+)\./.exec(pkg.engines.node)?.[1]), OLDEST_NODE);
+    assert.match(NO_NODE_FIX, new RegExp(`install Node ${OLDEST_NODE} or later`));
   });
 });

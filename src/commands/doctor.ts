@@ -5,7 +5,7 @@ import { CHECKOUT_SCRIPT, HOOK_SCRIPT } from '../paths.js';
 import { createConnection } from 'node:net';
 import { runContext, type RunContext } from '../core/repo/context.js';
 import { BUILT_CLIENT, clientInUse, kitClient, kitProblems, refreshKit } from '../core/repo/kit.js';
-import { nodeFor, tryHookEvent, type NodeFound } from '../core/session/hook-trial.js';
+import { NO_NODE_FIX, nodeFor, OLDEST_NODE, tryHookEvent, type NodeFound } from '../core/session/hook-trial.js';
 import { findOnPath, INSTALL_HINT } from '../core/session/run.js';
 import { setupState } from '../core/setup/setup.js';
 import { assessRepo, notAsWritten, type RepoState } from '../core/repo/state.js';
@@ -190,7 +190,7 @@ export class DoctorCommand extends FleetCommand {
   /** The node the hook command would run (found as the hook finds it), and its version. */
   private checkNode(node: NodeFound, add: Add): void {
     if (!node.path) {
-      add('node', 'fault', `no node on PATH and none recorded: install Node 20 or later, then run fleet-git enable`);
+      add('node', 'fault', `no node on PATH and none recorded: ${NO_NODE_FIX}`);
       return;
     }
     const r = spawnSync(node.path, ['--version'], { encoding: 'utf8', timeout: 10_000 });
@@ -198,9 +198,9 @@ export class DoctorCommand extends FleetCommand {
     const major = Number(/^v(\d+)/.exec(v)?.[1] ?? 0);
     add(
       'node',
-      r.status === 0 && major >= 18 ? 'ok' : 'fault',
+      r.status === 0 && major >= OLDEST_NODE ? 'ok' : 'fault',
       r.status === 0
-        ? `node ${v} at ${node.path}${node.onPath ? ' (on PATH)' : ' (recorded by fleet-git enable)'}${major < 18 ? ': the hook client needs Node 18 or later' : ''}`
+        ? `node ${v} at ${node.path}${node.onPath ? ' (on PATH)' : ' (recorded by fleet-git enable)'}${major < OLDEST_NODE ? `: fleet-git needs Node ${OLDEST_NODE} or later` : ''}`
         : `${node.path} does not run: reinstall Node, then run fleet-git enable`,
     );
   }

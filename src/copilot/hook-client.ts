@@ -1,5 +1,5 @@
 // The hook client, dist/hook-client.cjs (bundled by esbuild, Node built-ins
-// only), copied by enable to the user's data folder. Two ways in:
+// only), copied by enable to the user's data folder. Three ways in:
 //
 //   node hook-client.cjs --forward SPOOL   the forwarder (src/copilot/forwarder.ts),
 //       started by the hook command when none runs: the hook command writes each
@@ -11,8 +11,10 @@
 //       forwarder run on every event (they keep working until enable rewrites
 //       them): the payload on stdin, handed to the observer before it exits.
 //
-// It always exits 0 and never writes to stdout (Copilot reads some hooks'
-// stdout as instructions).
+// and one of its own: `--await-stop JOB`, the detached copy an agentStop
+// leaves to wait for the session's final message (spawnWaiter). It always
+// exits 0 and never writes to stdout (Copilot reads some hooks' stdout as
+// instructions).
 import { fstatSync, readFileSync, readSync } from 'node:fs';
 import { isPlainId, type FleetEvent } from '../fleet/event.js';
 import { restoreSessionMessage } from '../fleet/sessions.js';

@@ -49,7 +49,7 @@ export function pathsOf(env: Env): UserPaths {
   return userPaths(env, env.HOME || homedir());
 }
 
-/** Larger than any hook file fleet-git writes (about 2 KB): such a user-level file is not ours, and is not read. */
+/** Larger than any hook file fleet-git writes (about 2 KiB): such a user-level file is not ours, and is not read. */
 const USER_FILE_MAX = 256 * 1024;
 
 /**

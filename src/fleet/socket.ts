@@ -4,15 +4,15 @@
 // gives up at once; with one that accepts and never reads, within `timeoutMs`.
 // Never throws, never rejects.
 //
-// sendEvent sends one line on a connection of its own; a LineSender (the
-// forwarder's) sends consecutive lines on one connection.
-//
-// Speed matters for sendEvent: an old hook client runs on every tool call and
-// Copilot waits for it. Loading `net` (and with it the whole stream stack) and building a
-// net.Socket costs about 3 ms, which alone is more than a tenth of starting
-// Node. So the line goes out through Node's own pipe handle (the object
-// net.Socket wraps), about 0.3 ms; when that handle is not there in the shape
-// expected (another Node version, --throw-deprecation), through `net`.
+// sendEvent sends one line on a connection of its own: the hook client of a
+// hook file written before the spool runs it on Copilot's path, where loading
+// `net` (and with it the whole stream stack) and building a net.Socket costs
+// about 3 ms, more than a tenth of starting Node. So that line goes out
+// through Node's own pipe handle (the object net.Socket wraps), about 0.3 ms;
+// when that handle is not there in the shape expected (another Node version,
+// --throw-deprecation), through `net`. A LineSender, the forwarder's, sends
+// consecutive lines on one connection, through `net`: it runs off Copilot's
+// path and starts once for many events.
 import type { Socket } from 'node:net';
 
 const SEND_TIMEOUT_MS = 300;

@@ -50,8 +50,11 @@ export function nodeFor(env: Env, dataDir: string): NodeFound {
   return { path: found || (usable ? recorded : null), onPath: found !== '', recorded, usable };
 }
 
+/** The oldest Node major fleet-git runs on: the first of package.json's `engines` (test/units.test.ts holds them equal). */
+export const OLDEST_NODE = 20;
+
 /** What to do about it (the same words for doctor and doctor --live). */
-export const NO_NODE_FIX = 'install Node 18 or later (or put it on PATH), then run fleet-git enable';
+export const NO_NODE_FIX = `install Node ${OLDEST_NODE} or later (or put it on PATH), then run fleet-git enable`;
 
 /** Why the hook does nothing for want of a node (the same words for doctor and doctor --live). */
 export function noNodeMessage(node: { recorded: string | null }): string {
