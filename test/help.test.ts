@@ -43,6 +43,15 @@ describe('help', () => {
     const none = await sb.fleet(sb.dir, 'help', 'nosuch');
     assert.equal(none.status, 2);
     assert.equal(none.stderr, 'fleet-git: Command not found: help nosuch (fleet-git help lists the commands)\n');
+    // A mistyped command: the nearest one.
+    for (const [typed, meant] of [
+      ['enabel', 'enable'],
+      ['halp', 'help'],
+      ['remve', 'remove'],
+    ]) {
+      const r = await sb.fleet(sb.dir, typed);
+      assert.deepEqual([r.status, r.stderr], [2, `fleet-git: Command not found: ${typed} (did you mean fleet-git ${meant}?)\n`]);
+    }
   });
 
   test('an unknown option names the nearest one, or where the options are listed (exit 2)', async () => {
@@ -144,7 +153,8 @@ describe('completion', () => {
       assert.equal(r.status, 0, r.stderr);
       return r.stdout.trim().split('\n');
     };
-    assert.deepEqual(complete('fleet-git', '').slice(0, -1), COMMANDS);
+    assert.deepEqual(complete('fleet-git', '').slice(0, -1), [...COMMANDS, 'help']);
+    assert.deepEqual(complete('fleet-git', 'he').slice(0, -1), ['help']);
     assert.deepEqual(complete('fleet-git', 'di').slice(0, -1), ['disable']);
     assert.deepEqual(complete('fleet-git', 'enable', '--u').slice(0, -1), ['--under', '--user']);
     assert.deepEqual(complete('fleet-git', 'model', '').slice(0, -1), ['list']);

@@ -209,6 +209,11 @@ export async function main(argv: string[], context: Context): Promise<number> {
       const near = nearest(unknown.split('=')[0]!, options);
       if (near) meant = near;
     }
+    // A mistyped command (`enabel`): the nearest command, clipanion naming none.
+    if (!meant && !known && /^[a-z]/.test(argv[0] ?? '')) {
+      const near = nearest(argv[0]!, [...Object.keys(COMMANDS), 'help']);
+      if (near) meant = `fleet-git ${typed[0] === 'help' ? 'help ' : ''}${near}`;
+    }
     const hint = meant
       ? `did you mean ${meant}?`
       : known

@@ -14,6 +14,9 @@ export interface Spec {
 /** Options whose value is a folder (completed as one); other values are not completed. */
 const FOLDER_VALUES = new Set(['--under', '--cwd']);
 
+/** What `help`, the one word clipanion's commands do not define, is described as. */
+const HELP = 'show the help of a command';
+
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const tops = (specs: Spec[]) => [...new Set(specs.map((s) => s.words[0]))];
 /** Every option of the commands whose first word is `top` (model list's under model). */
@@ -39,7 +42,7 @@ _fleet_git() {
   local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} opts='' subs='' values=''
   COMPREPLY=()
   if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=($(compgen -W ${sq(tops(specs).join(' '))} -- "$cur"))
+    COMPREPLY=($(compgen -W ${sq([...tops(specs), 'help'].join(' '))} -- "$cur"))
     return
   fi
   case \${COMP_WORDS[1]} in
@@ -81,7 +84,7 @@ export function zshScript(specs: Spec[]): string {
 # fleet-git completion for zsh: fleet-git completion zsh > "\${fpath[1]}/_fleet-git", or eval "$(fleet-git completion zsh)" after compinit
 _fleet_git() {
   local -a commands
-  commands=(${cmds.join(' ')})
+  commands=(${[...cmds, sq(`help:${HELP}`)].join(' ')})
   if (( CURRENT == 2 )); then
     _describe -t commands 'fleet-git command' commands
     return
@@ -112,9 +115,7 @@ export function fishScript(specs: Spec[]): string {
     lines.push(
       `complete -c fleet-git -n ${sq(`not __fish_seen_subcommand_from ${all.join(' ')} help`)} -a ${sq(t)} -d ${sq(specs.find((s) => s.words[0] === t)?.description ?? '')}`,
     );
-  lines.push(
-    `complete -c fleet-git -n ${sq(`not __fish_seen_subcommand_from ${all.join(' ')} help`)} -a help -d ${sq('show the help of a command')}`,
-  );
+  lines.push(`complete -c fleet-git -n ${sq(`not __fish_seen_subcommand_from ${all.join(' ')} help`)} -a help -d ${sq(HELP)}`);
   lines.push(`complete -c fleet-git -n ${sq('__fish_seen_subcommand_from help')} -a ${sq(all.join(' '))}`);
   for (const t of all) {
     const when = sq(`__fish_seen_subcommand_from ${t}`);
