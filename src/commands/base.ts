@@ -1,6 +1,7 @@
 // What every command shares: the context it runs in (so tests run commands
 // in-process with their own cwd, env and streams), one-line errors, exit codes.
-import { Command, Option, type BaseContext, type Definition } from 'clipanion';
+import { Command, type BaseContext, type Definition } from 'clipanion';
+import { valueOption } from './options.js';
 import { colourMode, painter, useColour } from '../colour.js';
 import { permissionLine, UsageError } from '../errors.js';
 import { userPaths, type Env } from '../paths.js';
@@ -48,9 +49,11 @@ export abstract class FleetCommand extends Command<Context> {
   /** What this command's exit codes mean (see ExitCodes). */
   static exits: ExitCodes = EXITS;
 
-  color = Option.String('--color', {
-    description: 'auto (the default: on a terminal, unless NO_COLOR is set or FORCE_COLOR says otherwise), always or never',
-  });
+  color = valueOption(
+    '--color',
+    'WHEN',
+    'auto (the default: on a terminal, unless NO_COLOR is set or FORCE_COLOR says otherwise), always or never',
+  );
 
   abstract run(): Promise<number>;
 

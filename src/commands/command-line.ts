@@ -5,6 +5,7 @@ import { Builtins, Cli, Command, type CommandClass, type Definition, type Usage 
 import pkg from '../../package.json' with { type: 'json' }; // bundled: --version is package.json's
 import { definedOptions, EXIT, type Context, type ExitCodes } from './base.js';
 import { colourInArgv, colourMode, useColour, type ColourMode } from '../colour.js';
+import { named } from './options.js';
 
 type Load = () => Promise<CommandClass<Context>>;
 
@@ -26,22 +27,6 @@ const COMMANDS: Record<string, Load> = {
   doctor: async () => (await import('./doctor.js')).DoctorCommand,
   uninstall: async () => (await import('./uninstall.js')).UninstallCommand,
   completion: async () => (await import('./completion.js')).CompletionCommand,
-};
-
-/** What each option's value is, as usage lines name it (clipanion 3 prints `--under #0`). */
-const VALUE_NAMES: Record<string, string> = {
-  '--under': 'ROOT',
-  '--include': 'GLOB',
-  '--exclude': 'GLOB',
-  '--ignore': 'GLOB',
-  '--depth': 'N',
-  '--test': 'PATH',
-  '--model': 'NAME',
-  '--cwd': 'DIR',
-  '--proxy': 'URL',
-  '--copilot': 'PATH',
-  '--timeout': 'S',
-  '--color': 'WHEN',
 };
 
 /**
@@ -69,43 +54,6 @@ function negativeValuesJoined(argv: string[], definitions: Definition[]): string
   return out;
 }
 
-/** What each command's list of operands is (clipanion 3 prints a bare `...`): the names of their Option.Rest. */
-const REST_NAMES: Record<string, string> = {
-  enable: 'repo',
-  disable: 'repo',
-  scan: 'root',
-  remove: 'root',
-  uninstall: 'root',
-  run: 'copilot-args',
-};
-
-/** A usage text with each option's value named (`--under ROOT`), not numbered, the option lists aligned again. */
-export function nameValues(text: string): string {
-  const named = text
-    .replace(
-      /(--?[A-Za-z][\w-]*)((?: #\d+)+)/g,
-      (_m, name: string, args: string) => `${name}${args.replace(/ #\d+/g, ` ${VALUE_NAMES[name] ?? 'VALUE'}`)}`,
-    )
-    .replace(/^(\s*(?:\$ )?fleet-git ([a-z]+)\b.*) \.\.\.$/gm, (m, line: string, command: string) =>
-      REST_NAMES[command] ? `${line} [${REST_NAMES[command]}...]` : m,
-    );
-  // Help's option list: "  --name VALUE   description" lines, padded by clipanion to the old widths.
-  const lines = named.split('\n');
-  const row = /^ {2}(-\S*(?: [A-Z]+)*) {2,}(\S.*)$/;
-  for (let i = 0; i < lines.length; i++) {
-    let j = i;
-    while (j < lines.length && row.test(lines[j])) j++;
-    if (j === i) continue;
-    const rows = lines.slice(i, j).map((l) => row.exec(l)!);
-    const width = Math.max(...rows.map((m) => m[1].length));
-    rows.forEach((m, k) => {
-      lines[i + k] = `  ${m[1].padEnd(width)}    ${m[2]}`;
-    });
-    i = j;
-  }
-  return lines.join('\n');
-}
-
 /** A command's exit codes as its help ends with them (`Exit codes`, then `  0  done` lines). */
 export function exitCodesText(exits: ExitCodes): string {
   return `Exit codes\n\n${Object.entries(exits)
@@ -114,9 +62,17 @@ export function exitCodesText(exits: ExitCodes): string {
 }
 
 class FleetCli extends Cli<Context> {
+  /** The command classes registered, whose operands help names (options.ts). */
+  readonly classes: CommandClass<Context>[] = [];
+
+  register(cls: CommandClass<Context>): void {
+    this.classes.push(cls);
+    super.register(cls);
+  }
+
   usage(...args: Parameters<Cli<Context>['usage']>): string {
     const [command, opts] = args;
-    const text = nameValues(super.usage(...args));
+    const text = named(super.usage(...args), this.classes);
     const cls = (command && (command instanceof Command ? command.constructor : command)) as { exits?: ExitCodes } | null;
     return opts?.detailed && cls?.exits ? `${text.trimEnd()}\n\n${exitCodesText(cls.exits)}` : text;
   }
@@ -239,10 +195,8 @@ export async function commandReference(): Promise<CommandDoc[]> {
     const path = `fleet-git ${c.paths![0]!.join(' ')}`;
     const definition = definitions.find((d) => d.path === path);
     if (!definition) throw new Error(`no definition for ${path}`);
-    const synopsis = nameValues(cli.usage(c, { colored: false }))
-      .replace(/^\$ /, '')
-      .trim();
-    const options = definition.options.map((o) => ({ ...o, definition: nameValues(o.definition) }));
+    const synopsis = cli.usage(c, { colored: false }).replace(/^\$ /, '').trim();
+    const options = definition.options.map((o) => ({ ...o, definition: named(o.definition) }));
     return {
       path,
       synopsis,

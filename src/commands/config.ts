@@ -1,4 +1,5 @@
 import { Option } from 'clipanion';
+import { valueOption } from './options.js';
 import { isCloneIncluded, physicalHome } from '../core/repo/clone-rules.js';
 import { CONFIG_KEYS, compileRules, configValue, loadUserConfig } from '../core/setup/user-config.js';
 import { expandHome } from '../paths.js';
@@ -33,7 +34,7 @@ export class ConfigCommand extends FleetCommand {
   });
 
   json = Option.Boolean('--json', false, { description: 'print one JSON document' });
-  test = Option.String('--test', { description: 'tell whether a clone at this path would be provisioned' });
+  test = valueOption('--test', 'PATH', 'tell whether a clone at this path would be provisioned');
   compile = Option.Boolean('--compile-rules', false, { hidden: true });
 
   async run(): Promise<number> {

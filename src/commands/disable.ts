@@ -1,4 +1,5 @@
 import { Option } from 'clipanion';
+import { operands } from './options.js';
 import { runContext } from '../core/repo/context.js';
 import { actOnRepo } from '../core/repo/repo-lock.js';
 import { locateRepo } from '../git/repo.js';
@@ -30,7 +31,7 @@ export class DisableCommand extends FleetCommand {
   });
   dryRun = Option.Boolean('--dry-run', false, { description: 'print what disable would change, change nothing' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plans as one JSON document' });
-  repos = Option.Rest({ name: 'repo' });
+  repos = operands('repo');
 
   protected refreshesKit(): boolean {
     return !this.dryRun; // a dry run changes nothing

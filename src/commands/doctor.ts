@@ -13,6 +13,7 @@ import { loadUserConfig } from '../core/setup/user-config.js';
 import { copilotView, userHookFile, type CopilotView } from '../core/setup/user-hooks.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import { Option } from 'clipanion';
+import { valueOption } from './options.js';
 import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 
 /**
@@ -84,9 +85,9 @@ export class DoctorCommand extends FleetCommand {
   });
 
   live = Option.Boolean('--live', false, { description: 'run one real, offline Copilot session and check what the observer would see' });
-  copilot = Option.String('--copilot', { description: 'with --live: the copilot to run (default: the one on PATH)' });
+  copilot = valueOption('--copilot', 'PATH', 'with --live: the copilot to run (default: the one on PATH)');
   json = Option.Boolean('--json', false, { description: 'the checks (with --live, the report) as one JSON document' });
-  timeout = Option.String('--timeout', { description: 'with --live: seconds Copilot may take (default and most: 50)' });
+  timeout = valueOption('--timeout', 'S', 'with --live: seconds Copilot may take (default and most: 50)');
   repo = Option.String({ required: false, name: 'repo' });
 
   async run(): Promise<number> {

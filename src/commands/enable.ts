@@ -1,4 +1,5 @@
 import { Option } from 'clipanion';
+import { valueOption, listOption, operands } from './options.js';
 import { ensureUserFiles, runContext, type RunContext } from '../core/repo/context.js';
 import { actOnRepo } from '../core/repo/repo-lock.js';
 import type { Plan } from '../core/repo/actions.js';
@@ -53,14 +54,13 @@ export class EnableCommand extends FleetCommand {
   force = Option.Boolean('--force', false, {
     description: 'replace a hook file that fleet-git did not write (a copy is kept and restored by disable)',
   });
-  under = Option.String('--under', { description: 'enable every repository found under this folder (as fleet-git scan finds them)' });
-  include = Option.Array('--include', [], {
-    description:
-      "with --under: only repositories whose path below it (or folder name) matches this glob (picomatch's: docs/how-it-works.md, Patterns)",
-  });
-  exclude = Option.Array('--exclude', [], {
-    description: "with --under: skip folders matching this glob (picomatch's: docs/how-it-works.md, Patterns)",
-  });
+  under = valueOption('--under', 'ROOT', 'enable every repository found under this folder (as fleet-git scan finds them)');
+  include = listOption(
+    '--include',
+    'GLOB',
+    "with --under: only repositories whose path below it (or folder name) matches this glob (picomatch's: docs/how-it-works.md, Patterns)",
+  );
+  exclude = listOption('--exclude', 'GLOB', "with --under: skip folders matching this glob (picomatch's: docs/how-it-works.md, Patterns)");
   trust = Option.Boolean('--trust', false, {
     description:
       "also list the repository in Copilot's trustedFolders, so that copilot -p sessions run its hooks (disable takes it out again; the config file's trust: true does the same)",
@@ -72,7 +72,7 @@ export class EnableCommand extends FleetCommand {
   });
   dryRun = Option.Boolean('--dry-run', false, { description: 'print what enable would change, change nothing' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plans as one JSON document' });
-  repos = Option.Rest({ name: 'repo' });
+  repos = operands('repo');
 
   protected refreshesKit(): boolean {
     return !this.dryRun; // a dry run changes nothing

@@ -1,4 +1,5 @@
 import { Option } from 'clipanion';
+import { operands } from './options.js';
 import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 import { ask, BulkReport, countsLine, isTty, LineBuffer, loadBulk, rootsOf, withApplyProgress, withProgress } from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
@@ -32,7 +33,7 @@ export class RemoveCommand extends FleetCommand {
   yes = Option.Boolean('--yes', false, { description: 'act on every repository found without asking' });
   quiet = Option.Boolean('-q,--quiet', false, { description: 'print only what failed or was left alone, and the summary' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plan as one JSON document' });
-  roots = Option.Rest({ name: 'root', required: 1 });
+  roots = operands('root', 1);
 
   protected refreshesKit(): boolean {
     return !this.dryRun; // a dry run changes nothing

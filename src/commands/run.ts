@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { Option } from 'clipanion';
+import { valueOption, operands } from './options.js';
 import { CopilotAdapter } from '../core/adapter.js';
 import type { ModelProfile } from '../copilot/profiles.js';
 import { runContext } from '../core/repo/context.js';
@@ -26,10 +26,10 @@ export class RunCommand extends FleetCommand {
     ],
   });
 
-  model = Option.String('--model', { description: 'the profile to run (its name in models.json)' });
-  cwd = Option.String('--cwd', { description: 'the folder to start Copilot in (default: the current one)' });
-  proxy = Option.String('--proxy', { description: 'an HTTP(S) proxy URL for Copilot (sets HTTP_PROXY and HTTPS_PROXY)' });
-  rest = Option.Rest({ name: 'copilot-args' });
+  model = valueOption('--model', 'NAME', 'the profile to run (its name in models.json)');
+  cwd = valueOption('--cwd', 'DIR', 'the folder to start Copilot in (default: the current one)');
+  proxy = valueOption('--proxy', 'URL', 'an HTTP(S) proxy URL for Copilot (sets HTTP_PROXY and HTTPS_PROXY)');
+  rest = operands('copilot-args');
 
   async run(): Promise<number> {
     const ctx = runContext(this.context.env, this.context.home);

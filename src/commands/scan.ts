@@ -1,4 +1,5 @@
 import { Option } from 'clipanion';
+import { valueOption, listOption, operands } from './options.js';
 import type { Group, RowJson, SurveyJson } from '../core/bulk/bulk.js';
 import type { Style } from '../colour.js';
 import type { HookLevel } from '../core/setup/user-hooks.js';
@@ -53,12 +54,10 @@ export class ScanCommand extends FleetCommand {
 
   json = Option.Boolean('--json', false, { description: 'print one JSON document' });
   nested = Option.Boolean('--nested', false, { description: 'also look inside repositories for nested repositories and submodules' });
-  depth = Option.String('--depth', { description: 'read at most N folder levels below each root' });
-  ignore = Option.Array('--ignore', [], {
-    description: "skip folders matching this glob (repeatable; picomatch's: docs/how-it-works.md, Patterns)",
-  });
+  depth = valueOption('--depth', 'N', 'read at most N folder levels below each root');
+  ignore = listOption('--ignore', 'GLOB', "skip folders matching this glob (repeatable; picomatch's: docs/how-it-works.md, Patterns)");
   followSymlinks = Option.Boolean('--follow-symlinks', false, { description: 'follow symbolic links to folders (loops are detected)' });
-  roots = Option.Rest({ name: 'root' });
+  roots = operands('root');
 
   async run(): Promise<number> {
     const depth = parseDepth(this.depth);

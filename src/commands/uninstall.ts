@@ -2,6 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Cli, Option } from 'clipanion';
+import { operands } from './options.js';
 import { EXIT, FleetCommand, InputError, type Context, type ExitCodes } from './base.js';
 import { DisableCommand } from './disable.js';
 import { RemoveCommand } from './remove.js';
@@ -50,7 +51,7 @@ export class UninstallCommand extends FleetCommand {
   dryRun = Option.Boolean('--dry-run', false, { description: 'print the plan, change nothing' });
   yes = Option.Boolean('--yes', false, { description: 'go ahead without asking' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plan as one JSON document' });
-  roots = Option.Rest({ name: 'root' });
+  roots = operands('root');
 
   async run(): Promise<number> {
     const { env, home } = this.context;

@@ -1,0 +1,72 @@
+// What clipanion 3 cannot say, said here and nowhere else: the name of an
+// option's value (its help prints `--under #0`) and of a command's operands (a
+// bare `...`). The commands declare such options through valueOption,
+// listOption and operands, which give clipanion the option and keep the name;
+// named() writes the names into clipanion's help text (FleetCli.usage), the
+// option lists aligned again.
+import { Option } from 'clipanion';
+
+/** A command class, as much of it as named() reads: its paths, and its options once made. */
+type CommandLike = { paths?: string[][]; new (): object };
+
+/** Each option's value name (`--under` → `ROOT`), as the option was declared. */
+const valueNames = new Map<string, string>();
+/** Marks the operands option of a command with its name. */
+const OPERANDS = Symbol('operands');
+
+/** An option that takes one value, shown as `name VALUE`. */
+export function valueOption(name: string, value: string, description: string): string | undefined {
+  valueNames.set(name, value);
+  return Option.String(name, { description });
+}
+
+/** An option that takes one value and may be given more than once, shown as `name VALUE`. */
+export function listOption(name: string, value: string, description: string): string[] {
+  valueNames.set(name, value);
+  return Option.Array(name, [], { description });
+}
+
+/** The command's operands, any number of them (at least `required`), shown as `[name...]`. */
+export function operands(name: string, required = 0): string[] {
+  return Object.assign(Option.Rest({ name, required }), { [OPERANDS]: name });
+}
+
+/** The name of a command's operands (operands()), or null when it takes none. */
+function operandsOf(cls: CommandLike): string | null {
+  for (const v of Object.values(new cls()))
+    if (typeof v === 'object' && v !== null && OPERANDS in v) return (v as { [OPERANDS]: string })[OPERANDS];
+  return null;
+}
+
+/**
+ * A usage text with each option's value named (`--under ROOT`), not numbered,
+ * each command's operands named (`[repo...]`, for the commands in `commands`),
+ * and help's option lists aligned again.
+ */
+export function named(text: string, commands: readonly CommandLike[] = []): string {
+  const rest = new Map(commands.map((c) => [c.paths?.[0]?.[0] ?? '', operandsOf(c)]));
+  const lines = text
+    .replace(
+      /(--?[A-Za-z][\w-]*)((?: #\d+)+)/g,
+      (_m, name: string, args: string) => `${name}${args.replace(/ #\d+/g, ` ${valueNames.get(name) ?? 'VALUE'}`)}`,
+    )
+    .replace(/^(\s*(?:\$ )?fleet-git ([a-z]+)\b.*) \.\.\.$/gm, (m, line: string, command: string) => {
+      const name = rest.get(command);
+      return name ? `${line} [${name}...]` : m;
+    })
+    .split('\n');
+  // Help's option list: "  --name VALUE   description" lines, padded by clipanion to the numbered widths.
+  const row = /^ {2}(-\S*(?: [A-Z]+)*) {2,}(\S.*)$/;
+  for (let i = 0; i < lines.length; i++) {
+    let j = i;
+    while (j < lines.length && row.test(lines[j])) j++;
+    if (j === i) continue;
+    const rows = lines.slice(i, j).map((l) => row.exec(l)!);
+    const width = Math.max(...rows.map((m) => m[1].length));
+    rows.forEach((m, k) => {
+      lines[i + k] = `  ${m[1].padEnd(width)}    ${m[2]}`;
+    });
+    i = j;
+  }
+  return lines.join('\n');
+}
