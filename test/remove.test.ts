@@ -121,6 +121,20 @@ describe('remove', () => {
     assert.match(again.stdout, /remove: 0 changed, \d+ unchanged, 0 failed/);
   });
 
+  it('is also spelled disable --under ROOT, the way back from enable --under ROOT (--yes and --quiet only with it)', async () => {
+    const { sb, ws, snap } = setup();
+    const before = snap();
+    await enableAll(sb, ws);
+    const r = await sb.fleet(sb.dir, 'disable', '--under', ws.root, '--yes');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /remove: \d+ changed, \d+ unchanged, 0 failed/);
+    const expected = { ...before };
+    delete expected[`states/upstream/${HOOK}`];
+    assert.deepEqual(snap(), expected);
+    const alone = await sb.fleet(ws.root, 'disable', '--yes');
+    assert.deepEqual([alone.status, alone.stderr], [2, 'fleet-git: --yes and --quiet go with --under ROOT\n']);
+  });
+
   it('counts a repository with only the upstream hook file as having fleet stuff', async () => {
     const { sb, ws } = setup();
     const r = await sb.fleet(sb.dir, 'remove', join(ws.root, 'states'));

@@ -1,5 +1,5 @@
 import { Option } from 'clipanion';
-import { operands } from './options.js';
+import { operands, valueOption } from './options.js';
 import { runContext } from '../core/repo/context.js';
 import { actOnRepo } from '../core/repo/repo-lock.js';
 import { locateRepo } from '../git/repo.js';
@@ -21,14 +21,22 @@ export class DisableCommand extends FleetCommand {
     description: 'take fleet-git out of repositories, leaving them as they were',
     details: `
       Undoes exactly what \`fleet-git enable\` did, in the main worktree and every linked one: removes the hook file where fleet-git wrote it (a file someone else made stays), the info/exclude block and the post-checkout hook, puts back a hook that fleet-git had kept running before its own, and removes folders only when fleet-git created them and they are empty.
+
+      --under ROOT, the way back from \`enable --under ROOT\`, is \`fleet-git remove ROOT\`: every repository under ROOT, the upstream fleet hook file included, asking first on a terminal (--yes: without asking), its output and exit codes those of remove.
     `,
-    examples: [['Disable the repository of the current folder', '$0 disable']],
+    examples: [
+      ['Disable the repository of the current folder', '$0 disable'],
+      ['Disable every repository under ~/code, without a question', '$0 disable --under ~/code --yes'],
+    ],
   });
 
   user = Option.Boolean('--user', false, {
     description:
       'remove the user-level hook file ($COPILOT_HOME/hooks/fleet.json) if fleet-git wrote it; with no repository given, only that',
   });
+  under = valueOption('--under', 'ROOT', 'disable every repository found under this folder: fleet-git remove ROOT');
+  yes = Option.Boolean('--yes', false, { description: 'with --under: act on every repository found without asking' });
+  quiet = Option.Boolean('-q,--quiet', false, { description: 'with --under: print only what failed or was left alone, and the summary' });
   dryRun = Option.Boolean('--dry-run', false, { description: 'print what disable would change, change nothing' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plans as one JSON document' });
   repos = operands('repo');
@@ -45,8 +53,10 @@ export class DisableCommand extends FleetCommand {
       const { change, note } = removeUserHooks(ctx);
       if (note) this.err(note);
       else this.out(change ?? 'the user-level hook file is not installed, nothing changed');
-      if (!this.repos.length) return note ? EXIT.partial : EXIT.ok;
+      if (!this.repos.length && this.under === undefined) return note ? EXIT.partial : EXIT.ok;
     }
+    if (this.under !== undefined) return this.runUnder(this.under);
+    if (this.yes || this.quiet) throw new InputError('--yes and --quiet go with --under ROOT');
     const repos = resolveRepos(this.repos, this.context.cwd).map(locateRepo);
     // Copilot's config.json: one edit, written once after all the repositories.
     const edit = new TrustEdit(ctx.user);
@@ -76,5 +86,22 @@ export class DisableCommand extends FleetCommand {
       if (printOutcome(this, outcome, 'disabled')) code = EXIT.partial;
     }
     return saveTrust(this, edit) ? code : EXIT.partial;
+  }
+
+  /** --under ROOT: what remove ROOT does, as clipanion would run it (a RemoveCommand given the options). */
+  private async runUnder(under: string): Promise<number> {
+    if (this.repos.length) throw new InputError(`disable takes either repositories or --under ROOT, not both (${this.repos.join(' ')})`);
+    const { RemoveCommand } = await import('./remove.js');
+    const remove = Object.assign(new RemoveCommand(), {
+      context: this.context,
+      cli: this.cli,
+      color: this.color,
+      roots: [under],
+      dryRun: this.dryRun,
+      json: this.json,
+      yes: this.yes,
+      quiet: this.quiet,
+    });
+    return remove.run();
   }
 }
