@@ -28,7 +28,7 @@ export class SetupCommand extends FleetCommand {
 
   async run(): Promise<number> {
     const { env, home } = this.context;
-    const o: SetupOutcome = this.undo ? undoSetup(env, home) : setup(env, home);
+    const o: SetupOutcome = this.undo ? undoSetup(env, home) : setup(env, home, this.kit);
     for (const c of o.changes) this.out(c);
     for (const i of o.info) this.out(`note: ${i}`);
     for (const n of o.notes) this.err(n);

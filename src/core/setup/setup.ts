@@ -19,6 +19,7 @@ import { PACKAGE_ROOT } from '../../package-root.js';
 import { expandHome, userPaths, type Env, type UserPaths } from '../../paths.js';
 import { RULES_FILE, rulesState } from '../repo/clone-rules.js';
 import { ensureUserFiles, runContext } from '../repo/context.js';
+import type { KitFound } from '../repo/kit.js';
 import {
   HOOK_NAME,
   LEGACY_SUFFIX,
@@ -116,11 +117,11 @@ function globalHooksPath(config: ConfigReader): ConfigValue | null {
 }
 
 /** The data-folder files the template hook relies on. */
-function writeDataFiles(env: Env, home: string, out: SetupOutcome): void {
+function writeDataFiles(env: Env, home: string, out: SetupOutcome, kit?: KitFound): void {
   const u = userPaths(env, home);
   const compiled = compileRules(env, home);
   const ctx = runContext(env, home);
-  for (const c of ensureUserFiles(ctx)) out.changes.push(c);
+  for (const c of ensureUserFiles(ctx, kit)) out.changes.push(c);
   if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, { mode: 0o644, verify: true }))
     out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
   if (compiled) out.changes.push(`compiled the include/exclude rules of ${configFile(env, home)} into ${join(u.dataDir, RULES_FILE)}`);
@@ -224,14 +225,14 @@ function installTemplateHook(dir: string, script: string, created: string[], out
     out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}${as}`);
 }
 
-/** Sets up (or repairs) fleet-git for new clones. */
-export function setup(env: Env, home: string): SetupOutcome {
+/** Sets up (or repairs) fleet-git for new clones (`kit`: see ensureUserFiles). */
+export function setup(env: Env, home: string, kit?: KitFound): SetupOutcome {
   const out: SetupOutcome = { changes: [], info: [], notes: [] };
   const u = userPaths(env, home);
   const config = new ConfigReader(env);
   loadUserConfig(env, home); // an invalid config file stops here, with its one line
   const hp = globalHooksPath(config);
-  writeDataFiles(env, home, out);
+  writeDataFiles(env, home, out, kit);
   const script = renderTemplateHook(env, home);
   if (hp) {
     if (writeAtomic(join(u.dataDir, CLONE_HOOK), script, { mode: 0o755, verify: true }))
