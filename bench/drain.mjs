@@ -68,7 +68,22 @@ const payload = (sid, text) =>
   });
 /** A spool file as the hook command writes it (src/copilot/forwarder.ts). */
 const spoolFile = (us, pid, text) =>
-  [text, 'postToolUse', '1', String(pid), home, env.COPILOT_HOME, join(repo, '.github', 'hooks'), '', '', '', '', '', '', 'fleet-git-event-1']
+  [
+    text,
+    'postToolUse',
+    '1',
+    String(pid),
+    home,
+    env.COPILOT_HOME,
+    join(repo, '.github', 'hooks'),
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    'fleet-git-event-1',
+  ]
     .map((f) => `${f}\0`)
     .join('');
 const leasePid = () => {
@@ -111,12 +126,13 @@ for (const n of backlogs) {
   arrivals.length = 0;
   const sid = `backlog-${n}`;
   const base = Math.floor(nowUs()) - n * 1000;
-  for (let i = 0; i < n; i++) writeFileSync(join(spool, `${base + i}.${100000 + i}.ev`), spoolFile(base + i, 100000 + i, payload(sid, `step-${i}`)));
+  for (let i = 0; i < n; i++)
+    writeFileSync(join(spool, `${base + i}.${100000 + i}.ev`), spoolFile(base + i, 100000 + i, payload(sid, `step-${i}`)));
   const t0 = nowUs();
   await runHook(payload(sid, `step-${n}`));
   let pid = 0;
   let cpu = 0;
-  for (const limit = Date.now() + 120_000; arrivals.length < n + 1 && Date.now() < limit; ) {
+  for (const limit = Date.now() + 120_000; arrivals.length < n + 1 && Date.now() < limit;) {
     pid ||= leasePid();
     cpu = (pid && cpuMs(pid)) || cpu;
     await sleep(20);
@@ -131,7 +147,9 @@ for (const n of backlogs) {
   );
 }
 if (perEvent.length > 1)
-  console.log(`CPU per event, ${backlogs.at(-1)} against ${backlogs[0]} waiting: ${(perEvent.at(-1) / perEvent[0]).toFixed(2)} times (target within 1.25)`);
+  console.log(
+    `CPU per event, ${backlogs.at(-1)} against ${backlogs[0]} waiting: ${(perEvent.at(-1) / perEvent[0]).toFixed(2)} times (target within 1.25)`,
+  );
 
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 for (const s of sessionCounts) {

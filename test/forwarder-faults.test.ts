@@ -130,7 +130,10 @@ describe('the forwarder under faults', () => {
         await sleep(1000);
       }
       await obs.waitFor((e) => e.session_id === sid && stepOf(e) === 5, 30_000);
-      assert.ok(bashes.every((b) => b.exitCode === null), 'the bashes with the PIDs still run');
+      assert.ok(
+        bashes.every((b) => b.exitCode === null),
+        'the bashes with the PIDs still run',
+      );
       assert.deepEqual(steps(sid), [0, 1, 2, 3, 4, 5]);
       await endAll();
     },

@@ -140,11 +140,13 @@ function dropLease(): void {
   if (readLease('.')?.pid === process.pid) remove(LEASE_FILE);
 }
 
-function remove(name: string): void {
+/** Removes a file; false when it was gone already. */
+function remove(name: string): boolean {
   try {
     unlinkSync(name);
+    return true;
   } catch {
-    /* gone already */
+    return false;
   }
 }
 
@@ -275,12 +277,15 @@ export async function forward(spool: string): Promise<void> {
     /* polled instead */
   }
 
-  /** One event at a time: its file goes, then its line is sent. Once stopping, none. */
+  /**
+   * One event at a time: its file goes, then its line is sent. The removal claims the event: where two
+   * forwarders took a stale lock at once, only one removes a file; the one whose lock file is gone sends
+   * nothing more (its events wait for the other). Once stopping, none.
+   */
   const send = (item: Item) =>
     (sending = sending.then(
       async () => {
-        if (stopping) return;
-        remove(item.name);
+        if (stopping || !ownsLock() || !remove(item.name)) return;
         known.delete(item.name); // a name comes back (bash 3.2's, once its PID does)
         await deliver(item.run.ev, item.run.paths, (path, ev) => sender.send(path, ev));
       },
