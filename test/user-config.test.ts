@@ -68,6 +68,7 @@ describe('fleet-git config', () => {
       'scan.roots': { value: ['.'], from: 'default' },
       'scan.ignore': { value: [], from: 'default' },
       trust: { value: false, from: 'default' },
+      vscode: { value: true, from: 'default' },
     });
     const text = await s.fleet(s.dir, 'config');
     assert.match(text.stdout, /not found: the defaults apply/);
@@ -166,6 +167,6 @@ describe('the trust key', () => {
     }
     assert.ok(!existsSync(join(repo, '.github')), 'nothing was enabled');
     writeConfig(s, '{ trusted: true }');
-    assert.match(oneLineError(await s.fleet(repo, 'config')), /unknown key 'trusted' \(known: include, exclude, scan, trust\)/);
+    assert.match(oneLineError(await s.fleet(repo, 'config')), /unknown key 'trusted' \(known: include, exclude, scan, trust, vscode\)/);
   });
 });

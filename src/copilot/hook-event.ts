@@ -5,12 +5,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { userPaths, type Env, type UserPaths } from '../paths.js';
 import { NO_ENTRY_OK } from '../fs/read.js';
-import { canonicalEvent, lastMessage, normalizePayload, type NormalizeContext } from './normalize.js';
+import { canonicalEvent, isVsCodePayload, lastMessage, normalizePayload, type NormalizeContext } from './normalize.js';
 import { isPlainId, type FleetEvent } from '../fleet/event.js';
-import { readFinalMessage, readSessionModel, transcriptOf, transcriptPathFor } from './transcript.js';
+import { readFinalMessage, readSessionModel, transcriptOf } from './transcript.js';
 import { sendEvent } from '../fleet/socket.js';
 import { hasFleetGitCommand, hookCommands, userHookFile } from './hook-mark.js';
 import { recordSessionStop, writeSessionStart } from '../fleet/sessions.js';
+import { vscodeSessionsShown } from './vscode.js';
 
 /** What the hook knew when Copilot ran it. */
 export interface HookRun {
@@ -102,12 +103,16 @@ export function hookEventOf(
   if (!kind) return null;
   const sessionId = input.sessionId ?? input.session_id;
   if (!isPlainId(sessionId)) return null;
+  // VS Code's agent runs the same hook file; `vscode: false` in the user's config keeps its sessions out.
+  const vscode = isVsCodePayload(input, env);
+  if (vscode && !vscodeSessionsShown(pathsOf(env).configFile)) return null;
   const ctx: NormalizeContext = { env };
   if (kind === 'sessionStart') {
     ctx.pid = pid;
     ctx.ppid = ppid();
-    if (!env.COPILOT_MODEL && typeof input.model !== 'string') {
-      ctx.transcriptModel = readSessionModel(transcriptPathFor(copilotHome, sessionId));
+    // VS Code's payload names no model, and the environment's is a Copilot CLI's: its transcript may.
+    if (vscode || (!env.COPILOT_MODEL && typeof input.model !== 'string')) {
+      ctx.transcriptModel = readSessionModel(transcriptOf(input, copilotHome, sessionId));
     }
   }
   const ev = normalizePayload(input, kind, ctx);
@@ -118,7 +123,10 @@ export function hookEventOf(
 
 /** The observer's event for one hook run, or null when nothing is to be sent. */
 export function prepare(run: HookRun): Prepared | null {
-  const { env, text } = run;
+  const { text } = run;
+  // The spool names no XDG_CONFIG_HOME (the config file's folder): the forwarder's own is the hook's that started it.
+  const env =
+    run.env.XDG_CONFIG_HOME || !process.env.XDG_CONFIG_HOME ? run.env : { ...run.env, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
   const paths = pathsOf(env);
   if (!text || userLevelReports(env, paths)) return null;
   let raw: unknown;

@@ -3,8 +3,11 @@
 // transcript's model or last message, the clock) arrives in `ctx`.
 //
 // Accepts Copilot's own camelCase payloads (1.0.102: `toolArgs` an object;
-// older CLIs: a JSON string) and its Claude-compatible shape (snake_case
-// fields, `hook_event_name`, ISO timestamps, Claude tool names).
+// older CLIs: a JSON string) and the snake_case shape (`hook_event_name`,
+// `session_id`, ISO timestamps) that VS Code's agent sends when it runs the
+// same hook file, and the Copilot CLI sends to PascalCase keys; VS Code's
+// tool names (`run_in_terminal`, `read_file`, ...) with their camelCase inputs
+// are mapped as the CLI's are.
 import { basename } from 'node:path';
 import { isPlainId, type FleetEvent } from '../fleet/event.js';
 
@@ -105,37 +108,93 @@ export function canonicalEvent(event: unknown, raw?: unknown, env?: Readonly<Rec
     if (typeof given === 'string') name = given;
   }
   if (!name) return null;
+  // A subagent's events (VS Code's SubagentStart and SubagentStop) are not the session's: its Stop is not the turn's end.
+  if (isObject(raw) && typeof raw.hook_event_name === 'string' && raw.hook_event_name.toLowerCase().startsWith('subagent')) return null;
   return EVENT_ALIASES.get(name.toLowerCase()) ?? null;
 }
 
-/** Copilot's lowercase tool names mapped to the Claude names the observer's summarizer knows. */
-const TOOL_NAME_MAP: ReadonlyMap<string, string> = new Map([
-  ['bash', 'Bash'],
-  ['view', 'Read'],
-  ['edit', 'Edit'],
-  ['create', 'Write'],
-  ['grep', 'Grep'],
-  ['glob', 'Glob'],
-  ['web_fetch', 'WebFetch'],
+/** The terminal program fleet's observer knows as VS Code's: its card shows `VSCode`, and its focus key opens VS Code at the card's folder. */
+export const VSCODE_TERM_PROGRAM = 'vscode';
+
+/**
+ * Whether a payload comes from VS Code's agent: the snake_case shape
+ * (`hook_event_name` and `session_id`), its transcript under VS Code's
+ * `GitHub.copilot-chat` folder or no COPILOT_HOOK_DIR in the hook's
+ * environment (the Copilot CLI sets it for every hook it runs, and sends this
+ * shape only to PascalCase keys, which fleet-git's hook file has none of).
+ * VS Code names no variable of its own that a hook could rely on, and a hook
+ * it runs inherits the TERM_PROGRAM VS Code was started with (iTerm's, say):
+ * the shape decides.
+ */
+export function isVsCodePayload(raw: unknown, env: Readonly<Record<string, string | undefined>> = {}): boolean {
+  if (!isObject(raw) || typeof raw.hook_event_name !== 'string' || typeof raw.session_id !== 'string') return false;
+  const transcript = raw.transcript_path;
+  return (typeof transcript === 'string' && transcript.includes('/GitHub.copilot-chat/')) || !env.COPILOT_HOOK_DIR;
+}
+
+/**
+ * Copilot's tool names, the CLI's (lowercase: `bash`, `view`, ...) and VS Code
+ * agent's (`run_in_terminal`, `read_file`, ...), as the Claude names the
+ * observer's summarizer knows, and for those whose input keeps the summary's
+ * target under another key, where it is. Unknown names (MCP tools, VS Code's
+ * `semantic_search`, ...) pass through unchanged and show bare.
+ */
+interface ToolEntry {
+  as: string;
+  /** The key the summary reads and its value, for an input that keeps it elsewhere. */
+  target?: (input: Record<string, unknown>) => [string, unknown];
+}
+const TOOLS: ReadonlyMap<string, ToolEntry> = new Map<string, ToolEntry>([
+  ['bash', { as: 'Bash' }],
+  ['view', { as: 'Read' }],
+  ['edit', { as: 'Edit' }],
+  ['create', { as: 'Write' }],
+  ['grep', { as: 'Grep' }],
+  ['glob', { as: 'Glob' }],
+  ['web_fetch', { as: 'WebFetch' }],
+  ['run_in_terminal', { as: 'Bash' }],
+  ['read_file', { as: 'Read' }],
+  ['list_dir', { as: 'Read' }],
+  ['replace_string_in_file', { as: 'Edit' }],
+  ['insert_edit_into_file', { as: 'Edit' }],
+  ['multi_replace_string_in_file', { as: 'Edit', target: (i) => ['file_path', firstReplacedFile(i.replacements)] }],
+  ['apply_patch', { as: 'Edit', target: (i) => ['file_path', patchedFile(i.input)] }],
+  ['create_file', { as: 'Write' }],
+  ['grep_search', { as: 'Grep', target: (i) => ['pattern', i.query] }],
+  ['file_search', { as: 'Glob', target: (i) => ['pattern', i.query] }],
+  ['fetch_webpage', { as: 'WebFetch' }],
 ]);
 
-/** The Claude-style name for a Copilot tool; unknown names pass through unchanged. */
+/** The Claude-style name for a Copilot or VS Code tool; unknown names pass through unchanged. */
 export function mapToolName(toolName: string): string {
-  return TOOL_NAME_MAP.get(toolName) ?? toolName;
+  return TOOLS.get(toolName)?.as ?? toolName;
+}
+
+/** The first file of VS Code's multi_replace_string_in_file (`replacements[].filePath`). */
+function firstReplacedFile(replacements: unknown): unknown {
+  return Array.isArray(replacements) && isObject(replacements[0]) ? replacements[0].filePath : undefined;
+}
+
+/** The first file a patch of VS Code's apply_patch names (`*** Update File: <path>`, or Add, or Delete). */
+function patchedFile(patch: unknown): string | undefined {
+  if (typeof patch !== 'string') return undefined;
+  return /^\*\*\* (?:Update|Add|Delete) File: (.+)$/m.exec(patch.slice(0, 64 * 1024))?.[1]?.trim();
 }
 
 // The tool input keys the observer reads with string methods (a non-string
-// there throws inside it), and `path`, which becomes `file_path`: copied
-// first, before anything else spends the tool input's budget.
+// there throws inside it), and the keys its file path or pattern comes from
+// (`path` the CLI's, `filePath` and `query` VS Code's): copied first, before
+// anything else spends the tool input's budget.
 const OBSERVER_KEYS = ['file_path', 'command', 'pattern'];
-const FIRST_KEYS = ['file_path', 'path', 'command', 'pattern'];
+const FIRST_KEYS = ['file_path', 'path', 'filePath', 'command', 'pattern', 'query'];
 
 /**
  * The tool input as the observer's summarizer reads it: an object parsed from a
- * JSON string when needed, `file_path` added from `path`, clipped within `lim`,
- * and the keys the observer calls string methods on kept only when they are strings.
+ * JSON string when needed, `file_path` added from `path` or `filePath` (or what
+ * the tool's entry in TOOLS names), clipped within `lim`, and the keys the
+ * observer calls string methods on kept only when they are strings.
  */
-function mapToolInput(toolInput: unknown, lim: Limits): Record<string, unknown> | string | null {
+function mapToolInput(toolName: string, toolInput: unknown, lim: Limits): Record<string, unknown> | string | null {
   let input: unknown = toolInput;
   if (typeof toolInput === 'string') {
     try {
@@ -145,20 +204,25 @@ function mapToolInput(toolInput: unknown, lim: Limits): Record<string, unknown> 
     }
   }
   if (!isObject(input)) return typeof input === 'string' ? clipString(input, lim.string) : null;
+  const target = TOOLS.get(toolName)?.target?.(input);
   const out = clipObject(input, 0, { left: lim.toolInput }, lim, FIRST_KEYS);
-  if (!Object.hasOwn(out, 'file_path') && typeof out.path === 'string') out.file_path = out.path;
+  if (target && typeof target[1] === 'string' && !Object.hasOwn(out, target[0])) out[target[0]] = clipPath(target[1], lim.path);
+  if (!Object.hasOwn(out, 'file_path')) {
+    const path = typeof out.path === 'string' ? out.path : typeof out.filePath === 'string' ? out.filePath : null;
+    if (path !== null) out.file_path = path;
+  }
   for (const k of OBSERVER_KEYS) if (Object.hasOwn(out, k) && typeof out[k] !== 'string') delete out[k];
   return out;
 }
 
 /**
- * The action text the observer shows for a tool call, for Copilot names and
- * Claude names alike: `Bash: npm test`, `Read index.ts`, `Edit app.ts`,
+ * The action text the observer shows for a tool call, for the CLI's, VS
+ * Code's and Claude names alike: `Bash: npm test`, `Read index.ts`, `Edit app.ts`,
  * `Grep "TODO"`, `Glob src/**`; any other tool shows its bare name.
  */
 export function summarizeToolUse(toolName: string, toolInput: unknown): string {
   const name = mapToolName(String(toolName ?? ''));
-  const mapped = mapToolInput(toolInput, FULL);
+  const mapped = mapToolInput(String(toolName ?? ''), toolInput, FULL);
   const input: Record<string, unknown> = isObject(mapped) ? mapped : {};
   const str = (k: string) => (typeof input[k] === 'string' ? (input[k] as string) : '');
   switch (name) {
@@ -204,9 +268,12 @@ function buildEvent(
   ctx: NormalizeContext,
   lim: Limits,
 ): FleetEvent {
-  const env = ctx.env ?? {};
   const now = ctx.now ?? Date.now();
   const name = (v: unknown) => clipString(str(v), lim.name);
+  // A VS Code session: its terminal, model and fleet profile are never the environment's (the
+  // terminal VS Code was started from, a Copilot CLI's variables), and its card is VS Code's.
+  const vscode = isVsCodePayload(raw, ctx.env);
+  const env = vscode ? {} : (ctx.env ?? {});
 
   const out: FleetEvent = {
     event: 'Stop',
@@ -236,7 +303,7 @@ function buildEvent(
       out.model = name(str(raw.model) ?? str(env.COPILOT_MODEL) ?? ctx.transcriptModel);
       out.pid = ctx.pid ?? null;
       out.ppid = ctx.ppid ?? null;
-      out.term_program = name(env.TERM_PROGRAM);
+      out.term_program = vscode ? VSCODE_TERM_PROGRAM : name(env.TERM_PROGRAM);
       out.iterm_session_id = name(env.ITERM_SESSION_ID);
       break;
     case 'postToolUse':
@@ -244,8 +311,9 @@ function buildEvent(
       out.event = 'PostToolUse';
       const rawName = pick(raw, 'toolName', 'tool_name');
       // The observer splits the summary of tool_name: it must be a non-empty string.
-      out.tool_name = mapToolName(name(rawName) ?? 'unknown');
-      out.tool_input = mapToolInput(pick(raw, 'toolArgs', 'tool_input'), lim);
+      const toolName = name(rawName) ?? 'unknown';
+      out.tool_name = mapToolName(toolName);
+      out.tool_input = mapToolInput(toolName, pick(raw, 'toolArgs', 'tool_input'), lim);
       out.tool_output = clipString(kind === 'postToolUse' ? toolOutputOf(raw) : failureOf(raw), lim.toolOutput);
       break;
     }

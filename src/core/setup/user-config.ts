@@ -3,7 +3,9 @@
 // the clone hook through the sh compiled from them, see clone-rules.ts) and the
 // folders `scan` walks when given none (scan.roots, default the current one)
 // and the folders scan, enable --under and remove skip (scan.ignore);
-// `trust: true` makes `enable` also list repositories in Copilot's trustedFolders.
+// `trust: true` makes `enable` also list repositories in Copilot's trustedFolders;
+// `vscode: false` keeps VS Code's agent sessions out of the observer (the hook
+// client reads that key itself: src/copilot/vscode.ts).
 // A missing file means the defaults; an invalid one is one line naming the
 // file, the line and what is wrong (UserConfigError), never a stack.
 import { parseJson5 } from '../../json5.js';
@@ -12,6 +14,7 @@ import { readText } from '../../fs/read.js';
 import { makeDataDir } from '../../fs/data-dir.js';
 import { expandHome, userPaths, type Env } from '../../paths.js';
 import { checkCloneGlob, writeRules, type CloneRules } from '../repo/clone-rules.js';
+import { VSCODE_KEY } from '../../copilot/vscode.js';
 
 export interface UserConfig extends CloneRules {
   scan: {
@@ -22,10 +25,12 @@ export interface UserConfig extends CloneRules {
   };
   /** `enable` (one repository or --under) also lists each repository in Copilot's trustedFolders, as --trust does. */
   trust: boolean;
+  /** VS Code's agent sessions show in the observer (it runs the same hook file); false keeps them out. */
+  vscode: boolean;
 }
 
-export type ConfigKey = 'include' | 'exclude' | 'scan.roots' | 'scan.ignore' | 'trust';
-export const CONFIG_KEYS: readonly ConfigKey[] = ['include', 'exclude', 'scan.roots', 'scan.ignore', 'trust'];
+export type ConfigKey = 'include' | 'exclude' | 'scan.roots' | 'scan.ignore' | 'trust' | typeof VSCODE_KEY;
+export const CONFIG_KEYS: readonly ConfigKey[] = ['include', 'exclude', 'scan.roots', 'scan.ignore', 'trust', VSCODE_KEY];
 
 export interface LoadedConfig {
   file: string;
@@ -37,7 +42,7 @@ export interface LoadedConfig {
 }
 
 function defaultConfig(): UserConfig {
-  return { include: null, exclude: [], scan: { roots: ['.'], ignore: [] }, trust: false };
+  return { include: null, exclude: [], scan: { roots: ['.'], ignore: [] }, trust: false, vscode: true };
 }
 
 function defaultFrom(): Record<ConfigKey, 'default' | 'file'> {
@@ -103,7 +108,8 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
   };
   const top = doc as Record<string, unknown>;
   for (const k of Object.keys(top)) {
-    if (!['include', 'exclude', 'scan', 'trust'].includes(k)) fail(k, `unknown key '${k}' (known: include, exclude, scan, trust)`);
+    if (!['include', 'exclude', 'scan', 'trust', VSCODE_KEY].includes(k))
+      fail(k, `unknown key '${k}' (known: include, exclude, scan, trust, ${VSCODE_KEY})`);
   }
   for (const key of ['include', 'exclude'] as const) {
     if (!(key in top)) continue;
@@ -131,11 +137,12 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
       from['scan.ignore'] = 'file';
     }
   }
-  if ('trust' in top) {
-    if (typeof top.trust !== 'boolean')
-      fail('trust', `trust must be true or false, not ${describe(top.trust)}${typeof top.trust === 'string' ? ` ("${top.trust}")` : ''}`);
-    config.trust = top.trust as boolean;
-    from.trust = 'file';
+  for (const key of ['trust', VSCODE_KEY] as const) {
+    if (!(key in top)) continue;
+    const v = top[key];
+    if (typeof v !== 'boolean') fail(key, `${key} must be true or false, not ${describe(v)}${typeof v === 'string' ? ` ("${v}")` : ''}`);
+    config[key] = v as boolean;
+    from[key] = 'file';
   }
   return { config, from };
 }
@@ -173,6 +180,8 @@ export function configValue(c: UserConfig, key: ConfigKey): string[] | boolean |
       return c.scan.ignore;
     case 'trust':
       return c.trust;
+    case VSCODE_KEY:
+      return c.vscode;
   }
 }
 

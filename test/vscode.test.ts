@@ -1,0 +1,246 @@
+// VS Code's agent runs the hook file fleet-git writes (it reads .github/hooks/*.json, maps the camelCase
+// keys to its own events and runs each `bash`), with snake_case payloads, its own tool names and a
+// transcript of its own. The payloads and transcripts are test/fixtures/vscode-copilot-chat-31acd00a/,
+// written from VS Code's source (its README). First the normalizer alone, then the real hook command,
+// forwarder and a real socket, beside a Copilot CLI session, and with the config's `vscode: false`.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { canonicalEvent, isVsCodePayload, normalizePayload } from '../src/copilot/normalize.js';
+import { vscodeSessionsShown } from '../src/copilot/vscode.js';
+import { readTemplate } from '../src/core/repo/templates.js';
+import { parseUserConfig } from '../src/core/setup/user-config.js';
+import { FIXTURES, hooksSettled, ROOT } from './helpers.js';
+import { CLIENT, enabledHooks, runHook } from './hook-run.js';
+import { observerSummary, TestObserver } from './observer-server.js';
+
+const VSCODE = join(ROOT, 'test', 'fixtures', 'vscode-copilot-chat-31acd00a');
+/** The folder the fixtures' transcript paths are under, up to VS Code's GitHub.copilot-chat. */
+const STORAGE = '/home/dev/.config/Code/User/workspaceStorage/6f1c2a9e';
+
+interface FixtureEvent {
+  key: string;
+  transcript_lines: number;
+  payload: Record<string, unknown>;
+}
+interface Session {
+  name: string;
+  sid: string;
+  events: FixtureEvent[];
+  transcript: string[];
+}
+
+function session(name: string): Session {
+  const doc = JSON.parse(readFileSync(join(VSCODE, `${name}.json`), 'utf8')) as { session_id: string; events: FixtureEvent[] };
+  const transcript = readFileSync(join(VSCODE, `${name}.transcript.jsonl`), 'utf8')
+    .split('\n')
+    .filter(Boolean);
+  return { name, sid: doc.session_id, events: doc.events, transcript };
+}
+const SESSIONS = ['tools', 'stop-blocked', 'subagent', 'cancelled'].map(session);
+const byName = (name: string) => SESSIONS.find((s) => s.name === name)!;
+/** The last answer of a transcript's first `lines` lines. */
+const answerAt = (s: Session, lines: number) =>
+  s.transcript
+    .slice(0, lines)
+    .map((l) => JSON.parse(l) as { type: string; data: { content?: string } })
+    .filter((e) => e.type === 'assistant.message' && e.data.content)
+    .at(-1)?.data.content;
+
+/** What the observer shows for each tool call of the `tools` session, in order. */
+const TOOL_SUMMARIES = [
+  'Bash: npm test',
+  'Read index.ts',
+  'Edit index.ts',
+  'Edit util.ts',
+  'Edit log.ts',
+  'Edit server.ts',
+  'Write sum.test.ts',
+  'Grep "TODO"',
+  'Glob **/*.test.ts',
+  'WebFetch',
+  'Read src',
+  'semantic_search',
+  'mcp_github_get_issue',
+];
+
+/** A terminal VS Code was started from: none of it may reach a VS Code card. */
+const TERMINAL = { TERM_PROGRAM: 'iTerm.app', ITERM_SESSION_ID: 'w0t0p0:6B1C5E7A', COPILOT_MODEL: 'gpt-4.1', FLEET_MODEL_NAME: 'work' };
+
+describe("VS Code's payloads through the normalizer", () => {
+  const ctx = { env: TERMINAL, pid: 100, ppid: 99, now: 1 };
+
+  test('the tools session: a card marked VS Code, each action read as a Copilot CLI one', () => {
+    const s = byName('tools');
+    const out = s.events.map((e) => normalizePayload(e.payload, e.key, ctx));
+    assert.equal(out[1], null, 'UserPromptSubmit is not forwarded');
+    const start = out[0]!;
+    assert.deepEqual(
+      [start.event, start.session_id, start.cwd, start.term_program, start.iterm_session_id, start.model, start.fleet_model_name],
+      ['SessionStart', s.sid, '/home/dev/code/demo', 'vscode', null, null, undefined],
+    );
+    assert.equal(start.timestamp, Date.parse(s.events[0]!.payload.timestamp as string));
+    const tools = out.filter((e) => e?.event === 'PostToolUse');
+    assert.deepEqual(
+      tools.map((e) => observerSummary(e!.tool_name, e!.tool_input)),
+      TOOL_SUMMARIES,
+    );
+    assert.equal(tools[0]!.tool_output, '> demo@1.0.0 test\n1 failing');
+    const stop = out.at(-1)!;
+    assert.deepEqual(
+      [stop.event, stop.last_assistant_message],
+      ['Stop', null],
+      'the last answer comes from the transcript (hook-event.ts)',
+    );
+  });
+
+  test("a subagent's Stop is not the turn's end, under any key; a blocked Stop's repeat is one", () => {
+    const sub = byName('subagent').events.find((e) => e.key === 'subagentStop')!;
+    assert.equal(canonicalEvent('subagentStop', sub.payload), null);
+    assert.equal(normalizePayload(sub.payload, 'agentStop', ctx), null);
+    const again = byName('stop-blocked').events.at(-1)!;
+    assert.equal(again.payload.stop_hook_active, true);
+    assert.equal(normalizePayload(again.payload, again.key, ctx)?.event, 'Stop');
+  });
+
+  test("the shape decides: the Copilot CLI's own snake_case payloads (COPILOT_HOOK_DIR set) keep their terminal", () => {
+    const start = { ...byName('tools').events[0]!.payload, transcript_path: '/home/dev/.copilot/session-state/x/events.jsonl' };
+    const cli = { ...TERMINAL, COPILOT_HOOK_DIR: '/home/dev/code/demo/.github/hooks' };
+    assert.equal(isVsCodePayload(start, cli), false);
+    const ev = normalizePayload(start, 'sessionStart', { ...ctx, env: cli })!;
+    assert.deepEqual([ev.term_program, ev.iterm_session_id, ev.model], ['iTerm.app', 'w0t0p0:6B1C5E7A', 'gpt-4.1']);
+    // VS Code's transcript folder names VS Code whatever the environment.
+    assert.equal(isVsCodePayload(byName('tools').events[0]!.payload, cli), true);
+    assert.equal(isVsCodePayload({ sessionId: 'x', hook_event_name: 'Stop' }, {}), false, 'camelCase: the CLI');
+  });
+});
+
+test('the hook file has camelCase keys only: the Copilot CLI would run a PascalCase key too, with another payload', () => {
+  const keys = Object.keys((JSON.parse(readTemplate('fleet.json')) as { hooks: Record<string, unknown> }).hooks);
+  assert.ok(keys.length >= 7, keys.join());
+  for (const k of keys) assert.match(k, /^[a-z][A-Za-z]*$/, k);
+});
+
+test("the config's vscode key: true or false, default true; the hook client reads it itself", () => {
+  const file = 'config.json5';
+  assert.equal(parseUserConfig('{}', file).config.vscode, true);
+  assert.deepEqual(parseUserConfig('{ vscode: false }', file).config.vscode, false);
+  assert.equal(parseUserConfig('{ vscode: false }', file).from.vscode, 'file');
+  assert.throws(
+    () => parseUserConfig("{\n  vscode: 'no',\n}", file),
+    /config\.json5:2: vscode must be true or false, not a string \("no"\)/,
+  );
+});
+
+describe("VS Code's sessions through the real hook command, forwarder and a socket", () => {
+  const world = enabledHooks('fleet-git-vscode-', 300);
+  const { sb, paths, cmd, spool } = world;
+  const hooks = JSON.parse(readFileSync(join(world.repo, '.github', 'hooks', 'fleet.json'), 'utf8')) as { hooks: Record<string, unknown> };
+  let obs: TestObserver;
+
+  before(async () => {
+    assert.ok(existsSync(CLIENT), `${CLIENT} is missing: run npm run build first`);
+    obs = await TestObserver.start(paths.fleetSocket);
+  });
+  after(() => obs?.close());
+
+  /** The environment VS Code gives a hook: the one it was started with (here a terminal's), no COPILOT_HOOK_DIR. */
+  const vscodeEnv = { ...world.env, ...TERMINAL };
+  /** Runs one fixture event as VS Code would: the transcript as far as it is written, then the file's command for its key, if any. */
+  const fire = async (s: Session, e: FixtureEvent, env: Record<string, string>) => {
+    const transcript = String(e.payload.transcript_path).replace(STORAGE, join(sb.dir, 'workspaceStorage'));
+    mkdirSync(dirname(transcript), { recursive: true });
+    writeFileSync(transcript, s.transcript.slice(0, e.transcript_lines).join('\n') + '\n');
+    // VS Code runs a key's commands only when the file has that key.
+    if (!Object.hasOwn(hooks.hooks, e.key)) return;
+    const payload = { ...e.payload, transcript_path: transcript };
+    const r = await runHook(cmd(e.key), JSON.stringify(payload), env);
+    assert.deepEqual([r.code, r.stdout], [0, '']);
+  };
+  const ofSession = (sid: string) => obs.events.filter((e) => e.session_id === sid);
+
+  test(
+    'four VS Code sessions and a Copilot CLI session at once: five cards, each in order, right actions and answers',
+    { timeout: 60_000 },
+    async () => {
+      const cli = JSON.parse(readFileSync(join(FIXTURES, 'sessionStart.json'), 'utf8')) as { sessionId: string };
+      const cliEnv = { ...world.env, COPILOT_HOOK_DIR: join(world.repo, '.github', 'hooks'), TERM_PROGRAM: 'tmux' };
+      const cliEvents = ['sessionStart', 'postToolUse', 'postToolUseFailure', 'sessionEnd'].map((k) => ({
+        key: k,
+        text: readFileSync(join(FIXTURES, `${k}.json`), 'utf8'),
+      }));
+      // Round robin, one event of each session in turn.
+      const queues = SESSIONS.map((s) => s.events.map((e) => () => fire(s, e, vscodeEnv)));
+      queues.push(cliEvents.map((e) => async () => void (await runHook(cmd(e.key), e.text, cliEnv))));
+      while (queues.some((q) => q.length)) for (const q of queues) await q.shift()?.();
+      await hooksSettled(sb.home, spool);
+      await obs.drained();
+      assert.deepEqual(obs.badLines, []);
+
+      for (const s of SESSIONS) {
+        const got = ofSession(s.sid);
+        const sent = s.events.filter((e) => ['sessionStart', 'postToolUse', 'agentStop'].includes(e.key));
+        assert.deepEqual(
+          got.map((e) => e.event),
+          sent.map((e) => ({ sessionStart: 'SessionStart', postToolUse: 'PostToolUse', agentStop: 'Stop' })[e.key]),
+          `${s.name}: every event once, in order (no Stop for the subagent or the cancelled turn)`,
+        );
+        const start = got[0]!;
+        assert.deepEqual(
+          [start.term_program, start.iterm_session_id, start.model, start.fleet_model_name, start.cwd, start._tool],
+          ['vscode', null, null, undefined, '/home/dev/code/demo', 'copilot'],
+          s.name,
+        );
+        const stops = got.filter((e) => e.event === 'Stop');
+        assert.deepEqual(
+          stops.map((e) => e.last_assistant_message),
+          sent.filter((e) => e.key === 'agentStop').map((e) => answerAt(s, e.transcript_lines)),
+          `${s.name}: each Stop with the answer of its own turn`,
+        );
+        assert.ok(
+          stops.every((e) => e.last_assistant_message),
+          s.name,
+        );
+      }
+      const tools = ofSession(byName('tools').sid).filter((e) => e.event === 'PostToolUse');
+      assert.deepEqual(
+        tools.map((e) => observerSummary(e.tool_name, e.tool_input)),
+        TOOL_SUMMARIES,
+      );
+      const cliGot = ofSession(cli.sessionId);
+      assert.deepEqual(
+        cliGot.map((e) => e.event),
+        ['SessionStart', 'PostToolUse', 'PostToolUse', 'Stop'],
+      );
+      assert.equal(cliGot[0]!.term_program, 'tmux', "the CLI's card keeps its terminal");
+      assert.equal(observerSummary(cliGot[1]!.tool_name, cliGot[1]!.tool_input).startsWith('Bash: '), true);
+    },
+  );
+
+  test(
+    '`vscode: false` in the config file keeps VS Code sessions out, at once; the CLI session still shows',
+    { timeout: 60_000 },
+    async () => {
+      mkdirSync(dirname(paths.configFile), { recursive: true });
+      writeFileSync(paths.configFile, '// no VS Code cards\n{ vscode: false }\n');
+      assert.equal(vscodeSessionsShown(paths.configFile), false);
+      const before = obs.events.length;
+      const s = byName('tools');
+      for (const e of s.events) await fire(s, { ...e, payload: { ...e.payload, session_id: 'off-' + s.sid } }, vscodeEnv);
+      const cliEnv = { ...world.env, COPILOT_HOOK_DIR: join(world.repo, '.github', 'hooks') };
+      const text = readFileSync(join(FIXTURES, 'postToolUse.json'), 'utf8').replace(
+        /"sessionId": *"[^"]+"/,
+        '"sessionId": "cli-while-off"',
+      );
+      assert.match(text, /cli-while-off/);
+      await runHook(cmd('postToolUse'), text, cliEnv);
+      await hooksSettled(sb.home, spool);
+      await obs.drained();
+      assert.deepEqual(
+        obs.events.slice(before).map((e) => e.session_id),
+        ['cli-while-off'],
+      );
+    },
+  );
+});
