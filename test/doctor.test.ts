@@ -63,6 +63,7 @@ describe('fleet-git doctor', () => {
       kit: 'ok',
       observer: 'note',
       copilot: 'ok',
+      vscode: 'ok',
       setup: 'note',
       config: 'ok',
       repo: 'ok',
@@ -71,7 +72,7 @@ describe('fleet-git doctor', () => {
       'repo-trust': 'note',
     });
     assert.deepEqual(doc.checks.find((c: any) => c.id === 'repo-trust').fix, 'fleet-git enable --trust');
-    assert.deepEqual(doc.counts, { ok: 8, notes: 3, faults: 0 });
+    assert.deepEqual(doc.counts, { ok: 9, notes: 3, faults: 0 });
     assert.match(
       r.stdout,
       /ok {4}the data folder's kit is this fleet-git's \(.*\/kit\/[0-9a-f]{16}, with hook\.sh and post-checkout\.sh in /,
@@ -119,9 +120,23 @@ describe('fleet-git doctor', () => {
       assert.equal(r.code, 1);
       assert.match(r.stdout, /note {2}.*proj: Copilot does not trust it.*fleet-git enable --trust/);
       assert.match(r.stdout, /FAIL {2}the config file is invalid: .*config\.json5/);
-      assert.match(r.stdout, /FAIL {2}the Copilot CLI is not on PATH: install it with npm install -g @github\/copilot/);
+      // Without the CLI, VS Code's agent still runs the hook files: a note, not a fault.
+      assert.match(
+        r.stdout,
+        /note {2}the Copilot CLI is not on PATH: VS Code's agent runs the hook files without it and its sessions report, but Copilot CLI sessions need it: run npm install -g @github\/copilot\n/,
+      );
+      assert.match(
+        r.stdout,
+        /ok {4}VS Code's agent runs the same hook files: its sessions show as cards marked VSCode \(vscode: false in .*config\.json5 keeps them out;/,
+      );
       assert.doesNotMatch(r.stdout, /doctor --live/);
       assert.equal(r.stderr, '');
+      // With VS Code's sessions kept out, nothing would report without the CLI.
+      writeFileSync(join(paths.configDir, 'config.json5'), '{ vscode: false }');
+      r = await doctor(repo, { ...env, PATH: sb.env.PATH });
+      assert.equal(r.code, 1);
+      assert.match(r.stdout, /FAIL {2}the Copilot CLI is not on PATH: install it with npm install -g @github\/copilot/);
+      assert.match(r.stdout, /ok {4}VS Code's agent sessions are kept out \(vscode: false in .*config\.json5\)/);
 
       // User-level hooks make trust unnecessary.
       writeFileSync(join(paths.configDir, 'config.json5'), '{}');

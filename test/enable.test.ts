@@ -79,6 +79,7 @@ describe('enable', () => {
       problems: [],
       worktrees: [],
       copilot: { trusted: false, hooks: 'repo' },
+      vscode: { shown: true },
     });
   });
 

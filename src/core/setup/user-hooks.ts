@@ -14,6 +14,7 @@ import { copilotConfigFile, FolderIndex, trustedFolders } from '../../copilot/tr
 import type { RunContext } from '../repo/context.js';
 import { classifyHookFile, type HookFileInfo } from '../repo/hook-file.js';
 import { userHookFile, userHooksDir } from '../../copilot/hook-mark.js';
+import { VSCODE_KEY, vscodeSessionsShown } from '../../copilot/vscode.js';
 import { notAsWritten, type RepoState } from '../repo/state.js';
 
 export { userHookFile, userHooksDir } from '../../copilot/hook-mark.js';
@@ -115,4 +116,20 @@ function hookLevel(s: RepoState, userLevel: boolean): HookLevel {
 /** The `copilot` key of status --json and of each usable scan row. */
 export function copilotJson(v: CopilotView, s: RepoState): { trusted: boolean; hooks: HookLevel } {
   return { trusted: v.trusted.by(s.path) !== null, hooks: hookLevel(s, v.userLevel) };
+}
+
+/**
+ * Whether VS Code's agent sessions show, as the hook client decides it (the
+ * config file's `vscode`, read by vscodeSessionsShown), and the line `status`
+ * and `doctor` print about VS Code.
+ */
+export function vscodeView(ctx: RunContext): { shown: boolean; line: string } {
+  const file = ctx.user.configFile;
+  const shown = vscodeSessionsShown(file);
+  return {
+    shown,
+    line: shown
+      ? `VS Code's agent runs the same hook files: its sessions show as cards marked VSCode (${VSCODE_KEY}: false in ${file} keeps them out; its "Copilot CLI" sessions run the CLI's runtime and show as Copilot CLI sessions)`
+      : `VS Code's agent sessions are kept out (${VSCODE_KEY}: false in ${file}): VS Code still runs the hook files, and the forwarder drops their events`,
+  };
 }
