@@ -28,6 +28,7 @@ const SLOW = [
   'test/copilot-e2e.test.ts', // real Copilot sessions, 8 at once among them
   'test/copilot-levels-e2e.test.ts', // real Copilot: trust, hook levels, fleet-git run
   'test/fleet-dropin-e2e.test.ts', // real Copilot through fleet's own hook client
+  'test/vscode-shape-e2e.test.ts', // real Copilot's VS Code-shaped payloads (PascalCase keys)
   'test/doctor-live.test.ts', // doctor --live: real Copilot sessions
   'test/upgrade.test.ts', // a previous release built and installed, real Copilot sessions after each upgrade
   'test/kill.test.ts', // SIGKILL by strace at every call that changes a file

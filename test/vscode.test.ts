@@ -113,6 +113,15 @@ describe("VS Code's payloads through the normalizer", () => {
     // VS Code's transcript folder names VS Code whatever the environment.
     assert.equal(isVsCodePayload(byName('tools').events[0]!.payload, cli), true);
     assert.equal(isVsCodePayload({ sessionId: 'x', hook_event_name: 'Stop' }, {}), false, 'camelCase: the CLI');
+    // The CLI's snake_case tool result, as copilot 1.0.102 sends it to a PascalCase key (vscode-shape-e2e).
+    const tool = {
+      hook_event_name: 'PostToolUse',
+      session_id: 'cli-snake',
+      tool_name: 'Bash',
+      tool_input: { command: 'echo hi' },
+      tool_result: { result_type: 'success', text_result_for_llm: 'hi' },
+    };
+    assert.equal(normalizePayload(tool, 'postToolUse', { ...ctx, env: cli })?.tool_output, 'hi');
   });
 });
 

@@ -344,7 +344,8 @@ function toolOutputOf(raw: Record<string, unknown>): string | null {
   const result = pick(raw, 'toolResult', 'tool_result', 'tool_response');
   if (typeof result === 'string') return result;
   if (!isObject(result)) return null;
-  for (const k of ['textResultForLlm', 'output', 'stdout', 'content']) {
+  // `text_result_for_llm`: the Copilot CLI's snake_case payloads (PascalCase keys).
+  for (const k of ['textResultForLlm', 'text_result_for_llm', 'output', 'stdout', 'content']) {
     if (typeof result[k] === 'string') return result[k] as string;
   }
   return null;
