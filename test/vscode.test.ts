@@ -164,9 +164,11 @@ describe("VS Code's sessions through the real hook command, forwarder and a sock
     // VS Code runs a key's commands only when the file has that key.
     if (!Object.hasOwn(hooks.hooks, e.key)) return;
     const payload = { ...e.payload, transcript_path: transcript };
+    lastTranscript = transcript;
     const r = await runHook(cmd(e.key), JSON.stringify(payload), env);
     assert.deepEqual([r.code, r.stdout], [0, '']);
   };
+  let lastTranscript = '';
   const ofSession = (sid: string) => obs.events.filter((e) => e.session_id === sid);
 
   test(
@@ -249,6 +251,37 @@ describe("VS Code's sessions through the real hook command, forwarder and a sock
       assert.deepEqual(
         obs.events.slice(before).map((e) => e.session_id),
         ['cli-while-off'],
+      );
+    },
+  );
+
+  test(
+    "VS Code runs the user-level hook file and the repository's, with one payload: each event is sent once",
+    { timeout: 60_000 },
+    async () => {
+      writeFileSync(paths.configFile, '{}\n');
+      assert.equal(sb.cli(world.repo, 'enable', '--user').status, 0);
+      const user = JSON.parse(readFileSync(join(sb.env.COPILOT_HOME!, 'hooks', 'fleet.json'), 'utf8')) as {
+        hooks: Record<string, Array<{ bash: string }>>;
+      };
+      const s = byName('stop-blocked');
+      const sid = 'both-' + s.sid;
+      for (const e of s.events) {
+        const payload = { ...e.payload, session_id: sid };
+        await fire(s, { ...e, payload }, vscodeEnv);
+        const userCmd = user.hooks[e.key]?.[0]?.bash;
+        if (userCmd) await runHook(userCmd, JSON.stringify({ ...payload, transcript_path: lastTranscript }), vscodeEnv);
+      }
+      await hooksSettled(sb.home, spool);
+      await obs.drained();
+      console.log(
+        'DEBUG',
+        JSON.stringify(obs.events.filter((e) => e.session_id === sid).map((e) => e.event)),
+        JSON.stringify(Object.keys(user.hooks)),
+      );
+      assert.deepEqual(
+        ofSession(sid).map((e) => e.event),
+        ['SessionStart', 'PostToolUse', 'Stop', 'PostToolUse', 'Stop'],
       );
     },
   );

@@ -121,6 +121,25 @@ export function hookEventOf(
   return { ev, transcript: pending ? transcriptOf(input, copilotHome, sessionId) : null };
 }
 
+/**
+ * VS Code payloads this process prepared lately. VS Code's agent runs every hook file it finds, the
+ * user-level one (~/.copilot/hooks) and the repository's alike, each with the same payload, and tells a
+ * hook nothing of which file it came from (the CLI's COPILOT_HOOK_DIR, userLevelReports): the same
+ * payload again is that second file's run, and is not sent. The forwarder handles every event of the
+ * user's sessions, so it sees both.
+ */
+const vscodeSeen = new Set<string>();
+const VSCODE_SEEN_MAX = 256;
+
+/** Whether this VS Code payload was prepared already (and, if not, remembers it). */
+function seenBefore(event: string | undefined, text: string): boolean {
+  const key = `${event ?? ''}\0${text}`;
+  if (vscodeSeen.has(key)) return true;
+  vscodeSeen.add(key);
+  if (vscodeSeen.size > VSCODE_SEEN_MAX) vscodeSeen.delete(vscodeSeen.values().next().value!);
+  return false;
+}
+
 /** The observer's event for one hook run, or null when nothing is to be sent. */
 export function prepare(run: HookRun): Prepared | null {
   const { text } = run;
@@ -136,7 +155,7 @@ export function prepare(run: HookRun): Prepared | null {
     return null;
   }
   const made = hookEventOf(raw, run.event, env, paths.copilotHome, run.pid, run.ppid);
-  if (!made) return null;
+  if (!made || (isVsCodePayload(raw, env) && seenBefore(run.event, text))) return null;
   const { ev, transcript } = made;
   let waitFor: string | null = null;
   if (transcript !== null) {
