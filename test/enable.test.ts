@@ -79,7 +79,6 @@ describe('enable', () => {
       problems: [],
       worktrees: [],
       copilot: { trusted: false, hooks: 'repo' },
-      vscode: { shown: true },
     });
   });
 

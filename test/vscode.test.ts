@@ -295,10 +295,8 @@ test("status says whether VS Code's agent sessions show, as the hook client deci
     r.stdout,
     /^ {2}VS Code's agent runs the same hook files: its sessions show as cards marked VSCode \(vscode: false in .* keeps them out;/m,
   );
-  assert.deepEqual(JSON.parse((await sb.fleet(repo, 'status', '--json')).stdout).vscode, { shown: true });
   mkdirSync(dirname(paths.configFile), { recursive: true });
   writeFileSync(paths.configFile, '{ vscode: false }\n');
   r = await sb.fleet(repo, 'status');
   assert.match(r.stdout, /^ {2}VS Code's agent sessions are kept out \(vscode: false in .*config\.json5\)/m);
-  assert.deepEqual(JSON.parse((await sb.fleet(repo, 'status', '--json')).stdout).vscode, { shown: false });
 });

@@ -10,7 +10,7 @@ import { findOnPath, INSTALL_HINT } from '../core/session/run.js';
 import { setupState } from '../core/setup/setup.js';
 import { assessRepo, notAsWritten, type RepoState } from '../core/repo/state.js';
 import { loadUserConfig } from '../core/setup/user-config.js';
-import { copilotView, userHookFile, vscodeView, type CopilotView } from '../core/setup/user-hooks.js';
+import { copilotView, userHookFile, vscodeLine, type CopilotView } from '../core/setup/user-hooks.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import { Option } from 'clipanion';
 import { valueOption } from './options.js';
@@ -124,9 +124,8 @@ export class DoctorCommand extends FleetCommand {
         `no fleet observer at ${ctx.user.fleetSocket} (${sock}); until one listens, events are dropped`,
         '`fleet observer`',
       );
-    const vscode = vscodeView(ctx);
-    this.checkCopilot(vscode.shown, add);
-    add('vscode', 'ok', vscode.line);
+    this.checkCopilot(copilot.vscode, add);
+    add('vscode', 'ok', vscodeLine(ctx, copilot));
     const user = copilot.userHook;
     if (user === null)
       add(

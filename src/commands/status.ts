@@ -7,7 +7,7 @@ import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, type ExitCodes } from './base.js';
 import { resolveRepos } from './report.js';
 import { trustLine } from '../copilot/trust.js';
-import { copilotJson, copilotView, userLevelLine, vscodeView } from '../core/setup/user-hooks.js';
+import { copilotJson, copilotView, userLevelLine, vscodeLine } from '../core/setup/user-hooks.js';
 
 export class StatusCommand extends FleetCommand {
   static paths = [['status']];
@@ -19,7 +19,7 @@ export class StatusCommand extends FleetCommand {
   static usage = FleetCommand.Usage({
     description: "show a repository's fleet state and what is wrong with it",
     details: `
-      For the repository and each of its worktrees: whether it is enabled, the hook file (present, fleet-git's, current or stale), the info/exclude entry, the post-checkout hook (installed, missing, displaced by another tool, or unable to run because of core.hooksPath) and whether git tracks the hook file; then whether Copilot trusts the repository (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's, the user-level one, both (each event is still sent once) or none. Last, whether VS Code's agent sessions show (VS Code runs the same hook files; the config file's \`vscode: false\` keeps them out). --json adds these as "copilot": {"trusted", "hooks": "repo"|"user"|"both"|"none"} and "vscode": {"shown"}.
+      For the repository and each of its worktrees: whether it is enabled, the hook file (present, fleet-git's, current or stale), the info/exclude entry, the post-checkout hook (installed, missing, displaced by another tool, or unable to run because of core.hooksPath) and whether git tracks the hook file; then whether Copilot trusts the repository (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's, the user-level one, both (each event is still sent once) or none. Last, whether VS Code's agent sessions show (VS Code runs the same hook files; the config file's \`vscode: false\` keeps them out). --json adds the first two as "copilot": {"trusted", "hooks": "repo"|"user"|"both"|"none"} (doctor --json has the third, its check "vscode").
     `,
     examples: [
       ['The repository of the current folder', '$0 status'],
@@ -35,14 +35,12 @@ export class StatusCommand extends FleetCommand {
     const [path] = resolveRepos(this.repo ? [this.repo] : [], this.context.cwd);
     const state = assessRepo(locateRepo(path), ctx);
     const copilot = copilotView(ctx);
-    const vscode = vscodeView(ctx);
-    if (this.json)
-      this.out(JSON.stringify({ ...stateJson(state), copilot: copilotJson(copilot, state), vscode: { shown: vscode.shown } }, null, 2));
+    if (this.json) this.out(JSON.stringify({ ...stateJson(state), copilot: copilotJson(copilot, state) }, null, 2));
     else {
       this.printText(state);
       this.out(`  ${userLevelLine(ctx, copilot.userHook)}`);
       this.out(`  ${trustLine(copilot, state.path)}`);
-      this.out(`  ${vscode.line}`);
+      this.out(`  ${vscodeLine(ctx, copilot)}`);
     }
     return EXIT.ok;
   }

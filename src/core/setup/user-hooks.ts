@@ -90,6 +90,8 @@ export interface CopilotView {
   userLevel: boolean;
   /** That file as read (null: it could not be read). */
   userHook: HookFileInfo | null;
+  /** VS Code's agent sessions show: the config file's `vscode`, as the hook client reads it. */
+  vscode: boolean;
 }
 
 /** Reads Copilot's config.json and the user-level hook file, once. Never throws: what cannot be read counts as absent. */
@@ -105,6 +107,7 @@ export function copilotView(ctx: RunContext): CopilotView {
     trusted: new FolderIndex(trustedFolders(ctx.user)),
     userLevel: userHook?.kind === 'ours',
     userHook,
+    vscode: vscodeSessionsShown(ctx.user.configFile),
   };
 }
 
@@ -118,18 +121,10 @@ export function copilotJson(v: CopilotView, s: RepoState): { trusted: boolean; h
   return { trusted: v.trusted.by(s.path) !== null, hooks: hookLevel(s, v.userLevel) };
 }
 
-/**
- * Whether VS Code's agent sessions show, as the hook client decides it (the
- * config file's `vscode`, read by vscodeSessionsShown), and the line `status`
- * and `doctor` print about VS Code.
- */
-export function vscodeView(ctx: RunContext): { shown: boolean; line: string } {
+/** The line `status` and `doctor` print about VS Code's agent, from CopilotView's `vscode`. */
+export function vscodeLine(ctx: RunContext, v: CopilotView): string {
   const file = ctx.user.configFile;
-  const shown = vscodeSessionsShown(file);
-  return {
-    shown,
-    line: shown
-      ? `VS Code's agent runs the same hook files: its sessions show as cards marked VSCode (${VSCODE_KEY}: false in ${file} keeps them out; its "Copilot CLI" sessions run the CLI's runtime and show as Copilot CLI sessions)`
-      : `VS Code's agent sessions are kept out (${VSCODE_KEY}: false in ${file}): VS Code still runs the hook files, and the forwarder drops their events`,
-  };
+  return v.vscode
+    ? `VS Code's agent runs the same hook files: its sessions show as cards marked VSCode (${VSCODE_KEY}: false in ${file} keeps them out; its "Copilot CLI" sessions run the CLI's runtime and show as Copilot CLI sessions)`
+    : `VS Code's agent sessions are kept out (${VSCODE_KEY}: false in ${file}): VS Code still runs the hook files, and the forwarder drops their events`;
 }
