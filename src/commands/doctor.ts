@@ -14,6 +14,7 @@ import { copilotView, userHookFile, vscodeLine, type CopilotView } from '../core
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import { Option } from 'clipanion';
 import { valueOption } from './options.js';
+import { REPO_HOOK_ENTRY } from '../core/repo/config-hook.js';
 import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 
 /**
@@ -325,7 +326,12 @@ export class DoctorCommand extends FleetCommand {
       else add('repo-exclude', 'fault', `${where}: info/exclude has no fleet-git block`, 'fleet-git enable');
       const hook = s.problems.find((p) => p.code.startsWith('git-hook') || p.code === 'hooks-path');
       // core.hooksPath elsewhere (husky) is the user's choice, not a fault: new worktrees then need fleet-git enable.
-      if (!hook) add('repo-git-hook', 'ok', `${where}: the post-checkout hook provisions new worktrees`);
+      if (!hook)
+        add(
+          'repo-git-hook',
+          'ok',
+          `${where}: ${s.provisioning === 'config' ? `the hook.${REPO_HOOK_ENTRY} entry in its git config provisions new worktrees` : 'the post-checkout hook provisions new worktrees'}`,
+        );
       else if (hook.code === 'hooks-path')
         add('repo-git-hook', 'note', `${where}: ${hook.message}; fleet-git enable in a new worktree gives it the hook file`);
       else add('repo-git-hook', 'fault', `${where}: ${hook.message}`);

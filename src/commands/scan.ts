@@ -80,7 +80,7 @@ export class ScanCommand extends FleetCommand {
       if (!hits.has(g)) this.err(`fleet-git: --ignore ${JSON.stringify(g)} matched nothing under ${roots.join(', ')}`);
     if (this.json) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
     else if (!isTty(this.context.stdout)) await this.printLines(s);
-    else await this.printTable(s);
+    else await this.printTable(s, ctx.configHooks);
     return EXIT.ok;
   }
 
@@ -97,7 +97,8 @@ export class ScanCommand extends FleetCommand {
     this.context.stdout.write(lines.length ? `${lines.join('\n')}\n` : '');
   }
 
-  private async printTable(s: SurveyJson): Promise<void> {
+  /** `viaConfig`: whether this git runs hooks named in config (config-hook.ts), which decides how enabled repositories provision new worktrees. */
+  private async printTable(s: SurveyJson, viaConfig: boolean): Promise<void> {
     const { jsonGroup, GROUPS } = await loadBulk();
     const paint = this.paint();
     const tint: Record<Group, Style> = { healthy: 'green', problems: 'yellow', 'not-enabled': 'dim', 'not-usable': 'red' };
@@ -154,6 +155,15 @@ export class ScanCommand extends FleetCommand {
         paint(
           ['dim'],
           `Copilot, by repository: ${[...copilotCounts].map(([k, n]) => `${n} ${k}`).join(', ')}${skipped ? `, ${skipped} untrusted with repository hooks (marked above)` : ''}`,
+        ),
+      );
+    if (c.healthy + c.withProblems > 0)
+      lines.push(
+        paint(
+          ['dim'],
+          viaConfig
+            ? "new worktrees get the hook file through each enabled repository's git config (hook.fleet-git: this git runs hooks named in config)"
+            : "new worktrees get the hook file through the post-checkout hook in each enabled repository's hooks folder (git older than 2.54)",
         ),
       );
     if (s.repos.some((r) => r.copilot?.hooks === 'user' || r.copilot?.hooks === 'both'))

@@ -2,7 +2,7 @@ import { Option } from 'clipanion';
 import { runContext } from '../core/repo/context.js';
 import { LEGACY_SUFFIX } from '../core/repo/git-hook.js';
 import { setupState } from '../core/setup/setup.js';
-import { assessRepo, isHealthy, stateJson, type RepoState } from '../core/repo/state.js';
+import { assessRepo, isHealthy, provisioningLine, stateJson, type RepoState } from '../core/repo/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, type ExitCodes } from './base.js';
 import { resolveRepos } from './report.js';
@@ -55,6 +55,8 @@ export class StatusCommand extends FleetCommand {
     }
     if (s.enabled && s.gitHook?.kind === 'ours' && s.gitHook.spot.endsWith(LEGACY_SUFFIX))
       this.out(`  the post-checkout hook is pre-commit's: fleet-git's is ${s.gitHook.spot}, which pre-commit's runs first`);
+    const provisioning = s.enabled ? provisioningLine(s) : null;
+    if (provisioning) this.out(`  ${provisioning}`);
     if (!s.enabled) this.out('  run fleet-git enable to make its Copilot sessions visible in the fleet observer');
     this.out(`  new clones (fleet-git setup): ${setupState(this.context.env, this.context.home).message}`);
   }

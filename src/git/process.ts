@@ -51,3 +51,10 @@ export function gitTracks(root: string, relPath: string, env: Env, home: string)
   if (r.status !== 0) return true;
   return r.stdout.split('\0').includes(relPath);
 }
+
+/** The version of the git on PATH, as [major, minor, patch], or null when it cannot be run or told. */
+export function gitVersion(env: Env, home: string): [number, number, number] | null {
+  const r = runGit(['--version'], { env, home });
+  const m = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(r.stdout);
+  return r.status === 0 && m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : null;
+}

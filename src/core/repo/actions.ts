@@ -9,7 +9,8 @@ import { staleTemps } from '../../fs/atomic.js';
 import { isPresent, within } from '../../fs/read.js';
 import { addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
 import { HOOK_FILE_PATH, REPLACED_FILE } from './hook-file.js';
-import { planGitHookInstall, planGitHookRemoval } from './git-hook.js';
+import { managerLine, planGitHookInstall, planGitHookRemoval } from './git-hook.js';
+import { REPO_HOOK_ENTRY, withConfigHook, withoutConfigHook } from './config-hook.js';
 import { Planner, type Plan } from './plan.js';
 import { allWorktrees, symlinkMessage, type RepoState, type WorktreeState } from './state.js';
 import { LOCK_FILE } from '../../paths.js';
@@ -28,7 +29,7 @@ export interface DisableOptions {
 }
 
 /** What enable writes: the hook file and the git hook, as this fleet-git renders them. */
-export type Rendered = Pick<RunContext, 'hookFile' | 'gitHook'>;
+export type Rendered = Pick<RunContext, 'hookFile' | 'gitHook' | 'repoHook' | 'configHook' | 'configHooks'>;
 
 /** The folders of the hook file's path, outermost first. */
 const HOOK_DIRS = ['.github', '.github/hooks'];
@@ -165,10 +166,51 @@ export function planEnable(s: RepoState, r: Rendered, opts: EnableOptions = {}):
   // The exclude block first (the hook file is never there unexcluded).
   planEnableExclude(p, s, s.main ? blockDirs(p, s, s.main) : []);
   for (const w of allWorktrees(s)) planEnableWorktree(p, w, r, opts);
+  if (r.configHooks) {
+    // git runs hooks named in config: the repository's config provisions new worktrees, under any core.hooksPath;
+    // fleet-git's hook in the hooks folder (an older git's way) would run as well, so it goes.
+    planConfigHookEntry(p, s, r.configHook);
+    planGitHookRemoval(p, s.repo);
+    return p.plan;
+  }
   const info = s.gitHook; // what stands in the hooks folder, as the state read it; null when fleet-git does not write there
   if (info) planGitHookInstall(p, s.repo, r.gitHook, info);
-  else p.plan.info.push(`worktree auto-provisioning is not active here: ${s.hooks.reason}; the hook file and exclude entry are in place`);
+  else {
+    const line = managerLine(s.repo, s.hooks, r.repoHook);
+    p.plan.info.push(
+      `worktree auto-provisioning is not active here: ${s.hooks.reason}; the hook file and exclude entry are in place${line ? `; ${line}` : ''}`,
+    );
+  }
   return p.plan;
+}
+
+/** Plans fleet-git's hook entry in the repository's own config (config-hook.ts): added at the end, or made current. */
+function planConfigHookEntry(p: Planner, s: RepoState, command: string): void {
+  const file = within(s.repo.commonDir, 'config');
+  const before = p.view.read(file);
+  if (before === null) {
+    p.plan.notes.push(`left new worktrees of ${s.path} unprovisioned: ${file} cannot be read (git needs it: check its permissions)`);
+    return;
+  }
+  const after = withConfigHook(before, REPO_HOOK_ENTRY, command);
+  if (after === before) return;
+  p.write(file, after, "makes git (2.54 and later) run fleet-git's post-checkout hook in each new worktree", { how: 'in-place' });
+  const present = withoutConfigHook(before, REPO_HOOK_ENTRY) !== before;
+  p.change(
+    `${present ? 'updated' : 'added'} the hook.${REPO_HOOK_ENTRY} entry in ${file}, which gives each new worktree the hook file`,
+    `${present ? 'update' : 'add'} the hook.${REPO_HOOK_ENTRY} entry in ${file}, which gives each new worktree the hook file`,
+  );
+}
+
+/** Plans taking fleet-git's hook entry out of the repository's own config, every other byte kept. */
+function planConfigHookRemoval(p: Planner, s: RepoState): void {
+  const file = within(s.repo.commonDir, 'config');
+  const before = p.view.read(file);
+  if (before === null) return;
+  const after = withoutConfigHook(before, REPO_HOOK_ENTRY);
+  if (after === before) return;
+  p.write(file, after, 'its hook entry taken out, the rest kept byte for byte', { how: 'in-place' });
+  p.change(`removed the hook.${REPO_HOOK_ENTRY} entry from ${file}`, `remove the hook.${REPO_HOOK_ENTRY} entry from ${file}`);
 }
 
 /**
@@ -281,6 +323,7 @@ export function planDisable(s: RepoState, opts: DisableOptions = {}): Plan {
   sweepTemps(p, s, opts.killed, disableListed(p, s));
   for (const w of allWorktrees(s)) planDisableWorktree(p, w, opts);
   planDisableExclude(p, s);
+  planConfigHookRemoval(p, s);
   planGitHookRemoval(p, s.repo);
   for (const gitDir of new Set([s.repo.commonDir, ...allWorktrees(s).map((w) => w.worktree.gitDir)])) removeEmptyRecord(p, gitDir);
   if (p.open)

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { removeStaleTemps, writeAtomic } from '../../fs/atomic.js';
 import { makeDataDir } from '../../fs/data-dir.js';
 import { ConfigReader } from '../../git/config.js';
+import { gitVersion } from '../../git/process.js';
 import { userPaths, type Env, type UserPaths } from '../../paths.js';
 import { NODE_FILE, renderHookFile } from './hook-file.js';
 import { renderGitHook } from './git-hook.js';
+import { REPO_HOOK, configHookCommand, runsConfigHooks } from './config-hook.js';
 import { installKit, type KitFound } from './kit.js';
 
 export interface RunContext {
@@ -15,18 +17,30 @@ export interface RunContext {
   config: ConfigReader;
   /** The hook file as fleet-git writes it now. */
   hookFile: string;
-  /** The post-checkout hook as fleet-git writes it now. */
+  /** The post-checkout hook as fleet-git writes it now (in a hooks folder, and as the data folder's repo-hook). */
   gitHook: string;
+  /** The data folder's copy of gitHook (config-hook.ts REPO_HOOK): what the config entry runs, and a hook manager's line (older gits). */
+  repoHook: string;
+  /** The command of the hook entry enable adds to a repository's config (config-hook.ts), which runs the data folder's repo-hook. */
+  configHook: string;
+  /** Whether the git on PATH runs hooks named in config (git 2.54 and later): then enable provisions worktrees that way. Asked of git once a run, when first read. */
+  readonly configHooks: boolean;
 }
 
 export function runContext(env: Env, home: string, dataDir?: string): RunContext {
   const user = userPaths(env, home, dataDir);
+  let configHooks: boolean | undefined;
   return {
     env,
     user,
     config: new ConfigReader(env),
     hookFile: renderHookFile({ dataDir: user.dataDir }),
     gitHook: renderGitHook(user.dataDir),
+    repoHook: join(user.dataDir, REPO_HOOK),
+    configHook: configHookCommand(join(user.dataDir, REPO_HOOK)),
+    get configHooks() {
+      return (configHooks ??= runsConfigHooks(gitVersion(env, home)));
+    },
   };
 }
 
@@ -45,5 +59,7 @@ export function ensureUserFiles(ctx: RunContext, kit?: KitFound, nodePath = proc
   if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, { mode: 0o644, verify: true })) changed.push(`recorded node at ${nodePath}`);
   if (writeAtomic(ctx.user.canonicalHookFile, ctx.hookFile, { mode: 0o644, verify: true }))
     changed.push(`wrote ${ctx.user.canonicalHookFile}`);
+  // What a repository's config entry runs (git 2.54+), and the line a hook manager's own post-checkout can run (older gits).
+  writeAtomic(ctx.repoHook, ctx.gitHook, { mode: 0o755, verify: true });
   return changed;
 }

@@ -10,7 +10,7 @@ import { expandHome } from '../../paths.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
 import { applyPlan, Planner } from './plan.js';
 import { HOOK_FORMAT } from './hook-file.js';
-import { readTemplate, render, shInQuotes } from './templates.js';
+import { readTemplate, render, shInQuotes, shQuote } from './templates.js';
 
 export const HOOK_NAME = 'post-checkout';
 export const PREV_SUFFIX = '.fleet-git-prev';
@@ -40,6 +40,23 @@ export function hooksDir(repo: Repo, config: ConfigReader): HooksDir {
     ? `${where} is husky's, which it regenerates: fleet-git does not write there, so new worktrees are not provisioned automatically`
     : `${where} points outside this repository's git dir: fleet-git does not write there, so new worktrees are not provisioned automatically`;
   return { dir, writable: false, reason };
+}
+
+/**
+ * Where core.hooksPath points elsewhere (husky, lefthook, a user's own folder)
+ * and git is older than 2.54: the line that makes new worktrees provisioned
+ * from the hook that folder's owner keeps, in words (husky 9 runs the tracked
+ * `.husky/post-checkout` from its `.husky/_` stubs), running `script`, the data
+ * folder's copy of fleet-git's hook; null where fleet-git installs its own hook
+ * or git runs none.
+ */
+export function managerLine(repo: Repo, hooks: HooksDir, script: string): string | null {
+  if (hooks.writable || hooks.dir === '') return null;
+  const file =
+    basename(hooks.dir) === '_' && basename(dirname(hooks.dir)) === '.husky'
+      ? join(dirname(hooks.dir), HOOK_NAME)
+      : join(hooks.dir, HOOK_NAME);
+  return `to provision them, add this line to ${file}: ${shQuote(script)} "$@" || true (or use git 2.54 or later, with which fleet-git enable provisions them through ${join(repo.commonDir, 'config')})`;
 }
 
 /** The line that marks a post-checkout hook as a copy from fleet-git setup's template (clone mode, see templates/post-checkout.sh). */

@@ -8,7 +8,18 @@ import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
 import { CREATED_FILE } from './created.js';
 import { HOOK_FILE_PATH, HOOK_FORMAT, REPLACED_FILE, classifyHookFile, type HookFileInfo } from './hook-file.js';
-import { HOOK_NAME, LEGACY_SUFFIX, PREV_SUFFIX, hooksDir, readGitHook, type GitHookInfo, type HooksDir } from './git-hook.js';
+import {
+  HOOK_NAME,
+  LEGACY_SUFFIX,
+  PREV_SUFFIX,
+  hooksDir,
+  isExecutable,
+  managerLine,
+  readGitHook,
+  type GitHookInfo,
+  type HooksDir,
+} from './git-hook.js';
+import { CLONE_HOOK_ENTRY, REPO_HOOK_ENTRY, cloneEntryCurrent, readConfigHook, type ConfigHookInfo } from './config-hook.js';
 
 export type ProblemCode =
   | 'hook-file-missing'
@@ -55,6 +66,10 @@ export interface RepoState {
   exclude: boolean;
   hooks: HooksDir;
   gitHook: GitHookInfo | null;
+  /** How new worktrees get the hook file: fleet-git's entry in the repository's config (a git that runs hooks named in config, 2.54 and later), or its post-checkout hook in the hooks folder. */
+  provisioning: 'config' | 'hooks-folder';
+  /** fleet-git's hook entry in the repository's own config (config-hook.ts), read when first asked for. */
+  configHook: ConfigHookInfo;
   /** The first symbolic link among the paths fleet-git writes in the git dirs, or null: fleet-git leaves such a repository alone. */
   gitLink: string | null;
   /** Not in the JSON: the files read to judge it (info/exclude, the hook files, the git hook), by path (null: none), which a plan made from this state reads no more. */
@@ -63,6 +78,7 @@ export interface RepoState {
 
 /** What fleet-git writes in the common git dir, and in each worktree's own. */
 const COMMON_PATHS = [
+  'config',
   'info/exclude',
   `hooks/${HOOK_NAME}`,
   `hooks/${HOOK_NAME}${PREV_SUFFIX}`,
@@ -229,6 +245,7 @@ class RepoRead implements RepoState {
   readonly problems: Problem[] = [];
   private hooksKnown: HooksDir | undefined;
   private gitLinkKnown: string | null | undefined;
+  private configHookKnown: ConfigHookInfo | undefined;
 
   constructor(
     readonly repo: Repo,
@@ -236,7 +253,7 @@ class RepoRead implements RepoState {
     readonly worktrees: WorktreeState[],
     readonly exclude: boolean,
     private readonly own: GitHookInfo,
-    private readonly config: RunContext['config'],
+    private readonly ctx: RunContext,
     readonly texts: Map<string, string | null>,
     /** What the reads of the common dir told of the paths gitLink looks at (see LinkFacts). */
     private readonly links: Map<string, boolean | null>,
@@ -245,7 +262,21 @@ class RepoRead implements RepoState {
   }
 
   get hooks(): HooksDir {
-    return (this.hooksKnown ??= hooksDir(this.repo, this.config));
+    return (this.hooksKnown ??= hooksDir(this.repo, this.ctx.config));
+  }
+
+  get provisioning(): 'config' | 'hooks-folder' {
+    return this.ctx.configHooks ? 'config' : 'hooks-folder';
+  }
+
+  get configHook(): ConfigHookInfo {
+    if (this.configHookKnown === undefined) {
+      const file = within(this.repo.commonDir, 'config');
+      let text = this.texts.get(file);
+      if (text === undefined) this.texts.set(file, (text = readText(file)));
+      this.configHookKnown = readConfigHook(text, REPO_HOOK_ENTRY, this.ctx.configHook);
+    }
+    return this.configHookKnown;
   }
 
   get gitHook(): GitHookInfo | null {
@@ -296,7 +327,7 @@ export function assessRepo(repo: Repo, ctx: RunContext, readBefore?: ExcludeRead
   texts.set(excludePath, exclude.text);
   const block = hasExcludeBlock(exclude.text);
   const own = readGitHook(within(repo.commonDir, 'hooks'), ctx.gitHook, texts, links);
-  const s = new RepoRead(repo, main, linked, block, own, ctx.config, texts, links);
+  const s = new RepoRead(repo, main, linked, block, own, ctx, texts, links);
   const gitHookOurs = (own.kind === 'ours' && !own.template) || own.displacedCopy !== null;
   // The block alone, beside fleet's own hook files only (CopilotAdapter.installHooks for fleet's client keeps them out of
   // commits with it), is not fleet-git enabled: nothing of fleet-git's runs there.
@@ -322,8 +353,12 @@ export function assessRepo(repo: Repo, ctx: RunContext, readBefore?: ExcludeRead
       });
     const hooks = s.hooks;
     const gitHook = s.gitHook;
-    if (!hooks.writable) {
-      problems.push({ code: 'hooks-path', message: `worktree auto-provisioning is not active: ${hooks.reason}` });
+    if (s.provisioning === 'config') {
+      const problem = configHookProblem(s, ctx);
+      if (problem) problems.push(problem);
+    } else if (!hooks.writable) {
+      const line = managerLine(s.repo, hooks, ctx.repoHook);
+      problems.push({ code: 'hooks-path', message: `worktree auto-provisioning is not active: ${hooks.reason}${line ? `; ${line}` : ''}` });
     } else if (gitHook) {
       if (gitHook.kind === 'ours' && !gitHook.current)
         problems.push({
@@ -344,6 +379,48 @@ export function assessRepo(repo: Repo, ctx: RunContext, readBefore?: ExcludeRead
   }
   if (main) for (const p of main.problems) problems.push(p);
   return s;
+}
+
+/**
+ * What keeps a repository's new worktrees from getting the hook file where git
+ * runs hooks named in config, or null: fleet-git's entry missing from its
+ * config, or not as this fleet-git writes it, or the data folder's script it
+ * runs gone. A post-checkout hook of fleet-git's that git runs (enabled with an
+ * older git) provisions them too, so then nothing is missing.
+ */
+function configHookProblem(s: RepoState, ctx: RunContext): Problem | null {
+  const entry = s.configHook;
+  const script = ctx.repoHook;
+  const file = within(s.repo.commonDir, 'config');
+  const g = s.gitHook;
+  if (!entry.current && g?.kind === 'ours' && g.current && !g.template) return null;
+  if (!entry.current && cloneEntryCurrent(ctx.config, ctx.user.dataDir)) return null; // setup's global entry provisions them
+  if (!entry.present)
+    return {
+      code: 'git-hook-missing',
+      message: `the hook.${REPO_HOOK_ENTRY} entry is missing from ${file}, so new worktrees get no hook file: run fleet-git enable`,
+    };
+  if (!entry.current)
+    return {
+      code: 'git-hook-outdated',
+      message: `the hook.${REPO_HOOK_ENTRY} entry in ${file} is not as this fleet-git writes it (edited, or for another data folder): run fleet-git enable`,
+    };
+  if (!isExecutable(script))
+    return {
+      code: 'git-hook-missing',
+      message: `${script}, which the hook.${REPO_HOOK_ENTRY} entry in ${file} runs, is missing, so new worktrees get no hook file: run fleet-git enable`,
+    };
+  return null;
+}
+
+/** How new worktrees of an enabled repository get the hook file, in one line for status and doctor; null where they do not (a hooks-path problem says why). */
+export function provisioningLine(s: RepoState): string | null {
+  if (s.provisioning === 'config')
+    return s.configHook.current
+      ? `new worktrees get the hook file through the hook.${REPO_HOOK_ENTRY} entry in ${within(s.repo.commonDir, 'config')} (this git runs hooks named in config)`
+      : `new worktrees get the hook file through the hook.${CLONE_HOOK_ENTRY} entry of fleet-git setup in the global git config (this git runs hooks named in config)`;
+  if (!s.hooks.writable) return null;
+  return `new worktrees get the hook file through the ${HOOK_NAME} hook in ${s.hooks.dir} (this git is older than 2.54)`;
 }
 
 /** The fields of a repository's state that decide whether it is healthy: a RepoState and its JSON (stateJson) both have them. */

@@ -18,8 +18,9 @@ import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../../
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { expandHome, userPaths, type Env, type UserPaths } from '../../paths.js';
 import { RULES_FILE, rulesState } from '../repo/clone-rules.js';
-import { ensureUserFiles, runContext } from '../repo/context.js';
 import type { KitFound } from '../repo/kit.js';
+import { ensureUserFiles, runContext, type RunContext } from '../repo/context.js';
+import { CLONE_HOOK, CLONE_HOOK_ENTRY, cloneEntryCurrent, configHookCommand } from '../repo/config-hook.js';
 import {
   HOOK_NAME,
   LEGACY_SUFFIX,
@@ -40,8 +41,6 @@ export const SETUP_RECORD = 'setup.json';
 export const OWN_TEMPLATE = 'template';
 /** The path of the CLI, for the template hook to compile changed rules. */
 export const CLI_FILE = 'cli';
-/** The template hook as a stable file, for users whose global core.hooksPath keeps template hooks from running. */
-export const CLONE_HOOK = 'clone-hook';
 
 /** git's info/exclude text, when git's own template folder cannot be found. */
 export const DEFAULT_EXCLUDE = `# git ls-files --others --exclude-from=.git/info/exclude
@@ -56,6 +55,8 @@ export const BUILT_CLI = join(PACKAGE_ROOT, 'dist', 'cli.cjs');
 
 interface SetupRecord {
   version: 1;
+  /** Set up through the global config's hook entry (config-hook.ts: git 2.54 and later) instead of a template folder (templateDir is then ''). */
+  config?: boolean;
   /** The template folder fleet-git's hook is in. */
   templateDir: string;
   /** fleet-git made the folder and pointed init.templateDir at it. */
@@ -117,7 +118,7 @@ function globalHooksPath(config: ConfigReader): ConfigValue | null {
 }
 
 /** The data-folder files the template hook relies on. */
-function writeDataFiles(env: Env, home: string, out: SetupOutcome, kit?: KitFound): void {
+function writeDataFiles(env: Env, home: string, out: SetupOutcome, kit?: KitFound): RunContext {
   const u = userPaths(env, home);
   const compiled = compileRules(env, home);
   const ctx = runContext(env, home);
@@ -125,6 +126,7 @@ function writeDataFiles(env: Env, home: string, out: SetupOutcome, kit?: KitFoun
   if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, { mode: 0o644, verify: true }))
     out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
   if (compiled) out.changes.push(`compiled the include/exclude rules of ${configFile(env, home)} into ${join(u.dataDir, RULES_FILE)}`);
+  return ctx;
 }
 
 /** Copies git's default template into `dir`; returns what it copied, in words, and each file's SHA-256 (see SetupRecord.files). */
@@ -225,6 +227,50 @@ function installTemplateHook(dir: string, script: string, created: string[], out
     out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}${as}`);
 }
 
+/** The command of setup's global hook entry: the data folder's clone-hook. */
+function cloneHookCommand(u: UserPaths): string {
+  return configHookCommand(join(u.dataDir, CLONE_HOOK));
+}
+
+/** What the global config holds of setup's hook entry, read as git reads it (every global file, includes followed). */
+function globalCloneEntry(config: ConfigReader, u: UserPaths): { present: boolean; current: boolean } {
+  const present = !!(config.get(`hook ${CLONE_HOOK_ENTRY}`, 'event', null) || config.get(`hook ${CLONE_HOOK_ENTRY}`, 'command', null));
+  return { present, current: cloneEntryCurrent(config, u.dataDir) };
+}
+
+/**
+ * Setup through the global config (git 2.54 and later): the data folder's
+ * clone-hook (the template hook, in clone mode) named in a hook entry of the
+ * global config file, which git runs on every clone, whatever core.hooksPath
+ * and init.templateDir say. The file's bytes before and after are recorded, as
+ * for init.templateDir, so that undo puts it back as it was.
+ */
+function setupThroughConfig(env: Env, home: string, u: UserPaths, config: ConfigReader, script: string, out: SetupOutcome): void {
+  const clone = join(u.dataDir, CLONE_HOOK);
+  if (writeAtomic(clone, script, { mode: 0o755, verify: true })) out.changes.push(`wrote ${clone}`);
+  const record = readRecord(u);
+  if (globalCloneEntry(config, u).current && record?.config) return;
+  const globalFile = globalConfigFile(env, home);
+  const rec: SetupRecord = record?.config
+    ? record
+    : {
+        version: 1,
+        config: true,
+        templateDir: '',
+        own: false,
+        globalFile,
+        globalBefore: b64(readBytes(globalFile)),
+        globalAfter: null,
+        created: [],
+      };
+  writeRecord(u, rec); // first: if git config fails, undo still knows the bytes to restore
+  gitConfigGlobal(env, home, '--replace-all', `hook.${CLONE_HOOK_ENTRY}.event`, HOOK_NAME);
+  gitConfigGlobal(env, home, '--replace-all', `hook.${CLONE_HOOK_ENTRY}.command`, cloneHookCommand(u));
+  rec.globalAfter = b64(readBytes(globalFile));
+  writeRecord(u, rec);
+  out.changes.push(`set hook.${CLONE_HOOK_ENTRY}.event and .command in ${globalFile}: git runs ${clone} on every clone`);
+}
+
 /** Sets up (or repairs) fleet-git for new clones (`kit`: see ensureUserFiles). */
 export function setup(env: Env, home: string, kit?: KitFound): SetupOutcome {
   const out: SetupOutcome = { changes: [], info: [], notes: [] };
@@ -232,8 +278,19 @@ export function setup(env: Env, home: string, kit?: KitFound): SetupOutcome {
   const config = new ConfigReader(env);
   loadUserConfig(env, home); // an invalid config file stops here, with its one line
   const hp = globalHooksPath(config);
-  writeDataFiles(env, home, out, kit);
+  const ctx = writeDataFiles(env, home, out, kit);
   const script = renderTemplateHook(env, home);
+  const before = readRecord(u);
+  if (ctx.configHooks && (!before || before.config)) {
+    setupThroughConfig(env, home, u, config, script, out);
+    return out;
+  }
+  if (before?.config) {
+    out.notes.push(
+      `setup was done through the global git config, which this git (older than 2.54) does not read: run fleet-git setup --undo first, then fleet-git setup`,
+    );
+    return out;
+  }
   if (hp) {
     if (writeAtomic(join(u.dataDir, CLONE_HOOK), script, { mode: 0o755, verify: true }))
       out.changes.push(`wrote ${join(u.dataDir, CLONE_HOOK)}`);
@@ -326,6 +383,36 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
     if (!out.changes.length) out.info.push('setup is not in effect: nothing to undo');
     return out;
   }
+  if (record.config) undoConfigSetup(env, home, record, out);
+  else undoTemplateSetup(env, home, u, record, out);
+  for (const f of [RULES_FILE, CLI_FILE, CLONE_HOOK, SETUP_RECORD]) {
+    try {
+      unlinkSync(join(u.dataDir, f));
+    } catch {
+      /* not there */
+    }
+  }
+  out.info.push('repositories already enabled stay enabled (fleet-git disable takes it out of one)');
+  return out;
+}
+
+/**
+ * Puts the global config file back as it was before setup when nothing else
+ * changed it since (so byte for byte); returns false, changing nothing, when
+ * something did.
+ */
+function restoreGlobal(record: SetupRecord, out: SetupOutcome): boolean {
+  const now = readBytes(record.globalFile);
+  if (!(b64(now) === record.globalAfter || (record.globalAfter === null && b64(now) === record.globalBefore))) return false;
+  if (record.globalBefore === null) {
+    if (now !== null) unlinkSync(record.globalFile);
+  } else writeAtomic(record.globalFile, Buffer.from(record.globalBefore, 'base64'));
+  if (b64(now) !== record.globalBefore) out.changes.push(`put ${record.globalFile} back as it was before setup`);
+  return true;
+}
+
+/** undoSetup where setup went through a template folder. */
+function undoTemplateSetup(env: Env, home: string, u: UserPaths, record: SetupRecord, out: SetupOutcome): void {
   const ownDir = join(u.dataDir, OWN_TEMPLATE);
   // fleet-git's own folder: its files go; what other tools put there (pre-commit
   // init-templatedir writes hooks into the folder init.templateDir names) stays,
@@ -337,13 +424,7 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
       `kept ${ownDir} and init.templateDir: other tools put files there (${kept.join(', ')}); fleet-git took out only its own (move those elsewhere and unset init.templateDir if you do not want them)`,
     );
   } else if (record.own) {
-    const now = readBytes(record.globalFile);
-    if (b64(now) === record.globalAfter || (record.globalAfter === null && b64(now) === record.globalBefore)) {
-      if (record.globalBefore === null) {
-        if (now !== null) unlinkSync(record.globalFile);
-      } else writeAtomic(record.globalFile, Buffer.from(record.globalBefore, 'base64'));
-      if (b64(now) !== record.globalBefore) out.changes.push(`put ${record.globalFile} back as it was before setup`);
-    } else {
+    if (!restoreGlobal(record, out)) {
       // Changed since setup: take out only fleet-git's setting, keep the rest.
       const v = new ConfigReader({ ...env, GIT_CONFIG_GLOBAL: record.globalFile, GIT_CONFIG_NOSYSTEM: '1' }).get(
         'init',
@@ -365,15 +446,21 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
         out.changes.push(`removed the empty folder ${rel === '.' ? record.templateDir : join(record.templateDir, rel)} it had created`);
     }
   }
-  for (const f of [RULES_FILE, CLI_FILE, CLONE_HOOK, SETUP_RECORD]) {
-    try {
-      unlinkSync(join(u.dataDir, f));
-    } catch {
-      /* not there */
-    }
-  }
-  out.info.push('repositories already enabled stay enabled (fleet-git disable takes it out of one)');
-  return out;
+}
+
+/**
+ * Takes setup's hook entry out of the global config: the file put back as it
+ * was before setup when nothing else changed it since (so byte for byte), else
+ * only the entry's section removed, by git.
+ */
+function undoConfigSetup(env: Env, home: string, record: SetupRecord, out: SetupOutcome): void {
+  if (restoreGlobal(record, out)) return;
+  const file = new ConfigReader({ ...env, GIT_CONFIG_GLOBAL: record.globalFile, GIT_CONFIG_NOSYSTEM: '1' });
+  if (!file.get(`hook ${CLONE_HOOK_ENTRY}`, 'event', null) && !file.get(`hook ${CLONE_HOOK_ENTRY}`, 'command', null)) return;
+  gitConfigGlobal({ ...env, GIT_CONFIG_GLOBAL: record.globalFile }, home, '--remove-section', `hook.${CLONE_HOOK_ENTRY}`);
+  out.changes.push(
+    `removed hook.${CLONE_HOOK_ENTRY} from ${record.globalFile} (the file changed since setup, so the rest of it stays as it is now)`,
+  );
 }
 
 /**
@@ -434,6 +521,7 @@ export function setupState(env: Env, home: string): SetupState {
   if (!record) {
     return { state: 'off', templateDir: null, message: 'not in effect: new clones do not get fleet-git (fleet-git setup changes that)' };
   }
+  if (record.config) return configSetupState(env, home, u, config);
   const dir = record.templateDir;
   if (hp)
     return {
@@ -468,4 +556,29 @@ export function setupState(env: Env, home: string): SetupState {
       message: `in effect (template ${dir}); the config file changed since its rules were compiled, or another fleet-git compiled them (the next clone compiles them again, or run fleet-git setup)`,
     };
   return { state: 'on', templateDir: dir, message: `in effect: new clones that the config includes get fleet-git (template ${dir})` };
+}
+
+/** setupState where setup went through the global config's hook entry. */
+function configSetupState(env: Env, home: string, u: UserPaths, config: ConfigReader): SetupState {
+  const entry = `hook.${CLONE_HOOK_ENTRY} in your global git config`;
+  if (!runContext(env, home).configHooks)
+    return {
+      state: 'broken',
+      templateDir: null,
+      message: `not in effect: setup went through ${entry}, which this git (older than 2.54) does not run (fleet-git setup --undo, then fleet-git setup)`,
+    };
+  const found = globalCloneEntry(config, u);
+  if (!found.current || !isExecutable(join(u.dataDir, CLONE_HOOK)) || !existsSync(join(u.dataDir, RULES_FILE)))
+    return {
+      state: 'broken',
+      templateDir: null,
+      message: `${found.present ? 'outdated' : 'broken'}: ${found.present ? `${entry} is not as this fleet-git writes it` : `${entry} is missing`}, or ${join(u.dataDir, CLONE_HOOK)} is (run fleet-git setup)`,
+    };
+  if (rulesState(u.dataDir, configFile(env, home)) !== 'current')
+    return {
+      state: 'on',
+      templateDir: null,
+      message: `in effect (through ${entry}); the config file changed since its rules were compiled, or another fleet-git compiled them (the next clone compiles them again, or run fleet-git setup)`,
+    };
+  return { state: 'on', templateDir: null, message: `in effect: new clones that the config includes get fleet-git (through ${entry})` };
 }

@@ -1,0 +1,186 @@
+// Git's own hook configuration (hook.<name>.event and .command, git 2.54 and
+// later): enable provisions new worktrees through the repository's config,
+// under husky's core.hooksPath too, and disable takes out exactly what it added.
+// With an older git on PATH the same cases check the older way: the hooks
+// folder, and under husky the line to add to .husky/post-checkout (which is then
+// added, and works). .ci/run runs this file with each git.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { configHookBlock, runsConfigHooks, withConfigHook, withoutConfigHook } from '../src/core/repo/config-hook.js';
+import { ROOT, run, sandbox, snapshot } from './helpers.js';
+
+const HOOK = '.github/hooks/fleet.json';
+
+function gitVersionOf(env: Record<string, string>): number[] {
+  const r = run('git', ['--version'], { cwd: ROOT, env });
+  const m = /(\d+)\.(\d+)\.(\d+)/.exec(r.stdout);
+  assert.ok(m, r.stdout);
+  return m.slice(1).map(Number);
+}
+
+const statusOf = async (s: ReturnType<typeof sandbox>, cwd: string) => JSON.parse((await s.fleet(cwd, 'status', '--json')).stdout);
+
+describe('the config entry, as text', () => {
+  const cmd = `[ ! -x '/d/repo-hook' ] || '/d/repo-hook'`;
+  const base = '[core]\n\trepositoryformatversion = 0\n\tbare = false\n';
+  it('is added at the end and taken out byte for byte, wherever git put the rest', () => {
+    const added = withConfigHook(base, 'fleet-git', cmd);
+    assert.equal(added, `${base}[hook "fleet-git"]\n\tevent = post-checkout\n\tcommand = "[ ! -x '/d/repo-hook' ] || '/d/repo-hook'"\n`);
+    assert.equal(withConfigHook(added, 'fleet-git', cmd), added, 'current: unchanged');
+    assert.equal(withoutConfigHook(added, 'fleet-git'), base);
+    // git config appended to the file after: the rest stays as it is.
+    const later = `${added}[remote "origin"]\n\turl = x\n`;
+    assert.equal(withoutConfigHook(later, 'fleet-git'), `${base}[remote "origin"]\n\turl = x\n`);
+  });
+  it("keeps what is not its own: another hook's entry, a user's key in its section, a value continued on the next line", () => {
+    const other = '[hook "lint"]\n\tevent = pre-commit\n\tcommand = make lint\n';
+    const mine = '[hook "fleet-git"]\n\tevent = post-checkout\n\tcommand = "a \\\n b"\n\tenabled = false\n';
+    assert.equal(withoutConfigHook(`${other}${mine}`, 'fleet-git'), `${other}[hook "fleet-git"]\n\tenabled = false\n`);
+    assert.equal(
+      withoutConfigHook(`${other}${configHookBlock('fleet-git-clone', cmd)}`, 'fleet-git'),
+      `${other}${configHookBlock('fleet-git-clone', cmd)}`,
+    );
+    // An outdated command is replaced, the rest kept.
+    const stale = withConfigHook(base, 'fleet-git', 'old');
+    assert.equal(withConfigHook(stale, 'fleet-git', cmd), withConfigHook(base, 'fleet-git', cmd));
+  });
+  it('knows which gits run it', () => {
+    assert.equal(runsConfigHooks([2, 39, 5]), false);
+    assert.equal(runsConfigHooks([2, 53, 0]), false);
+    assert.equal(runsConfigHooks([2, 54, 0]), true);
+    assert.equal(runsConfigHooks([3, 0, 0]), true);
+    assert.equal(runsConfigHooks(null), false);
+  });
+});
+
+describe('new worktrees, by the git on PATH', () => {
+  it('a plain repository: the config entry (git 2.54+) or the hooks folder provisions a new worktree; disable leaves the config as it was', async () => {
+    const s = sandbox();
+    const repo = s.repo('plain');
+    const config = join(repo, '.git/config');
+    const before = readFileSync(config, 'utf8');
+    const hooksBefore = snapshot(join(repo, '.git/hooks'));
+    const viaConfig = runsConfigHooks(gitVersionOf(s.env));
+    const r = await s.fleet(repo, 'enable');
+    assert.equal(r.status, 0, r.stderr);
+    const repoHook = join(s.home, '.local/share/fleet-git/repo-hook');
+    if (viaConfig) {
+      assert.equal(readFileSync(config, 'utf8'), before + configHookBlock('fleet-git', `[ ! -x '${repoHook}' ] || '${repoHook}'`));
+      assert.deepEqual(snapshot(join(repo, '.git/hooks')), hooksBefore, 'nothing in the hooks folder');
+      assert.match(r.stdout, /added the hook\.fleet-git entry/);
+    } else {
+      assert.equal(readFileSync(config, 'utf8'), before, 'an older git: the config is not touched');
+      assert.ok(existsSync(join(repo, '.git/hooks/post-checkout')));
+    }
+    const st = await s.fleet(repo, 'status');
+    assert.match(st.stdout, viaConfig ? /through the hook\.fleet-git entry in .*\.git\/config/ : /through the post-checkout hook in /);
+    assert.deepEqual((await statusOf(s, repo)).problems, []);
+    s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'wt'));
+    assert.equal(
+      readFileSync(join(s.dir, 'wt', HOOK), 'utf8'),
+      readFileSync(join(repo, HOOK), 'utf8'),
+      'the new worktree got the hook file',
+    );
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
+    assert.equal(readFileSync(config, 'utf8'), before, 'the config as it was');
+    assert.deepEqual(snapshot(join(repo, '.git/hooks')), hooksBefore);
+    assert.ok(!existsSync(join(s.dir, 'wt', HOOK)));
+  });
+
+  it("husky 9: a new worktree gets the hook file (git 2.54+), or enable and status give the line for .husky/post-checkout, which works; husky's files unchanged", async () => {
+    const s = sandbox();
+    const repo = s.repo('husky');
+    writeFileSync(join(repo, 'package.json'), '{"name":"x","private":true}\n');
+    const init = run(process.execPath, [join(ROOT, 'node_modules/husky/bin.js')], { cwd: repo, env: s.env });
+    assert.equal(init.status, 0, init.stderr);
+    mkdirSync(join(repo, '.husky'), { recursive: true });
+    writeFileSync(join(repo, '.husky/post-checkout'), `echo "husky $3" >> "${s.dir}/husky.log"\n`);
+    s.git(repo, 'add', '.husky/post-checkout', 'package.json');
+    s.git(repo, 'commit', '-q', '-m', 'husky');
+    const config = join(repo, '.git/config');
+    const configBefore = readFileSync(config, 'utf8');
+    const huskyBefore = snapshot(join(repo, '.husky'));
+    const hooksBefore = snapshot(join(repo, '.git/hooks'));
+    const viaConfig = runsConfigHooks(gitVersionOf(s.env));
+    const repoHook = join(s.home, '.local/share/fleet-git/repo-hook');
+    const r = await s.fleet(repo, 'enable');
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(snapshot(join(repo, '.husky')), huskyBefore, 'nothing written into .husky');
+    assert.deepEqual(snapshot(join(repo, '.git/hooks')), hooksBefore, 'nothing written into .git/hooks');
+    const line = `'${repoHook}' "$@" || true`;
+    if (viaConfig) {
+      assert.doesNotMatch(r.stdout, /not active/);
+      assert.deepEqual((await statusOf(s, repo)).problems, []);
+    } else {
+      // What worktrees miss, and the exact line to add where husky keeps its hooks.
+      const want = `add this line to ${join(repo, '.husky/post-checkout')}: ${line}`;
+      assert.ok(r.stdout.includes('new worktrees are not provisioned automatically') && r.stdout.includes(want), r.stdout);
+      const st = await statusOf(s, repo);
+      assert.deepEqual(
+        st.problems.map((p: { code: string }) => p.code),
+        ['hooks-path'],
+      );
+      assert.ok(st.problems[0].message.includes(want), st.problems[0].message);
+      writeFileSync(join(repo, '.husky/post-checkout'), `${readFileSync(join(repo, '.husky/post-checkout'), 'utf8')}${line}\n`);
+    }
+    s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'wt'));
+    assert.equal(
+      readFileSync(join(s.dir, 'wt', HOOK), 'utf8'),
+      readFileSync(join(repo, HOOK), 'utf8'),
+      'the new worktree got the hook file',
+    );
+    assert.equal(readFileSync(join(s.dir, 'husky.log'), 'utf8'), 'husky 1\n', "husky's own post-checkout ran too");
+    assert.equal(s.git(join(s.dir, 'wt'), 'status', '--porcelain'), '', 'excluded there too');
+    assert.equal(s.git(repo, 'config', 'core.hooksPath'), '.husky/_');
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
+    assert.equal(readFileSync(config, 'utf8'), configBefore, 'the config as it was');
+    assert.deepEqual(snapshot(join(repo, '.git/hooks')), hooksBefore);
+  });
+});
+
+describe('new clones after setup, by the git on PATH', () => {
+  it("git 2.54+: the global config's hook entry provisions a clone, under a global core.hooksPath too, with nothing in any hooks or template folder; --undo puts the global config back byte for byte", async () => {
+    const s = sandbox();
+    const src = s.repo('src');
+    const hooksPath = join(s.dir, 'my-hooks');
+    mkdirSync(hooksPath);
+    writeFileSync(join(hooksPath, 'post-checkout'), `#!/bin/sh\necho "mine $3" >> "${s.dir}/mine.log"\n`, { mode: 0o755 });
+    s.git(s.dir, 'config', '--global', 'core.hooksPath', hooksPath);
+    const globalBefore = readFileSync(s.env.GIT_CONFIG_GLOBAL, 'utf8');
+    const hooksBefore = snapshot(hooksPath);
+    const viaConfig = runsConfigHooks(gitVersionOf(s.env));
+    const r = await s.fleet(s.dir, 'setup');
+    const clone = join(s.dir, 'c1');
+    if (!viaConfig) {
+      // An older git: setup changes nothing and says what to add to the user's own hook (as before).
+      assert.equal(r.status, 1, r.stdout);
+      assert.match(r.stdout + r.stderr, /Either add this line to .*my-hooks\/post-checkout/);
+      assert.equal(readFileSync(s.env.GIT_CONFIG_GLOBAL, 'utf8'), globalBefore);
+      return;
+    }
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const cloneHook = join(s.home, '.local/share/fleet-git/clone-hook');
+    assert.equal(s.git(s.dir, 'config', '--global', 'hook.fleet-git-clone.event'), 'post-checkout');
+    assert.equal(s.git(s.dir, 'config', '--global', 'hook.fleet-git-clone.command'), `[ ! -x '${cloneHook}' ] || '${cloneHook}'`);
+    assert.equal(s.run(s.dir, ['config', '--global', 'init.templateDir']).status, 1, 'no template folder');
+    assert.match((await s.fleet(src, 'status')).stdout, /new clones \(fleet-git setup\): in effect: .*hook\.fleet-git-clone/);
+    assert.equal((await s.fleet(s.dir, 'setup')).stdout.includes('set hook.'), false, 'setup again changes nothing');
+    const c = s.run(s.dir, ['-c', 'protocol.file.allow=always', 'clone', '-q', src, clone]);
+    assert.equal(c.status, 0, c.stderr);
+    assert.equal(c.stderr, '');
+    assert.ok(existsSync(join(clone, HOOK)), 'the clone got the hook file');
+    assert.equal(s.git(clone, 'status', '--porcelain'), '', 'excluded from commits');
+    assert.deepEqual((await statusOf(s, clone)).problems, []);
+    assert.equal(readFileSync(join(s.dir, 'mine.log'), 'utf8'), 'mine 1\n', "the user's own hook ran too");
+    assert.deepEqual(snapshot(hooksPath), hooksBefore, "the user's hooks folder unchanged");
+    assert.ok(!existsSync(join(clone, '.git/hooks/post-checkout')), 'no hook file in the clone');
+    s.git(clone, 'worktree', 'add', '-q', join(s.dir, 'c1-wt'));
+    assert.ok(existsSync(join(s.dir, 'c1-wt', HOOK)), "the global entry provisions the clone's new worktrees too");
+    const u = await s.fleet(s.dir, 'setup', '--undo');
+    assert.equal(u.status, 0, u.stderr);
+    assert.equal(readFileSync(s.env.GIT_CONFIG_GLOBAL, 'utf8'), globalBefore, 'the global config as it was');
+    assert.match((await s.fleet(src, 'status')).stdout, /new clones \(fleet-git setup\): not in effect/);
+  });
+});
