@@ -5,7 +5,7 @@
 // folder, and under husky the line to add to .husky/post-checkout (which is then
 // added, and works). .ci/run runs this file with each git.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { configHookBlock, runsConfigHooks, withConfigHook, withoutConfigHook } from '../src/core/repo/config-hook.js';
@@ -137,6 +137,43 @@ describe('new worktrees, by the git on PATH', () => {
     assert.equal((await s.fleet(repo, 'disable')).status, 0);
     assert.equal(readFileSync(config, 'utf8'), configBefore, 'the config as it was');
     assert.deepEqual(snapshot(join(repo, '.git/hooks')), hooksBefore);
+  });
+});
+
+describe('lefthook 2 and a failing hook, by the git on PATH', () => {
+  it("lefthook installed first: a new worktree gets the hook file and lefthook's hook runs; with git 2.54+ .git/hooks is never touched; disable leaves it and the config as they were", async () => {
+    const s = sandbox();
+    const repo = s.repo('lefthook');
+    writeFileSync(
+      join(repo, 'lefthook.yml'),
+      `post-checkout:\n  commands:\n    mark:\n      run: echo checkout >> "${s.dir}/lefthook.log"\n`,
+    );
+    s.git(repo, 'add', 'lefthook.yml');
+    s.git(repo, 'commit', '-q', '-m', 'lefthook');
+    const inst = run(join(ROOT, 'node_modules/.bin/lefthook'), ['install'], { cwd: repo, env: s.env });
+    assert.equal(inst.status, 0, inst.stderr + inst.stdout);
+    const hooksBefore = snapshot(join(repo, '.git/hooks'));
+    const configBefore = readFileSync(join(repo, '.git/config'), 'utf8');
+    const viaConfig = runsConfigHooks(gitVersionOf(s.env));
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
+    assert.deepEqual((await statusOf(s, repo)).problems, []);
+    if (viaConfig) assert.deepEqual(snapshot(join(repo, '.git/hooks')), hooksBefore, "lefthook's hooks untouched");
+    s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'lh-wt'), '-b', 'w');
+    assert.ok(existsSync(join(s.dir, 'lh-wt', HOOK)), 'fleet-git provisions the new worktree');
+    assert.match(readFileSync(join(s.dir, 'lefthook.log'), 'utf8'), /checkout/, "lefthook's post-checkout still runs");
+    assert.equal((await s.fleet(repo, 'disable')).status, 0);
+    assert.deepEqual(snapshot(join(repo, '.git/hooks')), hooksBefore);
+    assert.equal(readFileSync(join(repo, '.git/config'), 'utf8'), configBefore);
+  });
+
+  it('the data folder gone: git worktree add still exits 0', async () => {
+    const s = sandbox();
+    const repo = s.repo('gone');
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
+    rmSync(join(s.home, '.local/share/fleet-git'), { recursive: true });
+    const r = s.run(repo, ['worktree', 'add', '-q', join(s.dir, 'gone-wt')]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(!existsSync(join(s.dir, 'gone-wt', HOOK)));
   });
 });
 
