@@ -12,9 +12,9 @@ export class SetupCommand extends FleetCommand {
   static usage = FleetCommand.Usage({
     description: 'make every new clone get fleet-git, with no step at all (--undo takes that back)',
     details: `
-      Uses git's template mechanism (init.templateDir). Without one, fleet-git makes its own template folder in its data folder (a copy of git's default template, so new clones keep git's usual info/exclude) and points init.templateDir at it; with one, fleet-git's post-checkout hook is added to it, keeping a post-checkout hook already there running first.
+      With git 2.54 or later (which runs hooks named in config), sets hook.fleet-git-clone.event and hook.fleet-git-clone.command in the global git config, running the data folder's clone-hook on every clone: no template folder, and whatever core.hooksPath says. With an older git, uses git's template mechanism (init.templateDir). Without one, fleet-git makes its own template folder in its data folder (a copy of git's default template, so new clones keep git's usual info/exclude) and points init.templateDir at it; with one, fleet-git's post-checkout hook is added to it, keeping a post-checkout hook already there running first.
 
-      New clones that the user config includes (fleet-git config) then arrive with .github/hooks/fleet.json, excluded from commits, and the hook that provisions their future worktrees; other clones are left as git makes them. With a global core.hooksPath, git never runs template hooks: setup then changes nothing and says what to do instead.
+      New clones that the user config includes (fleet-git config) then arrive with .github/hooks/fleet.json, excluded from commits, and the hook that provisions their future worktrees; other clones are left as git makes them. With a global core.hooksPath and a git older than 2.54, git never runs template hooks: setup then changes nothing and says what to do instead.
 
       --undo puts the global git configuration and the template folder back exactly as they were; repositories already enabled stay enabled. Running setup again changes nothing, or repairs what is missing.
     `,
