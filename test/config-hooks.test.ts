@@ -221,3 +221,24 @@ describe('new clones after setup, by the git on PATH', () => {
     assert.match((await s.fleet(src, 'status')).stdout, /new clones \(fleet-git setup\): not in effect/);
   });
 });
+
+describe('uninstall, by the git on PATH', () => {
+  it('takes the repository entry and setup out: the repository config and the global config byte for byte as before', async () => {
+    const s = sandbox();
+    const code = join(s.dir, 'code');
+    mkdirSync(code);
+    const repo = s.repo('code/app');
+    const configBefore = readFileSync(join(repo, '.git/config'), 'utf8');
+    const globalBefore = readFileSync(s.env.GIT_CONFIG_GLOBAL, 'utf8');
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
+    assert.equal((await s.fleet(s.dir, 'setup')).status, 0);
+    if (runsConfigHooks(gitVersionOf(s.env))) {
+      assert.notEqual(readFileSync(join(repo, '.git/config'), 'utf8'), configBefore);
+      assert.notEqual(readFileSync(s.env.GIT_CONFIG_GLOBAL, 'utf8'), globalBefore);
+    }
+    const r = await s.fleet(s.dir, 'uninstall', code, '--yes');
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.equal(readFileSync(join(repo, '.git/config'), 'utf8'), configBefore);
+    assert.equal(readFileSync(s.env.GIT_CONFIG_GLOBAL, 'utf8'), globalBefore);
+  });
+});

@@ -68,7 +68,9 @@ it('provisions a worktree whose .git file names its git dir by a relative path',
   rmSync(join(wt, HOOK));
   // Run as `git worktree add` runs it: in the new worktree, GIT_DIR unset, from the null commit.
   const head = s.git(wt, 'rev-parse', 'HEAD');
-  const r = spawnSync(join(repo, '.git/hooks/post-checkout'), ['0'.repeat(40), head, '1'], { cwd: wt, env: s.env, encoding: 'utf8' });
+  // The data folder's copy of the hook (repo-hook), the same with either git (git 2.54+ runs it from the config, not .git/hooks).
+  const hook = join(s.env.XDG_DATA_HOME, 'fleet-git', 'repo-hook');
+  const r = spawnSync(hook, ['0'.repeat(40), head, '1'], { cwd: wt, env: s.env, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stderr, '');
   assert.equal(readFileSync(join(wt, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
