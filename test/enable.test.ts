@@ -239,6 +239,30 @@ describe('enable', () => {
     assert.equal(s.git(repo, 'status', '--porcelain'), '');
     assert.ok((await s.fleet(repo, 'status', '--json')).stdout.includes('hook-file-tracked'));
   });
+  it("a hook file left alone (the user's untracked one, a tracked one) leaves the whole repository as it was: no exclude line, no git hook", async () => {
+    const s = sandbox();
+    for (const tracked of [false, true]) {
+      const repo = s.repo(tracked ? 'left-tracked' : 'left-untracked');
+      mkdirSync(join(repo, '.github/hooks'), { recursive: true });
+      writeFileSync(join(repo, HOOK), '{"version":1,"hooks":{}}\n');
+      if (tracked) {
+        s.git(repo, 'add', HOOK);
+        s.git(repo, 'commit', '-q', '-m', 'track it');
+        writeFileSync(join(repo, HOOK), '{"version":1,"hooks":{"sessionStart":[]}}\n'); // changed, not yet committed
+      }
+      const gitSees = () => ({ status: s.git(repo, 'status', '--porcelain'), add: s.git(repo, 'add', '-A', '-n') });
+      const seen = gitSees();
+      assert.match(seen.add, /fleet\.json/, 'git add -A would stage the file');
+      const before = snapshot(repo, ignoreGitChurn);
+      const r = await s.fleet(repo, 'enable');
+      assert.equal(r.status, 1, r.stdout + r.stderr);
+      assert.match(r.stderr, tracked ? /tracked by git/ : /written by someone else/);
+      assert.match(r.stdout, /nothing else was changed here: no exclude line, no git hook/);
+      assert.deepEqual(gitSees(), seen, 'git status and git add -A -n see the file as before');
+      assert.deepEqual(snapshot(repo, ignoreGitChurn), before, 'no exclude line, no git hook, nothing else');
+    }
+  });
+
   it('leaves a foreign hook file alone unless --force, and disable puts it back', async () => {
     const s = sandbox();
     const repo = s.repo('foreign');

@@ -37,7 +37,7 @@ export class EnableCommand extends FleetCommand {
     details: `
       Writes .github/hooks/fleet.json into the repository and every worktree of it, keeps that file out of commits with the repository's info/exclude, and installs a git post-checkout hook so that new worktrees get it too. Running it again repairs whatever is missing or stale and otherwise changes nothing.
 
-      A hook file that fleet-git did not write, or one that git tracks, is left alone (exit code 1); --force replaces an untracked one and keeps a copy that \`fleet-git disable\` puts back.
+      A hook file that fleet-git did not write, or one that git tracks, is left alone, and so is the rest of the repository: no exclude line that would hide it from git status, no git hook (exit code 1); --force replaces an untracked one and keeps a copy that \`fleet-git disable\` puts back.
 
       --trust (or \`trust: true\` in the config file, see \`fleet-git config\`) also lists each repository in Copilot's trustedFolders ($COPILOT_HOME/config.json), keeping every other key and value of that file; with --under, in one write for the whole run. \`fleet-git disable\` and \`fleet-git remove\` take out only the entries fleet-git added.
 

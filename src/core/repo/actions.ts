@@ -89,25 +89,28 @@ function planHookFile(p: Planner, w: WorktreeState, hookFile: string): void {
   p.write(join(w.path, HOOK_FILE_PATH), hookFile, 'the Copilot hook file that reports each session to the fleet observer');
 }
 
-function planEnableWorktree(p: Planner, w: WorktreeState, r: Rendered, opts: EnableOptions): void {
+/** Why enable leaves a worktree's hook file alone: tracked by git, or written by another (without --force); null when it does not. */
+function hookFileLeftAlone(w: WorktreeState, opts: EnableOptions): string | null {
+  const file = join(w.path, HOOK_FILE_PATH);
+  if (w.tracked) return `left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`;
+  const kind = w.hookFile.kind;
+  if ((kind === 'foreign' || kind === 'upstream') && !opts.force) {
+    const whose = kind === 'upstream' ? "the upstream 'fleet hooks install'" : 'someone else';
+    return `left ${file} alone: it was written by ${whose}, not fleet-git (--force replaces it and keeps a copy that disable puts back)`;
+  }
+  return null;
+}
+
+/** A worktree's hook file, where none is left alone (planEnable stops before when one is): another's is replaced only under --force. */
+function planEnableWorktree(p: Planner, w: WorktreeState, r: Rendered): void {
   const file = join(w.path, HOOK_FILE_PATH);
   if (w.link) {
     p.plan.notes.push(symlinkMessage(w.link, w.path));
     return;
   }
-  if (w.tracked) {
-    p.plan.notes.push(`left ${file} alone: it is tracked by git (fleet-git never changes a tracked file)`);
-    return;
-  }
   const kind = w.hookFile.kind;
   if (kind === 'foreign' || kind === 'upstream') {
     const whose = kind === 'upstream' ? "the upstream 'fleet hooks install'" : 'someone else';
-    if (!opts.force) {
-      p.plan.notes.push(
-        `left ${file} alone: it was written by ${whose}, not fleet-git (--force replaces it and keeps a copy that disable puts back)`,
-      );
-      return;
-    }
     const backup = join(w.worktree.gitDir, REPLACED_FILE);
     if (p.view.exists(backup)) throw new Error(`${backup} already holds a replaced hook file; move it away first`);
     p.rename(file, backup, `the hook file --force replaces, kept for disable to put back`);
@@ -163,6 +166,15 @@ export function planEnable(s: RepoState, r: Rendered, opts: EnableOptions = {}):
   const { p, link } = planner(s);
   if (link) return p.plan;
   sweepTemps(p, s, opts.killed);
+  // A hook file left alone leaves the whole repository alone: an exclude line
+  // would hide the user's own file from git status and git add, and a git hook
+  // would be half of an enable. What is already there stays as it is.
+  const leftAlone = allWorktrees(s).flatMap((w) => (w.link ? [] : (hookFileLeftAlone(w, opts) ?? [])));
+  if (leftAlone.length) {
+    p.plan.notes.push(...leftAlone);
+    p.plan.info.push('so nothing else was changed here: no exclude line, no git hook (git status and git add see that file as before)');
+    return p.plan;
+  }
   // The exclude block first (the hook file is never there unexcluded).
   planEnableExclude(p, s, s.main ? blockDirs(p, s, s.main) : []);
   for (const w of allWorktrees(s)) planEnableWorktree(p, w, r, opts);
