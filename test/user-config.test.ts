@@ -117,10 +117,58 @@ describe('fleet-git config', () => {
 
     writeConfig(s, '{ exclude: ["~/a?c"] }');
     line = oneLineError(await s.fleet(s.dir, 'config'));
-    assert.equal(line, `fleet-git: ${file}:1: exclude[0] '~/a?c': '?' is not supported: use * or a [class]`);
+    assert.equal(line, `fleet-git: ${file}:1: exclude[0] '~/a?c': '?' is not supported: use * or a [class]: fix it or move it aside`);
 
     writeConfig(s, '[1, 2]');
     assert.match(oneLineError(await s.fleet(s.dir, 'config')), /must hold one object/);
+  });
+
+  it('a syntax error names the line, the token and what to do; an empty file (or one of comments) is the defaults', async () => {
+    const s = sandbox();
+    const file = writeConfig(s, '{\n  trust: tru,\n}\n');
+    assert.equal(
+      oneLineError(await s.fleet(s.dir, 'config')),
+      `fleet-git: ${file}:2: invalid character ',' in 'tru,' (column 13): fix it or move it aside`,
+    );
+    const repo = s.repo('proj');
+    for (const text of ['', '\n  \n', '// nothing yet\n/* later */\n']) {
+      writeConfig(s, text);
+      const r = await s.fleet(s.dir, 'config', '--json');
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout).values.trust, { value: false, from: 'default' }, JSON.stringify(text));
+      assert.equal((await s.fleet(repo, 'enable')).status, 0, JSON.stringify(text));
+    }
+  });
+
+  it('the way out works with an invalid file: disable, remove and uninstall (and --dry-run) run, saying once that it was ignored', async () => {
+    const s = sandbox();
+    const repo = s.repo('code/proj');
+    const root = join(s.dir, 'code');
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
+    const file = writeConfig(s, '{\n  trust: tru,\n}\n');
+    const ignored = `fleet-git: ignored the config file, using the defaults: ${file}:2: `;
+    const once = (r: Ran, args: string[]) => {
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stderr.split(ignored).length - 1, args[0] === 'disable' ? 0 : 1, `${args.join(' ')}: ${r.stderr}`);
+    };
+    for (const args of [
+      ['remove', root, '--dry-run'],
+      ['uninstall', root, '--dry-run'],
+      ['uninstall', root, '--dry-run', '--json'],
+    ])
+      once(await s.fleet(s.dir, ...args), args);
+    assert.ok(existsSync(join(repo, '.github/hooks/fleet.json')), 'a dry run changes nothing');
+    once(await s.fleet(repo, 'disable'), ['disable']);
+    assert.ok(!existsSync(join(repo, '.github')));
+    writeConfig(s, '');
+    assert.equal((await s.fleet(repo, 'enable')).status, 0);
+    writeConfig(s, '{\n  trust: tru,\n}\n');
+    once(await s.fleet(s.dir, 'remove', root, '--yes'), ['remove']);
+    assert.ok(!existsSync(join(repo, '.github')));
+    assert.equal((await s.fleet(repo, 'enable', '--trust')).status, 0);
+    once(await s.fleet(s.dir, 'uninstall', root, '--yes'), ['uninstall']);
+    assert.ok(!existsSync(join(repo, '.github')) && !existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git')), 'uninstalled');
+    assert.equal(readFileSync(file, 'utf8'), '{\n  trust: tru,\n}\n', 'the config file stays as it was');
   });
 
   it('an invalid file stops setup too, with exit 2 and nothing written', async () => {
@@ -163,7 +211,11 @@ describe('the trust key', () => {
     const file = writeConfig(s, '{\n  include: ["~/code"],\n  trust: "yes",\n}\n');
     for (const args of [['config'], ['enable'], ['enable', '--under', s.dir]]) {
       const line = oneLineError(await s.fleet(repo, ...args));
-      assert.equal(line, `fleet-git: ${file}:3: trust must be true or false, not a string ("yes")`, args.join(' '));
+      assert.equal(
+        line,
+        `fleet-git: ${file}:3: trust must be true or false, not a string ("yes"): fix it or move it aside`,
+        args.join(' '),
+      );
     }
     assert.ok(!existsSync(join(repo, '.github')), 'nothing was enabled');
     writeConfig(s, '{ trusted: true }');

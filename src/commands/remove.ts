@@ -1,12 +1,22 @@
 import { Option } from 'clipanion';
 import { operands } from './options.js';
 import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
-import { ask, BulkReport, countsLine, isTty, LineBuffer, loadBulk, rootsOf, withApplyProgress, withProgress } from './report.js';
+import {
+  ask,
+  BulkReport,
+  countsLine,
+  isTty,
+  LineBuffer,
+  loadBulk,
+  rootsOf,
+  wayOutConfig,
+  withApplyProgress,
+  withProgress,
+} from './report.js';
 import { TrustEdit, trustRoots } from '../copilot/trust.js';
 import type { Row } from '../core/bulk/bulk.js';
 import { planDisable, type Plan } from '../core/repo/actions.js';
 import { planJson } from '../core/repo/plan.js';
-import { loadUserConfig } from '../core/setup/user-config.js';
 
 export class RemoveCommand extends FleetCommand {
   static paths = [['remove']];
@@ -43,7 +53,7 @@ export class RemoveCommand extends FleetCommand {
     if (this.json && !this.dryRun)
       throw new InputError('--json goes with --dry-run (the plan as JSON); remove itself prints one line per repository');
     const roots = await rootsOf(this.roots, this.context.cwd);
-    const ignore = loadUserConfig(this.context.env, this.context.home).config.scan.ignore; // an invalid file: one line, exit 2
+    const ignore = wayOutConfig(this).config.scan.ignore; // an invalid file: said once, the defaults used
     const [bulk, { runContext }] = await Promise.all([loadBulk(), import('../core/repo/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
     // With --yes nothing is asked or printed before the run: the survey only finds the repositories, and each is read

@@ -9,6 +9,23 @@ import type { BulkCounts, BulkResult } from '../core/bulk/bulk-apply.js';
 import type { Context, FleetCommand } from './base.js';
 import type { TrustEdit } from '../copilot/trust.js';
 import { describeError, unreachableReason, UsageError } from '../errors.js';
+import { loadUserConfigOrDefaults, type LoadedConfig } from '../core/setup/user-config.js';
+
+/** The stderr streams that were told already that the config file was ignored (uninstall runs remove with its own). */
+const toldIgnored = new WeakSet<object>();
+
+/**
+ * The config file for a command that takes fleet-git away (remove, uninstall):
+ * an invalid one is ignored, said once on stderr, and the defaults are used.
+ */
+export function wayOutConfig(cmd: FleetCommand): LoadedConfig {
+  const { ignored, ...loaded } = loadUserConfigOrDefaults(cmd.context.env, cmd.context.home);
+  if (ignored && !toldIgnored.has(cmd.context.stderr)) {
+    toldIgnored.add(cmd.context.stderr);
+    cmd.err(`fleet-git: ignored the config file, using the defaults: ${ignored.message}`);
+  }
+  return loaded;
+}
 
 /** The repositories named on the command line, or the current folder's. */
 export function resolveRepos(args: string[], cwd: string): string[] {

@@ -6,7 +6,7 @@ import { operands } from './options.js';
 import { EXIT, FleetCommand, InputError, type Context, type ExitCodes } from './base.js';
 import { DisableCommand } from './disable.js';
 import { RemoveCommand } from './remove.js';
-import { ask, isTty, saveTrust } from './report.js';
+import { ask, isTty, saveTrust, wayOutConfig } from './report.js';
 import { SetupCommand } from './setup.js';
 import { readTrustRecord, TrustEdit } from '../copilot/trust.js';
 import { runContext } from '../core/repo/context.js';
@@ -14,7 +14,7 @@ import { setupState } from '../core/setup/setup.js';
 import { removeIfEmpty } from '../fs/atomic.js';
 import { removeDataDir } from '../fs/data-dir.js';
 import { userHookFile, userHooksMade, userHookState } from '../core/setup/user-hooks.js';
-import { loadUserConfig, scanRoots } from '../core/setup/user-config.js';
+import { scanRoots } from '../core/setup/user-config.js';
 import { isUnder } from '../paths.js';
 
 /**
@@ -31,13 +31,13 @@ export class UninstallCommand extends FleetCommand {
   static exits: ExitCodes = {
     0: 'everything fleet-git put on this machine is gone, or the answer to the question was no',
     1: 'a step failed: what was left is said, the data folder stays, and running it again once that is fixed finishes',
-    2: 'bad input: a root that does not exist, --json without --dry-run, off a terminal without --yes, an invalid config file',
+    2: 'bad input: a root that does not exist, --json without --dry-run, off a terminal without --yes',
   };
   static usage = FleetCommand.Usage({
     description:
       'take fleet-git off this machine: every repository under the folders, the user-level hook, setup, its trustedFolders entries, its data folder',
     details: `
-      Runs, in turn, \`fleet-git remove ROOT... --yes\` (without a folder: scan.roots of the config file, else your home folder), \`fleet-git disable --user\` and \`fleet-git setup --undo\`, then takes out of Copilot's trustedFolders every entry fleet-git added that is still there, and last removes fleet-git's data folder (the hook client, the canonical hook file, its records, setup's template folder, the code cache). Your config file stays: it is yours.
+      Runs, in turn, \`fleet-git remove ROOT... --yes\` (without a folder: scan.roots of the config file, else your home folder; an invalid config file is ignored, said once), \`fleet-git disable --user\` and \`fleet-git setup --undo\`, then takes out of Copilot's trustedFolders every entry fleet-git added that is still there, and last removes fleet-git's data folder (the hook client, the canonical hook file, its records, setup's template folder, the code cache). Your config file stays: it is yours.
 
       The data folder goes only when every step before succeeded, since a repository still enabled runs the hook client kept there; otherwise it stays, and running uninstall again once the problem is fixed finishes the job. --dry-run prints the plan and changes nothing; with --json, as one JSON document: {"remove": what remove --dry-run --json prints, "userHook": the user-level hook file that would go or null, "setup": setup's state when it would be undone or null, "untrust": [the other trustedFolders entries fleet-git added], "dataDir": the data folder or null, "configFile": your config file, which stays, or null}. Off a terminal it acts only with --yes; on a terminal it asks first. Then \`npm uninstall -g fleet-git\` removes the command itself.
     `,
@@ -56,7 +56,7 @@ export class UninstallCommand extends FleetCommand {
   async run(): Promise<number> {
     const { env, home } = this.context;
     if (this.json && !this.dryRun) throw new InputError('--json goes with --dry-run (the plan as JSON)');
-    const config = loadUserConfig(env, home); // an invalid file: one line, exit 2
+    const config = wayOutConfig(this); // an invalid file: said once, the defaults used
     const roots = this.roots.length ? this.roots : config.from['scan.roots'] === 'file' ? scanRoots(config.config, home) : [home];
     const ctx = runContext(env, home);
     const data = ctx.user.dataDir;

@@ -6,8 +6,9 @@
 // `trust: true` makes `enable` also list repositories in Copilot's trustedFolders;
 // `vscode: false` keeps VS Code's agent sessions out of the observer (the hook
 // client reads that key itself: src/copilot/vscode.ts).
-// A missing file means the defaults; an invalid one is one line naming the
-// file, the line and what is wrong (UserConfigError), never a stack.
+// A missing or empty file means the defaults; an invalid one is one line naming
+// the file, the line, what is wrong and what to do (UserConfigError), never a
+// stack; the commands that take fleet-git away use the defaults then.
 import { parseJson5 } from '../../json5.js';
 import { unreadableReason, UsageError } from '../../errors.js';
 import { readText } from '../../fs/read.js';
@@ -49,15 +50,31 @@ function defaultFrom(): Record<ConfigKey, 'default' | 'file'> {
   return Object.fromEntries(CONFIG_KEYS.map((k) => [k, 'default'])) as Record<ConfigKey, 'default' | 'file'>;
 }
 
-/** An invalid config file: its message is the one line to print. Exit code 2. */
+/** An invalid config file: its message is the one line to print, ending with what to do. Exit code 2. */
 export class UserConfigError extends UsageError {
   constructor(
     readonly file: string,
     readonly line: number | null,
     readonly what: string,
   ) {
-    super(`${file}${line ? `:${line}` : ''}: ${what}`);
+    super(`${file}${line ? `:${line}` : ''}: ${what}: fix it or move it aside`);
   }
+
+  /** Where and what, without what to do. */
+  get where(): string {
+    return `${this.file}${this.line ? `:${this.line}` : ''}: ${this.what}`;
+  }
+}
+
+/** The word of `line` around the 1-based `column` (what a syntax error points at), or null. */
+function tokenAt(line: string | undefined, column: number | undefined): string | null {
+  if (!line || !column || column > line.length) return null;
+  const word = /[^\s{}[\]:]/;
+  let a = column - 1;
+  let b = column;
+  while (a > 0 && word.test(line[a - 1])) a--;
+  while (b < line.length && word.test(line[b])) b++;
+  return line.slice(a, b).trim() || null;
 }
 
 export function configFile(env: Env, home: string): string {
@@ -80,6 +97,16 @@ function describe(v: unknown): string {
 
 /** Parses and validates the text of a config file. */
 export function parseUserConfig(text: string, file: string): { config: UserConfig; from: Record<ConfigKey, 'default' | 'file'> } {
+  const config = defaultConfig();
+  const from = defaultFrom();
+  // A file of nothing but white space and comments: the defaults.
+  if (
+    text
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/\/\/.*$/gm, '')
+      .trim() === ''
+  )
+    return { config, from };
   let doc: unknown;
   try {
     doc = parseJson5(text);
@@ -88,10 +115,13 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
     const what = String(err.message ?? e)
       .replace(/^JSON5: /, '')
       .replace(/ at \d+:\d+$/, '');
-    throw new UserConfigError(file, err.lineNumber ?? null, `${what}${err.columnNumber ? ` (column ${err.columnNumber})` : ''}`);
+    const token = tokenAt(text.split('\n')[(err.lineNumber ?? 0) - 1], err.columnNumber);
+    throw new UserConfigError(
+      file,
+      err.lineNumber ?? null,
+      `${what}${token !== null && token !== what.match(/'(.*)'$/)?.[1] ? ` in '${token}'` : ''}${err.columnNumber ? ` (column ${err.columnNumber})` : ''}`,
+    );
   }
-  const config = defaultConfig();
-  const from = defaultFrom();
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
     throw new UserConfigError(file, 1, `the file must hold one object ({ include: [...], ... }), not ${describe(doc)}`);
   const fail = (key: string, what: string): never => {
@@ -160,6 +190,20 @@ export function loadUserConfig(env: Env, home: string): LoadedConfig {
     return { file, exists: false, config: defaultConfig(), from: defaultFrom() };
   }
   return { file, exists: true, ...parseUserConfig(text, file) };
+}
+
+/**
+ * The config file for the commands that take fleet-git away, which must work
+ * whatever the file holds: an invalid one gives the defaults, and its error
+ * (`ignored`) for the command to say once.
+ */
+export function loadUserConfigOrDefaults(env: Env, home: string): LoadedConfig & { ignored: UserConfigError | null } {
+  try {
+    return { ...loadUserConfig(env, home), ignored: null };
+  } catch (e) {
+    if (!(e instanceof UserConfigError)) throw e;
+    return { file: e.file, exists: true, config: defaultConfig(), from: defaultFrom(), ignored: e };
+  }
 }
 
 /** scan.roots with `~` expanded, as absolute folders. */
