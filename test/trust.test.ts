@@ -124,7 +124,7 @@ describe('enable --trust and disable', () => {
     const config = join(sb.env.COPILOT_HOME, 'config.json');
     mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
     const own = join(sb.dir, 'own');
-    // A list with a comment inside is edited entry by entry; one without is replaced whole. Both keep every comment.
+    // Entries are added and taken out as text: every comment stays, and the file comes back byte for byte.
     for (const list of [`[\n    ${JSON.stringify(own)}, // mine\n  ]`, `[${JSON.stringify(own)},]`]) {
       const text = `// User settings belong in settings.json.\n{\n  /* the model */ "model": "m", // inline\n  "trustedFolders": ${list},\n  "x": {"y": 1,},\n}\n`;
       writeFileSync(config, text);
@@ -137,9 +137,39 @@ describe('enable --trust and disable', () => {
       assert.deepEqual(new Set(trustedFolders(userPaths(sb.env, sb.home))), new Set([own, a, b]));
       assert.equal((await sb.fleet(a, 'disable')).status, 0);
       assert.equal((await sb.fleet(b, 'disable')).status, 0);
-      if (list.includes('// mine')) assert.equal(readFileSync(config, 'utf8'), text, 'entry by entry: back to the same bytes');
-      else assert.deepEqual(trustedFolders(userPaths(sb.env, sb.home)), [own]);
-      assert.ok(readFileSync(config, 'utf8').includes('/* the model */ "model": "m", // inline'));
+      assert.equal(readFileSync(config, 'utf8'), text, 'back to the same bytes');
+    }
+  });
+
+  test('uninstall gives back a one-line, a commented and an indented config.json byte for byte, with and without the key', async () => {
+    const sb = sandbox();
+    const [a, b] = [sb.repo('code/a'), sb.repo('code/b')];
+    const config = join(sb.env.COPILOT_HOME, 'config.json');
+    const texts = [
+      '{"trustedFolders":["/elsewhere"],"model":"x"}',
+      '{"model":"x"}',
+      '{}',
+      '// User settings belong in settings.json.\n{\n  /* the model */ "model": "m", // inline\n  "trustedFolders": [\n    "/elsewhere" // mine\n  ], "x": {"y": 1,},\n}\n',
+      '{\n    "model": "m", // the last key\n}\n',
+      '{\n\t"trustedFolders": [\n\t\t"/elsewhere",\n\t],\n\t"model": "m"\n}\n',
+      '{\n    "trustedFolders": [],\n    "model": "m"\n}',
+    ];
+    for (const text of texts) {
+      mkdirSync(sb.env.COPILOT_HOME, { recursive: true });
+      writeFileSync(config, text);
+      for (const [repo, args] of [
+        [a, ['enable', '--trust']],
+        [b, ['enable', '--trust']],
+        [sb.dir, ['uninstall', join(sb.dir, 'code'), '--yes']],
+        [sb.dir, ['enable', '--under', join(sb.dir, 'code'), '--trust']],
+        [sb.dir, ['uninstall', join(sb.dir, 'code'), '--yes']],
+      ] as const) {
+        const r = await sb.fleet(repo, ...args);
+        assert.equal(r.status, 0, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+        if (args[0] === 'enable') {
+          assert.ok(trustedFolders(userPaths(sb.env, sb.home)).includes(repo === sb.dir ? a : repo), readFileSync(config, 'utf8'));
+        } else assert.equal(readFileSync(config, 'utf8'), text, `${JSON.stringify(text)}: ${args[0]} gives back every byte`);
+      }
     }
   });
 

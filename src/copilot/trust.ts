@@ -34,9 +34,6 @@ export function copilotConfigFile(paths: UserPaths): string {
 /** config.json cannot be read as JSON: fleet-git will not rewrite it. */
 export class CopilotConfigError extends Error {}
 
-/** How fleet-git writes what it adds: Copilot writes its file with two spaces. */
-const FORMAT: jsonc.ModificationOptions = { formattingOptions: { tabSize: 2, insertSpaces: true, eol: '\n' } };
-
 interface ConfigDoc {
   doc: Record<string, unknown> | null;
   /** The file as it was read ('' when absent): edits are made to this text, so every comment and all formatting not edited stay. */
@@ -55,41 +52,106 @@ function readConfig(file: string): ConfigDoc {
   return { doc: doc as Record<string, unknown>, text };
 }
 
-const edit = (text: string, path: jsonc.JSONPath, value: unknown, opts: jsonc.ModificationOptions = FORMAT) =>
-  jsonc.applyEdits(text, jsonc.modify(text, path, value, opts));
+/** Where the white space that ends at `i` begins. */
+function spaceBefore(text: string, i: number): number {
+  while (i > 0 && /\s/.test(text[i - 1])) i--;
+  return i;
+}
 
-/** Whether the trustedFolders value in `text` holds a comment (then it is edited entry by entry, not replaced whole). */
-function listHasComments(text: string): boolean {
-  const node = jsonc.findNodeAtLocation(jsonc.parseTree(text, [], { allowTrailingComma: true })!, ['trustedFolders']);
-  if (!node) return false;
-  const scan = jsonc.createScanner(text.slice(node.offset, node.offset + node.length), false);
-  for (let t = scan.scan(); t !== jsonc.SyntaxKind.EOF; t = scan.scan()) {
-    if (t === jsonc.SyntaxKind.LineCommentTrivia || t === jsonc.SyntaxKind.BlockCommentTrivia) return true;
+/** Past the white space, one comma and the white space after it, from `i` (only past the white space when no comma follows). */
+function pastComma(text: string, i: number): number {
+  const skip = (j: number) => {
+    while (j < text.length && /\s/.test(text[j])) j++;
+    return j;
+  };
+  const j = skip(i);
+  return text[j] === ',' ? skip(j + 1) : i;
+}
+
+/**
+ * The text with `items` (JSON texts: entries, or a `"key": value`) added after
+ * the last child of an array or object node, each after a comma and the white
+ * space that comes before that child (so a one-line list stays on one line and
+ * an indented one keeps its indent); in an empty one, right after its bracket.
+ * dropChildren takes them out again byte for byte.
+ */
+function appendChildren(text: string, node: jsonc.Node, items: string[]): string {
+  const last = node.children?.at(-1);
+  if (!last) return `${text.slice(0, node.offset + 1)}${items.join(', ')}${text.slice(node.offset + 1)}`;
+  const ws = text.slice(spaceBefore(text, last.offset), last.offset);
+  const at = last.offset + last.length;
+  return `${text.slice(0, at)}${items.map((x) => `,${ws}${x}`).join('')}${text.slice(at)}`;
+}
+
+/**
+ * The text with the children at the indexes `drop` taken out of an array or
+ * object node: one that another follows with the comma and white space after
+ * it; the last ones with the comma before them. Comments stay (but those
+ * between two children that both go).
+ */
+function dropChildren(text: string, node: jsonc.Node, drop: ReadonlySet<number>): string {
+  const children = node.children ?? [];
+  let kept = children.length - 1;
+  while (kept >= 0 && drop.has(kept)) kept--;
+  const ranges: [number, number][] = [];
+  for (let i = 0; i < children.length; i++) {
+    if (!drop.has(i)) continue;
+    const c = children[i];
+    if (i < kept || (kept < 0 && i < children.length - 1)) ranges.push([c.offset, pastComma(text, c.offset + c.length)]);
+    else if (kept < 0) ranges.push([c.offset, c.offset + c.length]);
+    else {
+      // The last ones, after the last child kept: from the comma that follows it.
+      const k = children[kept];
+      const comma = text.indexOf(',', k.offset + k.length);
+      const last = children.at(-1)!;
+      ranges.push([comma, last.offset + last.length]);
+      break;
+    }
   }
-  return false;
+  let out = '';
+  let from = 0;
+  for (const [a, b] of ranges) {
+    out += text.slice(from, a);
+    from = b;
+  }
+  return out + text.slice(from);
 }
 
 /**
  * The text with trustedFolders changed from `before` to `after` (null: the key
- * goes). A list with a comment inside is edited entry by entry, which keeps its
- * comments; otherwise it is replaced in one edit (thousands of entries at once).
- * jsonc-parser formats the lines it edits, so the line before an added key may
- * change its layout (never its comments).
+ * goes): entries taken out and added (at the end) as text, never formatted, so
+ * that every other byte of the file stays and taking out what was added gives
+ * back the file as it was, whatever its layout. A file with no text yet gets
+ * the key on lines of its own.
  */
 function editList(text: string, before: unknown[] | null, after: unknown[] | null): string {
-  if (after === null) return edit(text, ['trustedFolders'], undefined);
-  if (before === null || !listHasComments(text)) return edit(text, ['trustedFolders'], after);
+  if (text.trim() === '') return after === null ? text : `${JSON.stringify({ trustedFolders: after }, null, 2)}\n`;
+  const parse = (t: string) => {
+    const root = jsonc.parseTree(t, [], { allowTrailingComma: true })!;
+    let at = (root.children ?? []).length - 1; // the last one, as JSON.parse reads a key given twice
+    while (at >= 0 && root.children![at].children?.[0]?.value !== 'trustedFolders') at--;
+    return { root, at, list: at < 0 ? null : root.children![at].children![1] };
+  };
+  const first = parse(text);
+  const { root, at } = first;
+  let { list } = first;
+  if (after === null) return at < 0 ? text : dropChildren(text, root, new Set([at]));
+  if (before === null || !list) {
+    // The new key laid out as the key before it: on lines of its own, indented as it is, in a file of several lines.
+    const last = root.children?.at(-1);
+    const indent = last ? /\n([ \t]*)$/.exec(text.slice(spaceBefore(text, last.offset), last.offset))?.[1] : undefined;
+    const value = indent === undefined ? JSON.stringify(after) : JSON.stringify(after, null, 2).replace(/\n/g, `\n${indent}`);
+    return appendChildren(text, root, [`"trustedFolders": ${value}`]);
+  }
   const kept = new Set(after);
-  for (let i = before.length - 1; i >= 0; i--) if (!kept.has(before[i])) text = edit(text, ['trustedFolders', i], undefined);
-  // New entries go first: an entry inserted after the last one would take over the comment that followed it
-  // (and take it away when removed); before the others, adding and removing one touches only its own text.
+  const drop = new Set(before.flatMap((f, i) => (kept.has(f) ? [] : [i])));
+  if (drop.size) {
+    text = dropChildren(text, list, drop);
+    ({ list } = parse(text));
+  }
   const had = new Set(before);
-  after
-    .filter((f) => !had.has(f))
-    .forEach((f, i) => {
-      text = edit(text, ['trustedFolders', i], f, { ...FORMAT, isArrayInsertion: true });
-    });
-  return text;
+  const added = after.filter((f) => !had.has(f)).map((f) => JSON.stringify(f));
+  return added.length ? appendChildren(text, list!, added) : text;
 }
 
 /** The folders Copilot trusts (empty when the file or the key is missing or unreadable). */
