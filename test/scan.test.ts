@@ -197,6 +197,28 @@ describe('scan', () => {
     assert.equal(lines.stdout, (await sb.fleet(sb.dir, 'scan', ws.root)).stdout);
   });
 
+  it('--check exits 1 when a repository or worktree has problems or is not usable, counting them on stderr; 0 when none has', async () => {
+    const a = sb.repo('check/a');
+    sb.repo('check/b'); // not enabled: no problem
+    const root = join(sb.dir, 'check');
+    assert.equal((await sb.fleet(a, 'enable')).status, 0);
+    for (const args of [['--check'], ['--check', '--json']]) {
+      const r = await sb.fleet(sb.dir, 'scan', root, ...args);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stderr, '');
+    }
+    rmSync(join(a, '.github/hooks/fleet.json'));
+    assert.equal((await sb.fleet(sb.dir, 'scan', root)).status, 0, 'without --check: 0, whatever it finds');
+    for (const args of [['--check'], ['--check', '--json']]) {
+      const r = await sb.fleet(sb.dir, 'scan', root, ...args);
+      assert.equal(r.status, 1, r.stdout + r.stderr);
+      assert.equal(r.stderr, 'fleet-git: scan --check: 1 with problems, 0 not usable (see above; fleet-git status REPO says what to do)\n');
+    }
+    const whole = await sb.fleet(sb.dir, 'scan', ws.root, '--check');
+    assert.equal(whole.status, 1);
+    assert.match(whole.stderr, /^fleet-git: scan --check: \d+ with problems, [1-9]\d* not usable/);
+  });
+
   it('uses the current folder when no root is given', async () => {
     const r = await sb.fleet(join(ws.root, 'states'), 'scan', '--json');
     assert.equal(r.status, 0, r.stderr);

@@ -34,7 +34,8 @@ function plainPath(p: string): string {
 export class ScanCommand extends FleetCommand {
   static paths = [['scan']];
   static exits: ExitCodes = {
-    0: 'the scan ran, whatever it found',
+    0: 'the scan ran, whatever it found; with --check, it found no repository or worktree with problems and none not usable',
+    1: 'with --check: some repository or worktree has problems or is not usable (one line on stderr counts them)',
     2: 'a root that does not exist or is not a folder, a --depth that is not a whole number, an invalid config file',
   };
   static usage = FleetCommand.Usage({
@@ -49,6 +50,7 @@ export class ScanCommand extends FleetCommand {
     examples: [
       ['Every repository under ~/code', '$0 scan ~/code'],
       ['As JSON, with repositories nested inside others', '$0 scan ~/code --json --nested'],
+      ['In a script or CI: fail when a repository under ~/code has a problem', '$0 scan ~/code --check'],
     ],
   });
 
@@ -57,6 +59,9 @@ export class ScanCommand extends FleetCommand {
   depth = valueOption('--depth', 'N', 'read at most N folder levels below each root');
   ignore = listOption('--ignore', 'GLOB', "skip folders matching this glob (repeatable; picomatch's: docs/how-it-works.md, Patterns)");
   followSymlinks = Option.Boolean('--follow-symlinks', false, { description: 'follow symbolic links to folders (loops are detected)' });
+  check = Option.Boolean('--check', false, {
+    description: 'exit 1 when any repository or worktree has problems or is not usable (not enabled is no problem), for scripts and CI',
+  });
   roots = operands('root');
 
   async run(): Promise<number> {
@@ -81,7 +86,12 @@ export class ScanCommand extends FleetCommand {
     if (this.json) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
     else if (!isTty(this.context.stdout)) await this.printLines(s);
     else await this.printTable(s, ctx.configHooks);
-    return EXIT.ok;
+    const { withProblems, notUsable } = s.counts;
+    if (!this.check || withProblems + notUsable === 0) return EXIT.ok;
+    this.err(
+      `fleet-git: scan --check: ${withProblems} with problems, ${notUsable} not usable (see above; fleet-git status REPO says what to do)`,
+    );
+    return EXIT.partial;
   }
 
   /** Off a terminal: one line per repository and worktree, `path<TAB>state<TAB>codes` (codes comma-separated, or -). */
