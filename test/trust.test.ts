@@ -173,6 +173,29 @@ describe('enable --trust and disable', () => {
     }
   });
 
+  test('enable without --trust says once that Copilot does not trust the repository yet, and how; not when it does or the user level reports', async () => {
+    const sb = sandbox();
+    const note =
+      /^note: Copilot does not trust (.*) yet: copilot -p sessions skip its hooks, saying nothing, and interactive ones ask once; (.*) lists (it|them) in Copilot's trustedFolders$/gm;
+    const notes = (out: string) => [...out.matchAll(note)].map((m) => `${m[1]} | ${m[2]}`);
+    const [a, b] = [sb.repo('code/a'), sb.repo('code/b')];
+    let r = await sb.fleet(a, 'enable');
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(notes(r.stdout), ['this repository | fleet-git enable --trust']);
+    r = await sb.fleet(a, 'enable', a, b);
+    assert.deepEqual(notes(r.stdout), [`2 of these repositories (${a}, ...) | fleet-git enable --trust`]);
+    r = await sb.fleet(sb.dir, 'enable', '--under', join(sb.dir, 'code'));
+    assert.deepEqual(notes(r.stdout), [`2 of these repositories (${a}, ...) | fleet-git enable --under ${join(sb.dir, 'code')} --trust`]);
+    assert.deepEqual(notes((await sb.fleet(a, 'enable', '-q')).stdout), [], 'quiet');
+    assert.equal((await sb.fleet(a, 'enable', '--trust')).status, 0);
+    assert.deepEqual(notes((await sb.fleet(a, 'enable')).stdout), [], 'trusted now');
+    assert.deepEqual(notes((await sb.fleet(a, 'enable', a, b)).stdout), [`1 of these repositories (${b}) | fleet-git enable --trust`]);
+    assert.equal((await sb.fleet(b, 'enable', '--user')).status, 0);
+    assert.deepEqual(notes((await sb.fleet(b, 'enable')).stdout), [], 'the user-level hook file reports it anyway');
+    const help = await sb.fleet(sb.dir, 'help', 'enable');
+    assert.match(help.stdout, /Examples\n\n.*\n\s+\$ fleet-git enable --trust\n/, 'help enable leads with enable --trust');
+  });
+
   test('a trustedFolders key the user had stays, empty, after disable', async () => {
     const sb = sandbox();
     const repo = sb.repo('proj');

@@ -23,7 +23,7 @@ import {
 } from './report.js';
 import { TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
 import { loadUserConfig } from '../core/setup/user-config.js';
-import { installUserHooks } from '../core/setup/user-hooks.js';
+import { copilotView, installUserHooks } from '../core/setup/user-hooks.js';
 
 export class EnableCommand extends FleetCommand {
   static paths = [['enable']];
@@ -44,7 +44,8 @@ export class EnableCommand extends FleetCommand {
       With --under, on a terminal, one line on stderr counts the folders read while it looks for repositories, then the repositories done out of the total and the failures so far while it changes them, each replaced in place and cleared before the summary; never off a terminal.
     `,
     examples: [
-      ['Enable the repository of the current folder', '$0 enable'],
+      ['Enable the repository of the current folder, trusted by Copilot so that copilot -p sessions run its hooks', '$0 enable --trust'],
+      ['Enable it, leaving Copilot to ask whether you trust the folder', '$0 enable'],
       ['Enable two repositories', '$0 enable ~/code/api ~/code/web'],
       ['Enable every repository under ~/code but the archived ones', "$0 enable --under ~/code --exclude 'archive'"],
       ['Enable and trust every repository under ~/code', '$0 enable --under ~/code --trust'],
@@ -103,12 +104,35 @@ export class EnableCommand extends FleetCommand {
     const edit = trust ? new TrustEdit(ctx.user) : null;
     edit?.load(); // read before anything changes: one it cannot rewrite stops here, as with --under
     let code: number = EXIT.ok;
+    const enabled: string[][] = [];
     for (const repo of repos) {
       const { state, outcome } = actOnRepo(repo, ctx, { do: 'enable', force: this.force });
       if (edit) outcome.changes.push(...trustFolders(edit, trustRoots(state)));
       if (printOutcome(this, outcome, 'enabled')) code = EXIT.partial;
+      else enabled.push(trustRoots(state));
     }
+    if (!edit && !this.quiet) this.untrustedNote(ctx, enabled, 'fleet-git enable --trust');
     return saveTrust(this, edit) ? code : EXIT.partial;
+  }
+
+  /**
+   * One line, once, when Copilot does not trust some of the repositories just
+   * enabled (`roots`: the folders of each): copilot -p sessions skip their hooks
+   * with nothing said. Nothing when the user-level hook file reports them anyway.
+   */
+  private untrustedNote(ctx: RunContext, roots: string[][], how: string): void {
+    if (!roots.length) return;
+    const view = copilotView(ctx);
+    if (view.userLevel) return;
+    const untrusted = roots.filter((rs) => rs.some((r) => view.trusted.by(r) === null)).map((rs) => rs[0]);
+    if (!untrusted.length) return;
+    const which =
+      untrusted.length === 1 && roots.length === 1
+        ? 'this repository'
+        : `${untrusted.length} of these repositories (${untrusted[0]}${untrusted.length > 1 ? ', ...' : ''})`;
+    this.out(
+      `note: Copilot does not trust ${which} yet: copilot -p sessions skip its hooks, saying nothing, and interactive ones ask once; ${how} lists ${untrusted.length === 1 ? 'it' : 'them'} in Copilot's trustedFolders`,
+    );
   }
 
   /** --dry-run: each repository's plan, and the trustedFolders entries it would add; nothing is written. */
@@ -191,6 +215,7 @@ export class EnableCommand extends FleetCommand {
     for (const line of this.user ? [] : ensureUserFiles(ctx, this.kit)) if (!this.quiet) out.push(line);
     const report = new BulkReport(out, err, 'enabled', this.quiet);
     let trusted = 0;
+    const enabledRoots: string[][] = [];
     const { applyAll } = await import('../core/bulk/bulk-apply.js');
     const { counts } = await withApplyProgress(this.context, 'enable', [out, err], (onProgress) =>
       applyAll(
@@ -200,6 +225,7 @@ export class EnableCommand extends FleetCommand {
         {
           onProgress,
           after: (o, where) => {
+            if (!o.notes.length) enabledRoots.push(trustRoots(where));
             for (const root of edit ? trustRoots(where) : []) {
               if (edit!.add(root)) {
                 trusted++;
@@ -228,6 +254,8 @@ export class EnableCommand extends FleetCommand {
         );
       }
     }
+    out.flush(); // the note goes through this.out, after the lines so far
+    if (!edit && !this.quiet) this.untrustedNote(ctx, enabledRoots, `fleet-git enable --under ${root} --trust`);
     const unusable = s.rows.filter((r) => !usable(r)).length;
     out.push(
       `enable: ${countsLine(counts)} (${wanted.length} repositor${wanted.length === 1 ? 'y' : 'ies'} under ${root}${unusable ? `; ${unusable} not usable, see fleet-git scan` : ''})`,
