@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 // What the user asked for or gave cannot be used: a missing folder, not a
 // repository, an invalid config file or models.json, an unknown profile. Every
@@ -52,10 +52,13 @@ const ACTS: Record<string, [verb: string, needs: 'write-parent' | 'reach']> = {
 
 /**
  * A file-system error the user can cause with permissions (EACCES, EPERM, EROFS),
- * as one line saying what could not be done and what to check; null for any other error.
+ * or a folder that cannot be made under a file, as one line saying what could
+ * not be done and what to check; null for any other error.
  */
 export function permissionLine(err: unknown): string | null {
   const e = err as NodeJS.ErrnoException;
+  const blocked = e?.syscall === 'mkdir' && typeof e.path === 'string' ? blockedMkdir(e) : null;
+  if (blocked) return blocked;
   if (!e || (e.code !== 'EACCES' && e.code !== 'EPERM' && e.code !== 'EROFS') || typeof e.path !== 'string') return null;
   const [verb, needs] = ACTS[e.syscall ?? ''] ?? [e.syscall ?? 'use', 'reach'];
   const folder = e.path.slice(0, Math.max(1, e.path.lastIndexOf('/')));
@@ -65,6 +68,28 @@ export function permissionLine(err: unknown): string | null {
       ? `${folder} must be writable by you (see ls -ld ${folder}; fix its owner or mode, or run as its owner)`
       : `check that you can read it and enter every folder above it (ls -ld ${folder}), or run as its owner`;
   return `cannot ${verb} ${e.path}: permission denied (${e.code}); ${fix}`;
+}
+
+/**
+ * A folder made with all the folders above it (mkdir's recursive option) that
+ * failed because of what is above it: the deepest path there is cannot be
+ * written (EACCES, or ENOENT on some Node versions), or is a file (ENOTDIR).
+ * Says which folder could not be made and what is in the way, which the
+ * error's own path does not say. Null otherwise.
+ */
+function blockedMkdir(e: NodeJS.ErrnoException): string | null {
+  if (e.code !== 'EACCES' && e.code !== 'ENOENT' && e.code !== 'ENOTDIR') return null;
+  let missing = resolve(e.path!);
+  while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
+  const above = dirname(missing);
+  if (!statSync(above, { throwIfNoEntry: false })?.isDirectory())
+    return `cannot create the folder ${missing}: ${above} is a file, not a folder (ENOTDIR); move it aside, or set the variable that points there (XDG_DATA_HOME, XDG_CONFIG_HOME, COPILOT_HOME) to a folder`;
+  try {
+    accessSync(above, constants.W_OK | constants.X_OK);
+    return null; // writable: not what stopped it
+  } catch {
+    return `cannot create the folder ${missing}: permission denied (EACCES); ${above} must be writable by you (see ls -ld ${above}; fix its owner or mode, or run as its owner)`;
+  }
 }
 
 /** For a file that could not be read: its error code, and for a permission error what to check. */

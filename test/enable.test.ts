@@ -345,6 +345,22 @@ describe('bad input', () => {
     assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git')));
   });
 
+  it('a data folder under a file: one line naming the file and what to do, exit 1, the repository as it was', async () => {
+    const s = sandbox();
+    const repo = s.repo('under-a-file');
+    const file = join(s.dir, 'a-file');
+    writeFileSync(file, 'x\n');
+    s.env.XDG_DATA_HOME = join(file, 'share');
+    const before = snapshot(repo, ignoreGitChurn);
+    const r = await s.fleet(repo, 'enable');
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.equal(
+      r.stderr,
+      `fleet-git: cannot create the folder ${file}/share: ${file} is a file, not a folder (ENOTDIR); move it aside, or set the variable that points there (XDG_DATA_HOME, XDG_CONFIG_HOME, COPILOT_HOME) to a folder\n`,
+    );
+    assert.deepEqual(snapshot(repo, ignoreGitChurn), before);
+  });
+
   it('a bare repository and a .git file pointing nowhere: exit 2 with the reason', async () => {
     const s = sandbox();
     const bare = join(s.dir, 'bare.git');

@@ -104,6 +104,22 @@ describe('permission errors', () => {
     );
   });
 
+  test('a data folder you cannot write, before the first enable: one line naming the folder to make writable, exit 1', () => {
+    const p = repo('first-kit');
+    giveGitDir(p);
+    const h = join(dir, 'closed-data-home');
+    const data = join(h, '.local/share/fleet-git');
+    mkdirSync(data, { recursive: true });
+    spawnSync('chmod', ['-R', '555', h]);
+    const r = cli(dir, h, 'enable', p);
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    oneLine(r);
+    assert.equal(
+      r.stderr,
+      `fleet-git: cannot create the folder ${data}/kit: permission denied (EACCES); ${data} must be writable by you (see ls -ld ${data}; fix its owner or mode, or run as its owner)\n`,
+    );
+  });
+
   test('a .git you cannot read: status says so in one line, exit 1', () => {
     const p = repo('closed-git');
     chmodSync(join(p, '.git'), root ? 0o700 : 0o000);
