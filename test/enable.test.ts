@@ -390,3 +390,59 @@ describe('bad input', () => {
     assert.equal(s.cli(repo, 'model').stderr, 'fleet-git: Command not found: model (did you mean fleet-git model list?)\n');
   });
 });
+
+describe('quiet, and no internals', () => {
+  it('the first enable names the data folder, not the kit or node (FLEET_GIT_DEBUG shows them); -q prints only what was left alone, on every command that changes things', async () => {
+    const s = sandbox();
+    const [a, b, c] = [s.repo('q/a'), s.repo('q/b'), s.repo('q/c')];
+    let r = await s.fleet(a, 'enable');
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /kit [0-9a-f]{16}|recorded node/);
+    assert.match(r.stdout, /^put the hook client and the scripts Copilot's hooks run in fleet-git's data folder /m);
+    rmSync(join(s.env.XDG_DATA_HOME, 'fleet-git'), { recursive: true });
+    s.env.FLEET_GIT_DEBUG = '1';
+    r = await s.fleet(a, 'enable');
+    assert.match(r.stdout, /\(kit [0-9a-f]{16}\)/);
+    assert.match(r.stdout, /^recorded node at /m);
+    delete s.env.FLEET_GIT_DEBUG;
+
+    const quiet = async (cwd: string, ...args: string[]) => {
+      const q = await s.fleet(cwd, ...args, '-q');
+      assert.equal(q.status, 0, `${args.join(' ')}: ${q.stderr}`);
+      assert.equal(q.stdout + q.stderr, '', `${args.join(' ')} -q prints nothing when all went well`);
+    };
+    rmSync(join(s.env.XDG_DATA_HOME, 'fleet-git'), { recursive: true });
+    await quiet(b, 'enable');
+    assert.ok(existsSync(join(b, HOOK)));
+    await quiet(b, 'enable', '--user');
+    await quiet(b, 'disable', '--user');
+    await quiet(b, 'disable');
+    assert.ok(!existsSync(join(b, HOOK)));
+    mkdirSync(join(c, '.github/hooks'), { recursive: true });
+    writeFileSync(join(c, HOOK), '{"version":1,"hooks":{}}\n');
+    r = await s.fleet(c, 'enable', '-q');
+    assert.equal(r.status, 1);
+    assert.equal(r.stdout, '');
+    assert.equal(
+      r.stderr,
+      `${c}: left ${join(c, HOOK)} alone: it was written by someone else, not fleet-git (--force replaces it and keeps a copy that disable puts back)\n`,
+    );
+
+    // scan -q: only the repositories with problems (off a terminal: one line each).
+    rmSync(join(a, HOOK));
+    r = await s.fleet(s.dir, 'scan', join(s.dir, 'q'), '-q');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${a}\tproblems\thook-file-missing\n${c}\tproblems\thook-file-foreign\n`);
+
+    // setup: says what it did with no config file; quiet, nothing.
+    r = await s.fleet(s.dir, 'setup');
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /compiled the include\/exclude rules|recorded the fleet-git command/);
+    assert.match(r.stdout, /with no config file \(.*config\.json5\), every new clone gets fleet-git/);
+    await quiet(s.dir, 'setup', '--undo');
+    await quiet(s.dir, 'setup');
+    r = await s.fleet(s.dir, 'uninstall', join(s.dir, 'q'), '--yes', '-q');
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /removed fleet-git's data folder|^\//m);
+  });
+});

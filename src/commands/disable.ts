@@ -36,7 +36,7 @@ export class DisableCommand extends FleetCommand {
   });
   under = valueOption('--under', 'ROOT', 'disable every repository found under this folder: fleet-git remove ROOT');
   yes = Option.Boolean('--yes', false, { description: 'with --under: act on every repository found without asking' });
-  quiet = Option.Boolean('-q,--quiet', false, { description: 'with --under: print only what failed or was left alone, and the summary' });
+  quiet = Option.Boolean('-q,--quiet', false, { description: 'print only what failed or was left alone (with --under: and the summary)' });
   dryRun = Option.Boolean('--dry-run', false, { description: 'print what disable would change, change nothing' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plans as one JSON document' });
   repos = operands('repo');
@@ -52,11 +52,11 @@ export class DisableCommand extends FleetCommand {
     if (this.user) {
       const { change, note } = removeUserHooks(ctx);
       if (note) this.err(note);
-      else this.out(change ?? 'the user-level hook file is not installed, nothing changed');
+      else if (!this.quiet) this.out(change ?? 'the user-level hook file is not installed, nothing changed');
       if (!this.repos.length && this.under === undefined) return note ? EXIT.partial : EXIT.ok;
     }
     if (this.under !== undefined) return this.runUnder(this.under);
-    if (this.yes || this.quiet) throw new InputError('--yes and --quiet go with --under ROOT');
+    if (this.yes) throw new InputError('--yes goes with --under ROOT');
     const repos = resolveRepos(this.repos, this.context.cwd).map(locateRepo);
     // Copilot's config.json: one edit, written once after all the repositories.
     const edit = new TrustEdit(ctx.user);
@@ -83,7 +83,7 @@ export class DisableCommand extends FleetCommand {
       for (const root of trustRoots(state)) {
         if (edit.remove(root)) outcome.changes.push(`removed ${root} from trustedFolders in ${edit.file} (fleet-git had added it)`);
       }
-      if (printOutcome(this, outcome, 'disabled')) code = EXIT.partial;
+      if (printOutcome(this, outcome, 'disabled', this.quiet)) code = EXIT.partial;
     }
     return saveTrust(this, edit) ? code : EXIT.partial;
   }

@@ -66,7 +66,9 @@ export class EnableCommand extends FleetCommand {
     description:
       "also list the repository in Copilot's trustedFolders, so that copilot -p sessions run its hooks (disable takes it out again; the config file's trust: true does the same)",
   });
-  quiet = Option.Boolean('-q,--quiet', false, { description: 'print only what failed or was left alone, and the summary' });
+  quiet = Option.Boolean('-q,--quiet', false, {
+    description: 'print only what failed or was left alone (and, with --under, the summary)',
+  });
   user = Option.Boolean('--user', false, {
     description:
       'install the user-level hook file ($COPILOT_HOME/hooks/fleet.json): every folder reports; with no repository given, only that',
@@ -84,8 +86,9 @@ export class EnableCommand extends FleetCommand {
     if (this.dryRun && this.user) throw new InputError('--dry-run plans repositories: leave out --user');
     const ctx = runContext(this.context.env, this.context.home);
     if (this.user) {
-      for (const line of ensureUserFiles(ctx, this.kit)) this.out(line);
-      this.out(installUserHooks(ctx) ?? `the user-level hook file is already installed, nothing changed`);
+      for (const line of ensureUserFiles(ctx, this.kit)) if (!this.quiet) this.out(line);
+      const installed = installUserHooks(ctx);
+      if (!this.quiet) this.out(installed ?? `the user-level hook file is already installed, nothing changed`);
       if (!this.repos.length && this.under === undefined) return EXIT.ok;
     }
     // The config file, read once, when its trust or scan.ignore counts (an invalid file: its one line, exit 2).
@@ -99,7 +102,7 @@ export class EnableCommand extends FleetCommand {
         repos.map((repo) => actOnRepo(repo, ctx, { do: 'enable', force: this.force }, true)),
         trust ? new TrustEdit(ctx.user) : null,
       );
-    if (!this.user) for (const line of ensureUserFiles(ctx, this.kit)) this.out(line);
+    if (!this.user) for (const line of ensureUserFiles(ctx, this.kit)) if (!this.quiet) this.out(line);
     // Copilot's config.json: one edit, written once after all the repositories.
     const edit = trust ? new TrustEdit(ctx.user) : null;
     edit?.load(); // read before anything changes: one it cannot rewrite stops here, as with --under
@@ -108,7 +111,7 @@ export class EnableCommand extends FleetCommand {
     for (const repo of repos) {
       const { state, outcome } = actOnRepo(repo, ctx, { do: 'enable', force: this.force });
       if (edit) outcome.changes.push(...trustFolders(edit, trustRoots(state)));
-      if (printOutcome(this, outcome, 'enabled')) code = EXIT.partial;
+      if (printOutcome(this, outcome, 'enabled', this.quiet)) code = EXIT.partial;
       else enabled.push(trustRoots(state));
     }
     if (!edit && !this.quiet) this.untrustedNote(ctx, enabled, 'fleet-git enable --trust');

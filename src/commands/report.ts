@@ -49,8 +49,12 @@ export function saveTrust(cmd: FleetCommand, edit: TrustEdit | null): boolean {
   }
 }
 
-/** Prints one repository's outcome; returns true when something was left undone. */
-export function printOutcome(cmd: FleetCommand, o: Outcome, verb: string): boolean {
+/** Prints one repository's outcome (quiet: only what was left undone, each line with the path); returns true when something was. */
+export function printOutcome(cmd: FleetCommand, o: Outcome, verb: string, quiet = false): boolean {
+  if (quiet) {
+    for (const n of o.notes) cmd.err(`${o.path}: ${n}`);
+    return o.notes.length > 0;
+  }
   if (o.changes.length === 0 && o.notes.length === 0) cmd.out(`${o.path}: already ${verb}, nothing changed`);
   else cmd.out(`${o.path}:`);
   for (const c of o.changes) cmd.out(`  ${c}`);

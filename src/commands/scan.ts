@@ -62,6 +62,9 @@ export class ScanCommand extends FleetCommand {
   check = Option.Boolean('--check', false, {
     description: 'exit 1 when any repository or worktree has problems or is not usable (not enabled is no problem), for scripts and CI',
   });
+  quiet = Option.Boolean('-q,--quiet', false, {
+    description: 'no progress line; only the repositories with problems or not usable, and the counts (--json: every one)',
+  });
   roots = operands('root');
 
   async run(): Promise<number> {
@@ -79,13 +82,17 @@ export class ScanCommand extends FleetCommand {
       ignoreHits: this.ignore.length ? hits : undefined,
       followSymlinks: this.followSymlinks,
     };
-    const s = await withProgress(this.context, (onProgress) => surveyAsJson(roots, ctx, { ...opts, onProgress }));
+    const s = this.quiet
+      ? await surveyAsJson(roots, ctx, opts)
+      : await withProgress(this.context, (onProgress) => surveyAsJson(roots, ctx, { ...opts, onProgress }));
     // An --ignore that matched nothing is most likely a mistake: said once, the scan's output and exit code are as before.
     for (const g of new Set(this.ignore))
       if (!hits.has(g)) this.err(`fleet-git: --ignore ${JSON.stringify(g)} matched nothing under ${roots.join(', ')}`);
+    const { jsonGroup } = await loadBulk();
+    const shown = this.quiet ? { ...s, repos: s.repos.filter((r) => ['problems', 'not-usable'].includes(jsonGroup(r))) } : s;
     if (this.json) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
-    else if (!isTty(this.context.stdout)) await this.printLines(s);
-    else await this.printTable(s, ctx.configHooks);
+    else if (!isTty(this.context.stdout)) await this.printLines(shown);
+    else await this.printTable(shown, ctx.configHooks);
     const { withProblems, notUsable } = s.counts;
     if (!this.check || withProblems + notUsable === 0) return EXIT.ok;
     this.err(

@@ -25,13 +25,15 @@ export class SetupCommand extends FleetCommand {
   });
 
   undo = Option.Boolean('--undo', false, { description: 'put the global git configuration and the template folder back as they were' });
+  quiet = Option.Boolean('-q,--quiet', false, { description: 'print only what failed or was left alone' });
 
   async run(): Promise<number> {
     const { env, home } = this.context;
     const o: SetupOutcome = this.undo ? undoSetup(env, home) : setup(env, home, this.kit);
-    for (const c of o.changes) this.out(c);
-    for (const i of o.info) this.out(`note: ${i}`);
+    for (const c of this.quiet ? [] : o.changes) this.out(c);
+    for (const i of this.quiet ? [] : o.info) this.out(`note: ${i}`);
     for (const n of o.notes) this.err(n);
+    if (this.quiet) return o.notes.length ? EXIT.partial : EXIT.ok;
     if (!o.changes.length && !o.notes.length) this.out(this.undo ? 'nothing to undo' : 'already set up, nothing changed');
     else if (!o.notes.length) this.out(this.undo ? 'setup undone' : 'set up: new clones that the config includes get fleet-git');
     return o.notes.length ? EXIT.partial : EXIT.ok;

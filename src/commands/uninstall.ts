@@ -50,6 +50,7 @@ export class UninstallCommand extends FleetCommand {
 
   dryRun = Option.Boolean('--dry-run', false, { description: 'print the plan, change nothing' });
   yes = Option.Boolean('--yes', false, { description: 'go ahead without asking' });
+  quiet = Option.Boolean('-q,--quiet', false, { description: 'print only what failed or was left alone, and the summary' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plan as one JSON document' });
   roots = operands('root');
 
@@ -122,14 +123,15 @@ export class UninstallCommand extends FleetCommand {
       ['disable', '--user'],
       ['setup', '--undo'],
     ]) {
-      const code = await step(argv);
+      const code = await step(this.quiet ? [...argv, '-q'] : argv);
       if (code === EXIT.usage) return code; // a folder that does not exist: nothing further is done
       if (code !== EXIT.ok) failed = true;
     }
     // Entries fleet-git added for repositories outside those folders (or gone since).
     const edit = new TrustEdit(ctx.user);
     for (const entry of readTrustRecord(ctx.user)) {
-      if (edit.remove(entry)) this.out(`took ${entry} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
+      if (edit.remove(entry) && !this.quiet)
+        this.out(`took ${entry} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
     }
     if (!saveTrust(this, edit)) failed = true;
     if (failed) {
@@ -141,15 +143,15 @@ export class UninstallCommand extends FleetCommand {
     for (const dir of made) if (dir) removeIfEmpty(dir);
     if (existsSync(data)) {
       removeDataDir(data);
-      this.out(`removed fleet-git's data folder ${data}`);
+      if (!this.quiet) this.out(`removed fleet-git's data folder ${data}`);
     }
     // The hook command's spool folder, when it was not the data folder's (see templates/hook.sh).
     const spool = env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'fleet-git') : null;
     if (spool && existsSync(spool)) {
       rmSync(spool, { recursive: true, force: true });
-      this.out(`removed the hook events' spool folder ${spool}`);
+      if (!this.quiet) this.out(`removed the hook events' spool folder ${spool}`);
     }
-    if (config.exists) this.out(`note: your config file ${config.file} stays (delete it if you like)`);
+    if (config.exists && !this.quiet) this.out(`note: your config file ${config.file} stays (delete it if you like)`);
     this.out('uninstalled: nothing of fleet-git is left here; npm uninstall -g fleet-git removes the command itself');
     return EXIT.ok;
   }

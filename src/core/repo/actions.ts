@@ -177,7 +177,7 @@ export function planEnable(s: RepoState, r: Rendered, opts: EnableOptions = {}):
   }
   // The exclude block first (the hook file is never there unexcluded).
   planEnableExclude(p, s, s.main ? blockDirs(p, s, s.main) : []);
-  for (const w of allWorktrees(s)) planEnableWorktree(p, w, r, opts);
+  for (const w of allWorktrees(s)) planEnableWorktree(p, w, r);
   if (r.configHooks) {
     // git runs hooks named in config: the repository's config provisions new worktrees, under any core.hooksPath;
     // fleet-git's hook in the hooks folder (an older git's way) would run as well, so it goes.

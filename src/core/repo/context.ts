@@ -49,7 +49,9 @@ export function runContext(env: Env, home: string, dataDir?: string): RunContext
  * over to and the hook client they run, core/repo/kit.ts), the node binary
  * to fall back on, and the canonical hook file the git hook copies.
  * `kit`: what this run's refreshKit found; a kit it has just installed
- * ('refreshed') is not read and compared again. Returns what changed.
+ * ('refreshed') is not read and compared again. Returns what changed: one line naming the data folder, or with the debug
+ * variable (FLEET_GIT_DEBUG) set, each file and the kit's id, which are
+ * fleet-git's internals.
  */
 export function ensureUserFiles(ctx: RunContext, kit?: KitFound, nodePath = process.execPath): string[] {
   makeDataDir(ctx.user.dataDir);
@@ -61,5 +63,6 @@ export function ensureUserFiles(ctx: RunContext, kit?: KitFound, nodePath = proc
     changed.push(`wrote ${ctx.user.canonicalHookFile}`);
   // What a repository's config entry runs (git 2.54+), and the line a hook manager's own post-checkout can run (older gits).
   writeAtomic(ctx.repoHook, ctx.gitHook, { mode: 0o755, verify: true });
-  return changed;
+  if (ctx.env.FLEET_GIT_DEBUG || !changed.length) return changed;
+  return [`put the hook client and the scripts Copilot's hooks run in fleet-git's data folder ${ctx.user.dataDir}`];
 }

@@ -123,9 +123,16 @@ function writeDataFiles(env: Env, home: string, out: SetupOutcome, kit?: KitFoun
   const compiled = compileRules(env, home);
   const ctx = runContext(env, home);
   for (const c of ensureUserFiles(ctx, kit)) out.changes.push(c);
-  if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, { mode: 0o644, verify: true }))
+  // Where the command is: an internal of the data folder, said with the debug variable only (as ensureUserFiles's).
+  if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, { mode: 0o644, verify: true }) && env.FLEET_GIT_DEBUG)
     out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
-  if (compiled) out.changes.push(`compiled the include/exclude rules of ${configFile(env, home)} into ${join(u.dataDir, RULES_FILE)}`);
+  const file = configFile(env, home);
+  if (compiled)
+    out.changes.push(
+      existsSync(file)
+        ? `compiled the include/exclude rules of ${file} into ${join(u.dataDir, RULES_FILE)}`
+        : `wrote the rules for new clones into ${join(u.dataDir, RULES_FILE)}: with no config file (${file}), every new clone gets fleet-git`,
+    );
   return ctx;
 }
 
