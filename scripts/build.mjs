@@ -36,6 +36,18 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const dist = join(root, 'dist');
 
+// The build's tools are development dependencies: in a fresh clone (npm pack before npm ci) one line says so.
+for (const tool of ['typescript/bin/tsc', 'esbuild']) {
+  try {
+    require.resolve(tool);
+  } catch {
+    process.stderr.write(
+      `fleet-git build: ${tool.split('/')[0]} is not installed here: run npm ci first (the build's tools are development dependencies)\n`,
+    );
+    process.exit(1);
+  }
+}
+
 // --if-changed (npm test, npm run test:quick): nothing is built when dist/ was built from the same
 // inputs (dist/.inputs: a hash of each source and template file's path and bytes, this script's,
 // package.json's and its lock's, the tsconfig files'). npm run build and prepack always build.

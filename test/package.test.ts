@@ -3,11 +3,12 @@
 // the user story with the installed command, in a temporary HOME.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gitChurn, ROOT, sandbox, snapshot } from './helpers.js';
 import { installGlobal, npmEnv, pack } from './npm.js';
+import { runSync } from './spawn.js';
 
 const HOOK = '.github/hooks/fleet.json';
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -112,4 +113,20 @@ test('the packed tarball holds what runs, installs without a script or a warning
   const disabled = fleet(repo, 'disable');
   assert.equal(disabled.status, 0, disabled.stderr);
   assert.deepEqual(snapshot(repo, gitChurn), before, 'disable restores the repository byte for byte');
+});
+
+test('npm pack in a fresh clone, before npm ci: one line saying to run npm ci first, no stack trace', () => {
+  const s = sandbox('fleet-git-fresh-pack-');
+  const clone = join(s.dir, 'clone'); // what a fresh clone has that npm pack runs: package.json and scripts/, no node_modules
+  mkdirSync(join(clone, 'scripts'), { recursive: true });
+  copyFileSync(join(ROOT, 'package.json'), join(clone, 'package.json'));
+  copyFileSync(join(ROOT, 'scripts/build.mjs'), join(clone, 'scripts/build.mjs'));
+  const line = "fleet-git build: typescript is not installed here: run npm ci first (the build's tools are development dependencies)\n";
+  const build = runSync(process.execPath, ['scripts/build.mjs'], { cwd: clone, env: s.env });
+  assert.equal(build.status, 1);
+  assert.equal(build.stderr, line);
+  const packed = runSync('npm', ['pack'], { cwd: clone, env: npmEnv(s) });
+  assert.notEqual(packed.status, 0);
+  assert.ok(packed.stderr.includes(line), packed.stderr);
+  assert.doesNotMatch(packed.stderr, /Cannot find module|\n\s+at /);
 });
