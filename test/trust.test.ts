@@ -153,6 +153,7 @@ describe('enable --trust and disable', () => {
       '{\n    "model": "m", // the last key\n}\n',
       '{\n\t"trustedFolders": [\n\t\t"/elsewhere",\n\t],\n\t"model": "m"\n}\n',
       '{\n    "trustedFolders": [],\n    "model": "m"\n}',
+      '{"trustedFolders": ["/elsewhere" /* a, b */], "model": "m"}',
     ];
     for (const text of texts) {
       mkdirSync(sb.env.COPILOT_HOME, { recursive: true });

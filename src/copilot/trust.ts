@@ -102,7 +102,10 @@ function dropChildren(text: string, node: jsonc.Node, drop: ReadonlySet<number>)
     else {
       // The last ones, after the last child kept: from the comma that follows it.
       const k = children[kept];
-      const comma = text.indexOf(',', k.offset + k.length);
+      const scan = jsonc.createScanner(text, false); // the comma after it, past any comment (which may hold a comma)
+      scan.setPosition(k.offset + k.length);
+      for (let t = scan.scan(); t !== jsonc.SyntaxKind.CommaToken && t !== jsonc.SyntaxKind.EOF; t = scan.scan());
+      const comma = scan.getTokenOffset();
       const last = children.at(-1)!;
       ranges.push([comma, last.offset + last.length]);
       break;
