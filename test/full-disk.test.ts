@@ -31,7 +31,7 @@ const LOCK_PAGE = 4096;
 /** A 200 KiB tmpfs in a new temporary folder (beside the sandbox, which is removed first), unmounted after the test file. */
 function smallDisk(): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'fleet-git-disk-')));
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=200k', 'tmpfs', dir], { encoding: 'utf8' });
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', dir], { encoding: 'utf8' });
   assert.equal(r.status, 0, `this test mounts a small tmpfs and needs root: ${r.stderr}`);
   after(() => {
     spawnSync('umount', [dir]);

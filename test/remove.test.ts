@@ -121,7 +121,7 @@ describe('remove', () => {
     assert.match(again.stdout, /remove: 0 changed, \d+ unchanged, 0 failed/);
   });
 
-  it('is also spelled disable --under ROOT, the way back from enable --under ROOT (--yes and --quiet only with it)', async () => {
+  it('is also spelled disable --under ROOT, the way back from enable --under ROOT (--yes only with it)', async () => {
     const { sb, ws, snap } = setup();
     const before = snap();
     await enableAll(sb, ws);
@@ -132,7 +132,7 @@ describe('remove', () => {
     delete expected[`states/upstream/${HOOK}`];
     assert.deepEqual(snap(), expected);
     const alone = await sb.fleet(ws.root, 'disable', '--yes');
-    assert.deepEqual([alone.status, alone.stderr], [2, 'fleet-git: --yes and --quiet go with --under ROOT\n']);
+    assert.deepEqual([alone.status, alone.stderr], [2, 'fleet-git: --yes goes with --under ROOT\n']);
   });
 
   it('counts a repository with only the upstream hook file as having fleet stuff', async () => {
