@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fleetGitProcesses, needsRoot, repeats } from './helpers.js';
 import { leaseHeld, readLease } from '../src/copilot/forwarder.js';
+import { isAlive } from '../src/fs/process.js';
 import { TestObserver, type Received } from './observer-server.js';
 import { enabledHooks, runHook, stepOf, tool } from './hook-run.js';
 
@@ -23,15 +24,6 @@ async function until(what: string, cond: () => boolean, ms = 30_000): Promise<vo
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(20);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -102,7 +94,7 @@ describe('the forwarder under faults', () => {
       const sid = 'oom';
       const pid = await running(sid);
       process.kill(pid, 'SIGKILL');
-      await until('it to be gone', () => !alive(pid));
+      await until('it to be gone', () => !isAlive(pid));
       bashes.push(bashWithPid(pid));
       for (let i = 1; i <= 5; i++) {
         await runHook(t.cmd('postToolUse'), tool(sid, i), stay);
@@ -122,7 +114,7 @@ describe('the forwarder under faults', () => {
       const pid = await running(sid);
       const group = groupOf(pid);
       process.kill(-group, 'SIGKILL');
-      await until('it to be gone', () => !alive(pid) && !alive(group));
+      await until('it to be gone', () => !isAlive(pid) && !isAlive(group));
       bashes.push(bashWithPid(pid), bashWithPid(group));
       // Hooks one a second, past the dead lease's 3 s: none fired later waits for the bashes to end.
       for (let i = 1; i <= 5; i++) {
@@ -147,7 +139,7 @@ describe('the forwarder under faults', () => {
     for (let i = 1; i <= 3; i++) await runHook(t.cmd('postToolUse'), tool(sid, i), stay);
     process.kill(pid, 'SIGTERM');
     process.kill(pid, 'SIGCONT');
-    await until('it to be gone', () => !alive(pid));
+    await until('it to be gone', () => !isAlive(pid));
     await until('its job to be gone', () => fleetGitProcesses(t.sb.home).length === 0);
     assert.equal(existsSync(join(t.spool, 'forwarder.lease')), false, 'no lease');
     // What it had taken before it saw the signal is sent; the rest waits in the spool.

@@ -20,21 +20,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FIXTURES, fleetGitProcesses } from './helpers.js';
 import { leaseHeld } from '../src/copilot/forwarder.js';
-import { parentOf } from '../src/fs/process.js';
+import { isAlive, parentOf } from '../src/fs/process.js';
 import { TestObserver, type Received } from './observer-server.js';
 import { CLIENT, enabledHooks, runHook, stepOf, tool } from './hook-run.js';
 
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function until(what: string, cond: () => boolean, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -104,7 +95,7 @@ function setUp() {
   const settled = async () => {
     await until('the forwarder to leave', () => {
       const pid = forwarderPid();
-      return !(pid && alive(pid)) && !leaseHeld(spool) && events().length === 0 && !existsSync(join(spool, 'forwarder.sock'));
+      return !(pid && isAlive(pid)) && !leaseHeld(spool) && events().length === 0 && !existsSync(join(spool, 'forwarder.sock'));
     });
   };
   /**
@@ -224,10 +215,10 @@ describe('hook command and forwarder', () => {
         if (burst(e) && ++seen === 7) process.kill(first, 'SIGKILL');
       };
       process.kill(first, 'SIGCONT');
-      await until('the forwarder to be killed', () => !alive(first));
+      await until('the forwarder to be killed', () => !isAlive(first));
     } finally {
       onEvent = null;
-      if (alive(first)) process.kill(first, 'SIGKILL');
+      if (isAlive(first)) process.kill(first, 'SIGKILL');
     }
     const r = await runHook(t.cmd('postToolUse'), tool('burst-0', 16), t.env);
     assert.deepEqual([r.code, r.returned], [0, true]);
@@ -274,7 +265,7 @@ describe('hook command and forwarder', () => {
     await runHook(t.cmd('postToolUse'), tool('kill-1', 0), t.env);
     await obs.waitFor((e) => e.session_id === 'kill-1' && stepOf(e) === 0);
     const first = t.forwarderPid();
-    assert.ok(first && alive(first));
+    assert.ok(first && isAlive(first));
     process.kill(first, 'SIGSTOP');
     try {
       // A hook that waited for the stopped forwarder would never return: killed at the (generous) limit, an error.
@@ -295,7 +286,7 @@ describe('hook command and forwarder', () => {
     } finally {
       process.kill(first, 'SIGKILL');
     }
-    await until('the killed forwarder to be gone', () => !alive(first));
+    await until('the killed forwarder to be gone', () => !isAlive(first));
     const r = await runHook(t.cmd('postToolUse'), tool('kill-1', 4), t.env);
     assert.deepEqual([r.code, r.returned], [0, true]);
     await obs.waitFor((e) => e.session_id === 'kill-1' && stepOf(e) === 4);
@@ -438,7 +429,7 @@ describe('the hook never fails or blocks Copilot', () => {
       await returnsQuietly('node-hangs', noNode, true);
     } finally {
       const pid = t.forwarderPid();
-      if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+      if (pid && isAlive(pid)) process.kill(pid, 'SIGKILL');
       for (const line of spawnSync('/bin/sh', ['-c', `ps -eo pid,args | grep "[s]leep 30"`], { encoding: 'utf8' }).stdout.split('\n')) {
         const pid = Number(line.trim().split(' ')[0]);
         if (pid && readFileSync(`/proc/${pid}/environ`, 'utf8').includes(t.sb.home)) process.kill(pid, 'SIGKILL');

@@ -556,13 +556,7 @@ export function setupState(env: Env, home: string): SetupState {
       templateDir: dir,
       message: `outdated: the template hook in ${join(dir, 'hooks')} is not the current one (run fleet-git setup)`,
     };
-  if (rulesState(u.dataDir, configFile(env, home)) !== 'current')
-    return {
-      state: 'on',
-      templateDir: dir,
-      message: `in effect (template ${dir}); the config file changed since its rules were compiled, or another fleet-git compiled them (the next clone compiles them again, or run fleet-git setup)`,
-    };
-  return { state: 'on', templateDir: dir, message: `in effect: new clones that the config includes get fleet-git (template ${dir})` };
+  return inEffect(env, home, u, dir, `template ${dir}`);
 }
 
 /** setupState where setup went through the global config's hook entry. */
@@ -581,11 +575,16 @@ function configSetupState(env: Env, home: string, u: UserPaths, config: ConfigRe
       templateDir: null,
       message: `${found.present ? 'outdated' : 'broken'}: ${found.present ? `${entry} is not as this fleet-git writes it` : `${entry} is missing`}, or ${join(u.dataDir, CLONE_HOOK)} is (run fleet-git setup)`,
     };
+  return inEffect(env, home, u, null, `through ${entry}`);
+}
+
+/** setupState when setup is in effect (`how`: through what), with whether its compiled rules are current. */
+function inEffect(env: Env, home: string, u: UserPaths, templateDir: string | null, how: string): SetupState {
   if (rulesState(u.dataDir, configFile(env, home)) !== 'current')
     return {
       state: 'on',
-      templateDir: null,
-      message: `in effect (through ${entry}); the config file changed since its rules were compiled, or another fleet-git compiled them (the next clone compiles them again, or run fleet-git setup)`,
+      templateDir,
+      message: `in effect (${how}); the config file changed since its rules were compiled, or another fleet-git compiled them (the next clone compiles them again, or run fleet-git setup)`,
     };
-  return { state: 'on', templateDir: null, message: `in effect: new clones that the config includes get fleet-git (through ${entry})` };
+  return { state: 'on', templateDir, message: `in effect: new clones that the config includes get fleet-git (${how})` };
 }
