@@ -93,9 +93,16 @@ function setUp() {
   const { sb, spool, forwarderPid, waiting: events } = world;
   /** Waits until no forwarder runs and the spool holds nothing but itself. */
   const settled = async () => {
+    // No process of the sandbox's either: a forwarder started again after a SIGKILL holds no lease or lock yet as it starts.
     await until('the forwarder to leave', () => {
       const pid = forwarderPid();
-      return !(pid && isAlive(pid)) && !leaseHeld(spool) && events().length === 0 && !existsSync(join(spool, 'forwarder.sock'));
+      return (
+        !(pid && isAlive(pid)) &&
+        !leaseHeld(spool) &&
+        events().length === 0 &&
+        !existsSync(join(spool, 'forwarder.sock')) &&
+        fleetGitProcesses(sb.home).length === 0
+      );
     });
   };
   /**

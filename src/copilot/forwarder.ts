@@ -38,7 +38,8 @@
 //   spool, for the next forwarder), removes its lease, and exits 143.
 //
 // Per session, events are delivered one after another in spool order; an
-// agentStop whose final message is not in the transcript yet holds back only
+// agentStop whose final message is not in the transcript yet (or a SessionStart
+// whose model is to come from it) holds back only
 // its own session's later events. Each file is removed just before its event
 // is sent, one event at a time: a killed forwarder loses at most that one.
 // Events that waited over STALE_MS (a forwarder that could not run for an
@@ -64,7 +65,7 @@ import { NO_ENTRY_OK } from '../fs/read.js';
 import { LineSender } from '../fleet/socket.js';
 import { OBSERVER_DIR_VAR } from '../paths.js';
 import { PROBE_VAR } from './normalize.js';
-import { awaitFinalMessage, deliver, prepare, stopWaitMs, type HookRun, type Prepared } from './hook-event.js';
+import { awaitFinalMessage, awaitSessionModel, deliver, prepare, stopWaitMs, type HookRun, type Prepared } from './hook-event.js';
 
 /** argv[2] of the forwarder, argv[3] its spool folder. */
 export const FORWARD_FLAG = '--forward';
@@ -297,6 +298,7 @@ export async function forward(spool: string): Promise<void> {
     const sid = item.run.ev.session_id;
     const next = (chains.get(sid) ?? Promise.resolve())
       .then(async () => {
+        if (item.run.waitModel && !stopping) await awaitSessionModel(item.run.ev, item.run.waitModel);
         if (item.run.waitFor && !stopping) await awaitFinalMessage(item.run.ev, item.run.waitFor, stopWaitMs(process.env));
         await send(item);
       })

@@ -32,6 +32,8 @@ export interface Prepared {
   paths: UserPaths;
   /** An agentStop whose final message is not in the transcript yet: where to wait for it. */
   waitFor: string | null;
+  /** A SessionStart whose model the transcript is to give, not written yet: where to wait for it. */
+  waitModel: string | null;
 }
 
 const POLL_MS = 25;
@@ -80,6 +82,8 @@ export interface HookEvent {
   ev: FleetEvent;
   /** An agentStop's transcript, when the payload gave no final message: where it is to be read. */
   transcript: string | null;
+  /** A SessionStart's transcript, when the model is to come from it and it is not written yet. */
+  modelFrom: string | null;
 }
 
 /**
@@ -107,18 +111,22 @@ export function hookEventOf(
   const vscode = isVsCodePayload(input, env);
   if (vscode && !vscodeSessionsShown(pathsOf(env).configFile)) return null;
   const ctx: NormalizeContext = { env };
+  let modelFrom: string | null = null;
   if (kind === 'sessionStart') {
     ctx.pid = pid;
     ctx.ppid = ppid();
     // VS Code's payload names no model, and the environment's is a Copilot CLI's: its transcript may.
     if (vscode || (!env.COPILOT_MODEL && typeof input.model !== 'string')) {
-      ctx.transcriptModel = readSessionModel(transcriptOf(input, copilotHome, sessionId));
+      const path = transcriptOf(input, copilotHome, sessionId);
+      const model = readSessionModel(path);
+      ctx.transcriptModel = model ?? null;
+      if (model === undefined) modelFrom = path;
     }
   }
   const ev = normalizePayload(input, kind, ctx);
   if (!ev) return null;
   const pending = kind === 'agentStop' && ev.last_assistant_message === null;
-  return { ev, transcript: pending ? transcriptOf(input, copilotHome, sessionId) : null };
+  return { ev, transcript: pending ? transcriptOf(input, copilotHome, sessionId) : null, modelFrom };
 }
 
 /**
@@ -156,14 +164,30 @@ export function prepare(run: HookRun): Prepared | null {
   }
   const made = hookEventOf(raw, run.event, env, paths.copilotHome, run.pid, run.ppid);
   if (!made || (isVsCodePayload(raw, env) && seenBefore(run.event, text))) return null;
-  const { ev, transcript } = made;
+  const { ev, transcript, modelFrom } = made;
   let waitFor: string | null = null;
   if (transcript !== null) {
     const final = readFinalMessage(transcript);
     if (final.state === 'pending') waitFor = transcript;
     else ev.last_assistant_message = lastMessage(final.text);
   }
-  return { ev, paths, waitFor };
+  return { ev, paths, waitFor, waitModel: modelFrom };
+}
+
+/** How long a SessionStart waits for its transcript's model (the transcript lags the hook by some 80 ms). */
+const MODEL_WAIT_MS = 1000;
+
+/** Waits (up to MODEL_WAIT_MS) for the transcript's session.start and puts its model in the event. */
+export async function awaitSessionModel(ev: FleetEvent, transcript: string): Promise<void> {
+  const deadline = Date.now() + MODEL_WAIT_MS;
+  for (;;) {
+    const model = readSessionModel(transcript);
+    if (model !== undefined || Date.now() >= deadline) {
+      ev.model = model ?? null;
+      return;
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
 }
 
 /** Waits (up to `waitMs` from now) for an agentStop's final message and puts it in the event. */

@@ -1,8 +1,8 @@
 // Reads Copilot's session transcript ($COPILOT_HOME/session-state/<id>/events.jsonl,
 // one JSON event a line) without reading all of it: the head for the session's
 // model, the tail for the turn's final assistant message. Never throws.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { sleepSync } from '../fs/sleep.js';
 
 /** Where Copilot keeps a session's transcript. */
@@ -54,10 +54,15 @@ function parseLine(line: string): { type?: unknown; data?: Record<string, unknow
   }
 }
 
-/** The model of the session: `data.selectedModel` of the first `session.start` near the head. */
-export function readSessionModel(path: string): string | null {
+/**
+ * The model of the session: `data.selectedModel` of the first `session.start`
+ * near the head; null when there is none. undefined when it may still come:
+ * the transcript's folder is there (Copilot made it for the session) but the
+ * file is missing or holds no whole line yet (it lags the sessionStart hook).
+ */
+export function readSessionModel(path: string): string | null | undefined {
   const slice = readSlice(path, 64 * 1024, false);
-  if (!slice) return null;
+  if (!slice || !slice.text.includes('\n')) return existsSync(dirname(path)) ? undefined : null;
   const lines = slice.text.split('\n');
   if (!slice.whole) lines.pop(); // a cut last line
   for (const line of lines) {

@@ -147,9 +147,23 @@ export class ConfigReader {
     return entries;
   }
 
+  /** The last repository file read, for localText; dropped by forgetLocal when a repository is read anew. */
+  private last: LocalFile | undefined;
+
   /** A repository's own file (or a worktree's), read now: it differs per repository, so it is not kept for the run. */
   private local(file: string): LocalFile {
-    return { file, text: readSmall(file)?.toString('utf8') ?? null }; // one open, read and close into a reused buffer: a scan reads thousands
+    return (this.last = { file, text: readSmall(file)?.toString('utf8') ?? null }); // one open, read and close into a reused buffer: a scan reads thousands
+  }
+
+  /** Drops what localText would give: a repository's state is read anew (its config may have been written since). */
+  forgetLocal(): void {
+    this.last = undefined;
+  }
+
+  /** A repository's own config file's text (null: none): what this reader read of it last, when that was the last repository file it read. */
+  localText(commonDir: string): string | null {
+    const file = within(commonDir, 'config');
+    return (this.last?.file === file ? this.last : (this.handoff = this.local(file))).text;
   }
 
   /** The values of `section.key` in a repository's own config file only, in order (e.g. extensions.*, which git reads from there alone). */

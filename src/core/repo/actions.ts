@@ -216,6 +216,7 @@ function planConfigHookEntry(p: Planner, s: RepoState, command: string): void {
 
 /** Plans taking fleet-git's hook entry out of the repository's own config, every other byte kept. */
 function planConfigHookRemoval(p: Planner, s: RepoState): void {
+  if (!s.configHook.present) return; // read from the text git's config reader read (the planner then has it too)
   const file = within(s.repo.commonDir, 'config');
   const before = p.view.read(file);
   if (before === null) return;

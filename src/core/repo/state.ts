@@ -273,7 +273,7 @@ class RepoRead implements RepoState {
     if (this.configHookKnown === undefined) {
       const file = within(this.repo.commonDir, 'config');
       let text = this.texts.get(file);
-      if (text === undefined) this.texts.set(file, (text = readText(file)));
+      if (text === undefined) this.texts.set(file, (text = this.ctx.config.localText(this.repo.commonDir)));
       this.configHookKnown = readConfigHook(text, REPO_HOOK_ENTRY, this.ctx.configHook);
     }
     return this.configHookKnown;
@@ -315,6 +315,7 @@ export function readExclude(repo: Repo): ExcludeRead {
 
 /** Reads and judges one repository and all its worktrees (`readBefore`: its info/exclude, when the caller has just read it). */
 export function assessRepo(repo: Repo, ctx: RunContext, readBefore?: ExcludeRead): RepoState {
+  ctx.config.forgetLocal();
   const texts = new Map<string, string | null>();
   const all = listWorktrees(repo).map((wt) =>
     worktreeState(wt, repo.commonDir, ctx, texts, wt.main && wt.root === repo.root ? repo.listed : undefined),
