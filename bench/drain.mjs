@@ -165,7 +165,9 @@ for (const s of sessionCounts) {
     ),
   );
   const hooksS = (Date.now() - t0) / 1000;
-  while (arrivals.length < s * perSession) await sleep(50);
+  // Until all came, or none came for 30 s (then the line says how many are missing).
+  for (let n = -1, since = Date.now(); arrivals.length < s * perSession && Date.now() - since < 30_000; await sleep(50))
+    if (arrivals.length !== n) [n, since] = [arrivals.length, Date.now()];
   await sleep(200);
   const lat = [];
   let ordered = true;

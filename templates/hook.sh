@@ -83,7 +83,7 @@ if [ -n "${FLEET_GIT_DEBUG-}" ]; then
 fi
 
 # Whether a forwarder runs is told by its lease, forwarder.lease, never by a
-# PID: the forwarder rewrites it every second with a deadline a few seconds
+# PID: the forwarder rewrites it several times a second with a deadline 3 s
 # ahead, as its content (microseconds) and as the file's time. Before that
 # deadline a forwarder runs and will send this event, which is already
 # written. Judged with builtins only: with EPOCHREALTIME, the content against

@@ -45,21 +45,10 @@
 // Events that waited over STALE_MS (a forwarder that could not run for an
 // hour) are dropped unsent, but for the Stops, which give each card its last
 // state: a live dashboard has no use for an hour of tool calls.
-// The folder is listed when the watcher names a new or changed `.ev` file
-// that exists (not for the files this process removes), and every second as
-// a safety net, so a backlog drains in time linear in its size.
-import {
-  existsSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  utimesSync,
-  watch,
-  writeFileSync,
-  type FSWatcher,
-} from 'node:fs';
+// The files the watcher names are read by name, and the folder is listed only
+// once a second (as a safety net) or when the watcher names no file: so a
+// backlog drains, and a live stream is taken in, in time linear in its size.
+import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { NO_ENTRY_OK } from '../fs/read.js';
 import { LineSender } from '../fleet/socket.js';
@@ -87,9 +76,9 @@ const SPOOL_ENV = [
 /** The forwarder's lease (see the top of this file). */
 export const LEASE_FILE = 'forwarder.lease';
 const LOCK_FILE = 'forwarder.sock';
-/** How far ahead the forwarder's lease runs, and how often it renews it. */
+/** How far ahead the forwarder's lease runs, and how often it renews it (often: a loaded machine delays timers). */
 const LEASE_MS = 3000;
-const RENEW_MS = 1000;
+const RENEW_MS = 250;
 /** How long the forwarder stays after the last event (IDLE_MS_VAR overrides, for tests and doctor's one test event). */
 export const IDLE_MS = 10_000;
 export const IDLE_MS_VAR = 'FLEET_GIT_FORWARDER_IDLE_MS';
@@ -210,7 +199,11 @@ async function tryListen(): Promise<Listen> {
   });
 }
 
-/** The spool folder's lock, waiting for a forwarder that is leaving; null when another keeps it. */
+/**
+ * The spool folder's lock; null when another forwarder keeps it. One that holds a lease runs on (a hook
+ * that started this one saw it late, on a loaded machine) and lists the spool within RESCAN_MS: this one
+ * leaves at once. One without (it is leaving, after its last look at the spool) is waited for.
+ */
 async function takeLock(): Promise<Held | null> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let stale = 0; ;) {
@@ -222,7 +215,8 @@ async function takeLock(): Promise<Held | null> {
       remove(LOCK_FILE);
       continue;
     }
-    if (Date.now() >= deadline) return null;
+    const lease = readLease('.');
+    if (Date.now() >= deadline || (lease && lease.pid > 0 && lease.deadline > Date.now())) return null;
     await sleep(25);
   }
 }
@@ -262,13 +256,15 @@ export async function forward(spool: string): Promise<void> {
   let sending: Promise<void> = Promise.resolve();
   const sender = new LineSender();
   let listed = 0;
+  /** The `.ev` files the watcher named since the last look: read by name, the folder not listed (a name-less event lists it). */
+  const named = new Set<string>();
   let changed = true;
   let watcher: FSWatcher | undefined;
   try {
-    // Its own removals exist no more when their events come: they list nothing.
     watcher = watch('.', (_type, name) => {
-      if (name !== null && (!name.endsWith('.ev') || !existsSync(name))) return;
-      changed = true;
+      if (name === null) changed = true;
+      else if (name.endsWith('.ev')) named.add(name);
+      else return;
       wake();
     });
     watcher.on('error', () => {
@@ -312,14 +308,18 @@ export async function forward(spool: string): Promise<void> {
   };
 
   /** Takes in the complete files not seen yet, oldest first; true when there were any. */
-  const scan = (): boolean => {
-    changed = false;
-    listed = Date.now();
+  const scan = (only?: string[]): boolean => {
     let names: string[];
-    try {
-      names = readdirSync('.');
-    } catch {
-      return false;
+    if (only) names = only.sort();
+    else {
+      changed = false;
+      listed = Date.now();
+      named.clear();
+      try {
+        names = readdirSync('.');
+      } catch {
+        return false;
+      }
     }
     const fresh: Item[] = [];
     const staleBefore = (Date.now() - STALE_MS) * 1000;
@@ -358,8 +358,14 @@ export async function forward(spool: string): Promise<void> {
 
   let last = Date.now();
   while (!stopping && ownsLock()) {
-    // Listed when something new came, and every RESCAN_MS in case the watcher missed it (or there is none).
-    if ((changed || Date.now() - listed >= (watcher ? RESCAN_MS : POLL_MS)) && scan()) last = Date.now();
+    // The files the watcher named; the whole folder every RESCAN_MS in case it missed one (or there is none).
+    if (changed || Date.now() - listed >= (watcher ? RESCAN_MS : POLL_MS)) {
+      if (scan()) last = Date.now();
+    } else if (named.size) {
+      const batch = [...named];
+      named.clear();
+      if (scan(batch)) last = Date.now();
+    }
     if (busy === 0 && Date.now() - last >= idle) {
       dropLease();
       // A hook that read the lease before it went wrote its event before: it is here now.

@@ -173,16 +173,19 @@ function lineOf(event: unknown): string | null {
   }
 }
 
-/** How long a LineSender keeps its connection after its last line. */
+/** How long a LineSender keeps its connection after its last line, and waits for the kernel to take a line. */
 const KEEP_MS = 100;
+const WRITE_WAIT_MS = 5000;
 
 /**
  * The forwarder's sender: consecutive lines share one connection (the observer
  * reads every line of a connection), so a backlog of thousands of events is a
  * few connections, not one each, which an observer's accept queue could not
  * take at once (connect fails with EAGAIN when it is full). The connection is
- * ended KEEP_MS after the last line. A line not written within `timeoutMs`
- * ends the connection and is given up, as sendEvent's; one refused on a kept
+ * ended KEEP_MS after the last line. A connection not made within `timeoutMs`
+ * gives the line up, as sendEvent's; a line the kernel has not taken within
+ * WRITE_WAIT_MS (an observer that reads slower than a backlog drains, or not
+ * at all) ends the connection and is given up; one refused on a kept
  * connection (the observer closed it) is tried once on a new one.
  */
 export class LineSender {
@@ -201,7 +204,7 @@ export class LineSender {
       if (!sock) return false;
       this.sock = sock;
       this.path = socketPath;
-      const written = await write(sock, line, timeoutMs);
+      const written = await write(sock, line, WRITE_WAIT_MS);
       if (written === true) {
         this.timer = setTimeout(() => this.end(), KEEP_MS);
         return true;
