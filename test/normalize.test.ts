@@ -270,7 +270,16 @@ describe('transcript', () => {
       writeFileSync(file, lines.slice(0, finalIndex).join('\n') + '\n' + lines[finalIndex]!.slice(0, 40));
       assert.deepEqual(readFinalMessage(file), { state: 'pending' });
       assert.deepEqual(readFinalMessage(join(dir, 'missing.jsonl')), { state: 'pending' });
-      assert.equal(readSessionModel(join(dir, 'missing.jsonl')), null);
+      // Missing or without a whole line in a folder that is there: the session has not written it yet.
+      assert.equal(readSessionModel(join(dir, 'missing.jsonl')), undefined);
+      writeFileSync(file, lines[0]!.slice(0, 20));
+      assert.equal(readSessionModel(file), undefined);
+      // No folder for it: none will come; a transcript without a session.start names none.
+      assert.equal(readSessionModel(join(dir, 'gone', 'events.jsonl')), null);
+      const rest = lines.filter((l) => !l.includes('"session.start"'));
+      assert.ok(rest.length > 0 && rest.length < lines.length);
+      writeFileSync(file, rest.join('\n') + '\n');
+      assert.equal(readSessionModel(file), null);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
