@@ -14,18 +14,10 @@ import { fleetGitProcesses, needsRoot, repeats } from './helpers.js';
 import { leaseHeld, readLease } from '../src/copilot/forwarder.js';
 import { isAlive } from '../src/fs/process.js';
 import { TestObserver, type Received } from './observer-server.js';
-import { enabledHooks, runHook, stepOf, tool } from './hook-run.js';
+import { enabledHooks, runHook, stepOf, tool, until } from './hook-run.js';
 
 const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 /** The process group of `pid` (/proc/PID/stat's fifth field). */
 function groupOf(pid: number): number {

@@ -22,18 +22,10 @@ import { FIXTURES, fleetGitProcesses } from './helpers.js';
 import { leaseHeld } from '../src/copilot/forwarder.js';
 import { isAlive, parentOf } from '../src/fs/process.js';
 import { TestObserver, type Received } from './observer-server.js';
-import { CLIENT, enabledHooks, runHook, stepOf, tool } from './hook-run.js';
+import { CLIENT, enabledHooks, runHook, stepOf, tool, until } from './hook-run.js';
 
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, cond: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** The x86-64 and arm64 numbers of read(2), as /proc/PID/syscall shows them. */
 const READ_SYSCALL = process.arch === 'arm64' ? 63 : 0;

@@ -141,3 +141,12 @@ export function gitHookOf010(dataDir: string): string {
   };
   return readFileSync(join(V010, 'post-checkout'), 'utf8').replace(/\{\{(\w+)\}\}/g, (_, k: string) => values[k]!);
 }
+
+/** Waits until `cond` holds, looking every 20 ms; throws after `ms`, a limit that only stops a hung test. */
+export async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
