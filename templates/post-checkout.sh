@@ -21,6 +21,10 @@
 # shellcheck disable=SC2154 # fleet_git_mode is set by the hook that sources this file
 
 fleet_git_src='{{canonical}}'
+# The same hook file's text (the kit is rendered with it, core/repo/kit.ts): a new
+# worktree's copy is written by printf, a builtin, not by one more process.
+# shellcheck disable=SC2016 # the commands in it are text here
+fleet_git_json='{{hookfile}}'
 fleet_git_dir='{{data}}'
 fleet_git_client='{{client}}'
 
@@ -78,7 +82,7 @@ fleet_git_gone() {
 fleet_git_lock() {
 	lock=$1
 	boot=
-	# /proc/self is this shell (sh has no $BASHPID; $$ is the hook's main shell).
+	# /proc/self is this shell, the hook's own (its $$).
 	if IFS= read -r me </proc/self/stat && IFS= read -r boot </proc/sys/kernel/random/boot_id; then
 		# shellcheck disable=SC2086 # split into its words on purpose
 		set -- ${me##*) }
@@ -131,7 +135,7 @@ start $1 $boot
 		echo "fleet-git: left $PWD as git made it: another fleet-git holds $lock; run 'fleet-git enable' there once it is done (if none is running, remove that file)" >&3
 		return 6
 	}
-	trap 'rm -f "$lock"' EXIT
+	trap 'LC_ALL=C rm -f "$lock" 2>/dev/null' EXIT
 	trap 'exit 1' HUP INT TERM
 }
 
@@ -272,7 +276,8 @@ fleet_git_provision() {
 		made=
 		[ -d .github ] || made=.github
 		for d in $made .github/hooks; do echo "$d" >>"$gd/fleet-git-created" || return 1; done
-		mkdir -p .github/hooks || return 1
+		# (LC_ALL=C here and below: a program started in the C locale loads no locale files.)
+		LC_ALL=C mkdir -p .github/hooks || return 1
 	fi
 	# Temporary files a killed hook left (named as fleet-git's, see staleTemps): removed when their process is gone.
 	for t in .github/hooks/.fleet.json.fleet-git-*.tmp .github/hooks/fleet.json.fleet-git-*.tmp; do
@@ -285,21 +290,22 @@ fleet_git_provision() {
 	# Written whole under a temporary name in the same folder, then renamed: a kill
 	# in between leaves no half-written hook file (a session may read it at once).
 	tmp=.github/hooks/.fleet.json.fleet-git-$$.tmp
-	{ cp "$src" "$tmp" && mv -f "$tmp" "$dst"; } || { rm -f "$tmp"; return 1; }
+	{ printf %s "$fleet_git_json" >"$tmp" && LC_ALL=C mv -f "$tmp" "$dst"; } || { rm -f "$tmp"; return 1; }
 	fleet_git_say "wrote $dst (a copy of $src)"
 }
 
-(
-	exec 3>&2 </dev/null >/dev/null
-	# fd 4: what fleet_git_say says (a file that cannot be opened: nowhere).
-	case ${FLEET_GIT_DEBUG-} in
-	1) exec 4>&2 ;;
-	/*) if true 2>/dev/null >>"$FLEET_GIT_DEBUG"; then exec 4>>"$FLEET_GIT_DEBUG"; else exec 4>/dev/null; fi ;;
-	*) exec 4>/dev/null ;;
-	esac
-	exec 2>/dev/null
-	fleet_git_provision "$@"
-)
+# Runs with stdin and stdout on /dev/null, fd 3 the hook's stderr (the one line a
+# user reads), fd 4 what fleet_git_say says (a file that cannot be opened:
+# nowhere), and stderr nowhere. In the hook's own shell, not a subshell (one
+# process less): the hook exits right after, which removes the lock (its trap).
+fleet_git_run() {
+	fleet_git_provision "$@" </dev/null >/dev/null 2>/dev/null
+}
+case ${FLEET_GIT_DEBUG-} in
+1) fleet_git_run "$@" 3>&2 4>&2 ;;
+/*) if true 2>/dev/null >>"$FLEET_GIT_DEBUG"; then fleet_git_run "$@" 3>&2 4>>"$FLEET_GIT_DEBUG"; else fleet_git_run "$@" 3>&2 4>/dev/null; fi ;;
+*) fleet_git_run "$@" 3>&2 4>/dev/null ;;
+esac
 case $? in
 0 | 5 | 6) ;;
 4) echo "fleet-git: left this clone as git made it: the fleet-git config changed and could not be read again (run 'fleet-git config')" >&2 ;;

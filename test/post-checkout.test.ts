@@ -77,26 +77,27 @@ it('provisions a worktree whose .git file names its git dir by a relative path',
   assert.equal(s.git(wt, 'status', '--porcelain'), '');
 });
 
-it('a hook killed while it copies the hook file leaves no half-written fleet.json, and the next checkout removes its temporary file', () => {
+it('a hook killed before it renames the hook file into place leaves no fleet.json, and the next checkout removes its temporary file', () => {
   const s = sandbox();
   const repo = s.repo('pc-kill');
   assert.equal(s.cli(repo, 'enable').status, 0);
-  // A cp that writes part of the file, then kills the hook's subshell (its parent) as a SIGKILL would, mid-write.
+  // An mv that kills the hook (its parent) as a SIGKILL would, before the rename.
   const bin = join(s.dir, 'killing-bin');
   mkdirSync(bin);
-  writeFileSync(join(bin, 'cp'), '#!/bin/sh\nfor a; do to=$a; done\nhead -c 100 "$1" >"$to"\nkill -9 $PPID\nsleep 1\n');
-  chmodSync(join(bin, 'cp'), 0o755);
+  writeFileSync(join(bin, 'mv'), '#!/bin/sh\nkill -9 $PPID\nsleep 1\n');
+  chmodSync(join(bin, 'mv'), 0o755);
   const wt = join(s.dir, 'pc-kill-wt');
   const r = spawnSync('git', ['worktree', 'add', '-q', wt, '-b', 'w'], {
     cwd: repo,
     env: { ...s.env, PATH: `${bin}:${s.env.PATH}` },
     encoding: 'utf8',
   });
-  assert.equal(r.status, 0, r.stderr);
-  assert.ok(!existsSync(join(wt, HOOK)), 'no half-written hook file');
+  assert.equal(r.signal, null, r.stderr); // git itself lives on: only its hook was killed
+  assert.ok(existsSync(join(wt, '.git')));
+  assert.ok(!existsSync(join(wt, HOOK)), 'no hook file but a whole one');
   const temps = readdirSync(join(wt, '.github/hooks')).filter((n) => /^\.fleet\.json\.fleet-git-\d+\.tmp$/.test(n));
-  assert.equal(temps.length, 1, 'the kill came mid-write: its temporary file is there');
-  assert.equal(readFileSync(join(wt, '.github/hooks', temps[0]!), 'utf8').length, 100);
+  assert.equal(temps.length, 1, 'the kill came before the rename: its temporary file is there');
+  assert.equal(readFileSync(join(wt, '.github/hooks', temps[0]!), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
   // The next checkout in that worktree (its hook's process gone): the file written whole, the temporary file removed.
   s.git(wt, 'checkout', '-q', '-b', 'w2');
   assert.equal(readFileSync(join(wt, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
@@ -205,17 +206,19 @@ it('a hook killed while it holds the lock leaves none that blocks: SIGTERM remov
     ['KILL', 'pc-lock-kill'],
   ] as const) {
     const { repo, wt } = bare(s, name);
-    // A cp that kills the hook's subshell (which holds the lock) as it copies.
+    // An mv that kills the hook (which holds the lock) as it renames the hook file into place.
     const bin = join(s.dir, `${name}-bin`);
     mkdirSync(bin);
-    writeFileSync(join(bin, 'cp'), `#!/bin/sh\nkill -${sig} $PPID\nsleep 0.2\nexit 1\n`);
-    chmodSync(join(bin, 'cp'), 0o755);
+    writeFileSync(join(bin, 'mv'), `#!/bin/sh\nkill -${sig} $PPID\nsleep 0.2\nexit 1\n`);
+    chmodSync(join(bin, 'mv'), 0o755);
     const r = spawnSync('git', ['checkout', '-q', '-b', 'w2'], {
       cwd: wt,
       env: { ...s.env, PATH: `${bin}:${s.env.PATH}` },
       encoding: 'utf8',
     });
-    assert.equal(r.status, 0, r.stderr);
+    // A killed hook fails the checkout's status as any killed hook does (git says 1); the checkout is done.
+    assert.equal(r.status, 1, r.stderr);
+    assert.equal(s.git(wt, 'branch', '--show-current').trim(), 'w2');
     assert.ok(!existsSync(join(wt, HOOK)));
     if (sig === 'TERM') assert.ok(!existsSync(join(repo, LOCK)), 'removed by its trap');
     else {

@@ -300,13 +300,14 @@ describe('setup', () => {
     assert.ok(!recorded.endsWith('\n') && recorded.length > 0, 'the record as fleet-git writes it');
     const bin = join(s.dir, 'bin');
     mkdirSync(bin);
-    for (const t of ['git', 'mkdir', 'cp', 'mv'])
+    for (const t of ['git', 'mkdir', 'mv', 'rm'])
       symlinkSync(execFileSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim(), join(bin, t));
     const dest = join(s.dir, 'recorded-node');
     const r = spawnSync('git', ['clone', '-q', src, dest], { env: { ...s.env, PATH: bin }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stderr, '');
     await assertProvisioned(s, dest);
+    assert.ok(!existsSync(join(dest, '.git', 'fleet-git.lock')), 'the lock taken to write is removed');
   });
 
   it('with a global core.hooksPath: says so, offers the alternative, changes no git config', async () => {

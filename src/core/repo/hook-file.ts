@@ -19,6 +19,9 @@ export interface ClientLocation {
 }
 
 export const NODE_FILE = 'node';
+/** The templates the hook file is made of: its events, and each event's command. */
+export const HOOK_FILE_TEMPLATE = 'fleet.json';
+export const HOOK_COMMAND_TEMPLATE = 'hook-command.sh';
 
 /** Where enable --force keeps a hook file it replaced (in the worktree's git dir), to put it back on disable. */
 export const REPLACED_FILE = 'fleet-git-replaced-fleet.json';
@@ -39,7 +42,7 @@ export const HOOK_FORMAT = 2;
  * (src/copilot/forwarder.ts), all without starting node on Copilot's path.
  */
 export function hookCommand(event: string, where: ClientLocation): string {
-  const text = readTemplate('hook-command.sh').trim().split('\n').pop()!;
+  const text = readTemplate(HOOK_COMMAND_TEMPLATE).trim().split('\n').pop()!;
   return render(text, { data: shInQuotes(where.dataDir), event, format: String(HOOK_FORMAT) });
 }
 
@@ -61,7 +64,7 @@ export function renderClientHookFile(clientPath: string): string {
 }
 
 function hookFileWith(command: (event: string) => string): string {
-  const doc = JSON.parse(readTemplate('fleet.json')) as { hooks: Record<string, { bash: string }[]> };
+  const doc = JSON.parse(readTemplate(HOOK_FILE_TEMPLATE)) as { hooks: Record<string, { bash: string }[]> };
   for (const [event, entries] of Object.entries(doc.hooks)) {
     for (const entry of entries) entry.bash = command(event);
   }

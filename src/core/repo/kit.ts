@@ -29,14 +29,14 @@ import { CHECKOUT_SCRIPT, CLIENT_FILE, HOOK_SCRIPT, KIT_DIR, LOCK_FILE, type Use
 import { HOOK_MARK, OURS_FLAG } from '../../copilot/hook-mark.js';
 import { RULES_FILE, RULES_VERSION } from './clone-rules.js';
 import { EXCLUDE_BEGIN, EXCLUDE_END } from './exclude.js';
-import { HOOK_FILE_PATH } from './hook-file.js';
+import { HOOK_COMMAND_TEMPLATE, HOOK_FILE_PATH, HOOK_FILE_TEMPLATE, renderHookFile } from './hook-file.js';
 import { readTemplate, render, shInQuotes, templatePath } from './templates.js';
 
 /** The built hook client that enable copies to the per-user data folder. */
 export const BUILT_CLIENT = join(PACKAGE_ROOT, 'dist', CLIENT_FILE);
 const STAMP = 'stamp';
-/** The templates whose text is part of a kit (with the client). */
-const KIT_TEMPLATES = [HOOK_SCRIPT, CHECKOUT_SCRIPT] as const;
+/** The templates whose text is part of a kit (with the client): the scripts, and the hook file post-checkout.sh holds. */
+const KIT_TEMPLATES = [HOOK_SCRIPT, CHECKOUT_SCRIPT, HOOK_FILE_TEMPLATE, HOOK_COMMAND_TEMPLATE] as const;
 
 let built: { id: string; client: Buffer } | undefined;
 
@@ -76,6 +76,7 @@ export function renderCheckoutScript(u: UserPaths, client: string, id: string): 
   const q = shInQuotes;
   return render(readTemplate(CHECKOUT_SCRIPT), {
     canonical: q(u.canonicalHookFile),
+    hookfile: q(renderHookFile({ dataDir: u.dataDir })),
     data: q(u.dataDir),
     client: q(client),
     kit: id,
