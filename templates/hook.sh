@@ -83,15 +83,11 @@ if [ -n "${FLEET_GIT_DEBUG-}" ]; then
 fi
 
 # Whether a forwarder runs is told by its lease, forwarder.lease, never by a
-# PID: the forwarder rewrites it several times a second with a deadline 3 s
-# ahead, as its content (microseconds) and as the file's time. Before that
-# deadline a forwarder runs and will send this event, which is already
-# written. Judged with builtins only: with EPOCHREALTIME, the content against
-# the clock (a deadline more than 5 s ahead is a clock set back, not a lease);
-# without (bash 3.2), the file's time against this event file's. An empty one
-# is a hook's claim (below) being written, or bash 3.2's: it holds while it is
-# no older than this event. The protocol is described once, at the top of
-# src/copilot/forwarder.ts.
+# PID (the protocol: the top of src/copilot/forwarder.ts). Judged with builtins
+# only: with EPOCHREALTIME, its deadline (microseconds) against the clock, one
+# more than 5 s ahead being a clock set back; without (bash 3.2), its file time
+# against this event file's. An empty one is a hook's claim (below) being
+# written, or bash 3.2's: it holds while it is no older than this event.
 fleet_git_leased() {
 	l=
 	read -r l _ 2>/dev/null <"$s/forwarder.lease" || [ -e "$s/forwarder.lease" ] || return 1
@@ -128,14 +124,20 @@ fi
 # stdio, so Copilot never waits for it. The subshell starts it again when a
 # signal other than SIGTERM ended it (SIGKILL, the OOM killer, a crash: up to
 # 3 times), and when it failed (exit 1 to 127: node too old, a broken client)
-# removes the waiting events, so nothing piles up.
+# removes the waiting events, so nothing piles up. Where setsid exists (Linux),
+# the forwarder runs in a session of its own: Linux shares the CPU between
+# sessions first (autogroup), so a terminal whose Copilot runs a build does
+# not starve the forwarder that serves every session.
 set -m
 (
 	unset NODE_EXTRA_CA_CERTS
 	n=node
 	command -v node >/dev/null || n=$(cat "$d/node")
+	x=
+	command -v setsid >/dev/null && x=setsid
 	i=0
-	while "$n" "$k" --forward "$s"; c=$?; [ $c -gt 128 ] && [ $c -ne 143 ] && [ $((i += 1)) -le 3 ]; do :; done
+	# shellcheck disable=SC2086 # $x: setsid, or no word at all
+	while $x "$n" "$k" --forward "$s"; c=$?; [ $c -gt 128 ] && [ $c -ne 143 ] && [ $((i += 1)) -le 3 ]; do :; done
 	# The lease first: a hook that still saw it wrote its event before, so the events' removal takes it.
 	[ $c -gt 0 ] && [ $c -lt 128 ] && rm -f -- "$s/forwarder.lease" && rm -f -- "$s"/*.ev
 ) </dev/null >/dev/null 2>>"$w" &

@@ -6,7 +6,7 @@
 // ns_last_pid (root). Without /proc: test/macos.test.ts.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -19,11 +19,14 @@ import { enabledHooks, runHook, stepOf, tool, until } from './hook-run.js';
 const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The process group of `pid` (/proc/PID/stat's fifth field). */
-function groupOf(pid: number): number {
+/** The fields of /proc/PID/stat after the command's name: [state, ppid, pgrp, session, ...]. */
+function statOf(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
+const parentOf = (pid: number) => Number(statOf(pid)[1]);
+const groupOf = (pid: number) => Number(statOf(pid)[2]);
+const sessionOf = (pid: number) => Number(statOf(pid)[3]);
 
 /** A bash that lives 60 s, started with PID `pid` when that PID is free (root: ns_last_pid), else the next one. */
 function bashWithPid(pid: number): ChildProcess {
@@ -104,8 +107,11 @@ describe('the forwarder under faults', () => {
     async () => {
       const sid = 'job-killed';
       const pid = await running(sid);
-      const group = groupOf(pid);
+      // The forwarder runs in a session of its own; the shell that restarts it is its parent's job.
+      const group = groupOf(parentOf(pid));
+      assert.notEqual(group, groupOf(pid));
       process.kill(-group, 'SIGKILL');
+      process.kill(pid, 'SIGKILL');
       await until('it to be gone', () => !isAlive(pid) && !isAlive(group));
       bashes.push(bashWithPid(pid), bashWithPid(group));
       // Hooks one a second, past the dead lease's 3 s: none fired later waits for the bashes to end.
@@ -163,10 +169,15 @@ describe('the forwarder under faults', () => {
     await endAll();
   });
 
-  test('an observer that reads nothing for 2 s, then reads: every event once, in order', async () => {
+  /** An observer of its own that counts its connections and reads them only once `reading()` is called, in the order they came. */
+  async function holdingObserver(): Promise<{
+    lines: string[];
+    connections: () => number;
+    reading: () => void;
+    close: () => Promise<void>;
+  }> {
     await endAll();
     await obs.close();
-    // An observer of its own: it takes connections at once and reads them only once let go.
     const held: Socket[] = [];
     let reading = false;
     const lines: string[] = [];
@@ -176,30 +187,150 @@ describe('the forwarder under faults', () => {
         buf += d;
         for (let n; (n = buf.indexOf('\n')) >= 0; buf = buf.slice(n + 1)) lines.push(buf.slice(0, n));
       });
+      c.resume();
     };
     rmSync(t.paths.fleetSocket, { force: true });
-    const server = createServer({ pauseOnConnect: true }, (c) => (reading ? read(c) : held.push(c)));
+    const server = createServer({ pauseOnConnect: true }, (c) => {
+      held.push(c);
+      if (reading) read(c);
+    });
     await new Promise<void>((r) => server.listen(t.paths.fleetSocket, r));
+    return {
+      lines,
+      connections: () => held.length,
+      reading: () => {
+        reading = true;
+        for (const c of held) read(c);
+      },
+      close: async () => {
+        for (const c of held) c.destroy();
+        await new Promise((r) => server.close(r));
+        obs = await TestObserver.start(t.paths.fleetSocket);
+      },
+    };
+  }
+
+  test('an observer that reads nothing for 2 s, then reads: every event once, in order', async () => {
+    const o = await holdingObserver();
     try {
       for (let i = 0; i < 10; i++) await runHook(t.cmd('postToolUse'), tool('stalled', i), t.env);
       await sleep(2000);
-      reading = true;
-      for (const c of held) {
-        read(c);
-        c.resume();
-      }
-      await until('its 10 lines', () => lines.length === 10);
+      o.reading();
+      await until('its 10 lines', () => o.lines.length === 10);
       assert.deepEqual(
-        lines.map((l) => stepOf(JSON.parse(l) as Received)),
+        o.lines.map((l) => stepOf(JSON.parse(l) as Received)),
         [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
       );
     } finally {
-      await new Promise((r) => server.close(r));
-      for (const c of held) c.destroy();
-      obs = await TestObserver.start(t.paths.fleetSocket);
+      await o.close();
     }
     await endAll();
   });
+
+  test("the forwarder runs in a session of its own (setsid): a busy terminal's scheduling group does not starve it", async () => {
+    await endAll();
+    const pid = await running('session');
+    assert.equal(sessionOf(pid), pid);
+    assert.notEqual(sessionOf(pid), sessionOf(process.pid));
+    await endAll();
+  });
+
+  test('an observer that reads nothing while the forwarder pauses between two runs of events: one connection, every event in order', async () => {
+    const o = await holdingObserver();
+    try {
+      for (let i = 0; i < 5; i++) await runHook(t.cmd('postToolUse'), tool('paused', i), stay);
+      await until('the first run sent', () => t.waiting().length === 0);
+      await sleep(500);
+      for (let i = 5; i < 10; i++) await runHook(t.cmd('postToolUse'), tool('paused', i), stay);
+      await until('the second run sent', () => t.waiting().length === 0);
+      await sleep(200);
+      // Lines of two connections could reach the observer in either order: there is one.
+      assert.equal(o.connections(), 1);
+      o.reading();
+      await until('its 10 lines', () => o.lines.length === 10);
+      assert.deepEqual(
+        o.lines.map((l) => stepOf(JSON.parse(l) as Received)),
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+      );
+    } finally {
+      await o.close();
+    }
+    await endAll();
+  });
+
+  test('an observer that reads nothing for 8 s while the socket is full (a starved observer): every event once, in order', async () => {
+    const o = await holdingObserver();
+    try {
+      // More than a Unix socket's buffer (about 200 KiB) waiting, so that the forwarder's writes wait on the observer.
+      const n = 1500;
+      mkdirSync(t.spool, { recursive: true, mode: 0o700 });
+      const base = (Date.now() - 60_000) * 1000;
+      // Each line about 2 KiB (a tool's output is kept up to 2,000 characters).
+      const big = (i: number) => {
+        const p = JSON.parse(tool('full', i)) as { toolResult: { textResultForLlm: string } };
+        p.toolResult.textResultForLlm = 'x'.repeat(1900);
+        return JSON.stringify(p);
+      };
+      for (let i = 0; i < n; i++) writeFileSync(join(t.spool, `${base + i}.${100_000 + i}.ev`), spoolFile(t.sb.home, big(i)));
+      await runHook(t.cmd('postToolUse'), big(n), stay);
+      await until('the socket full', () => t.waiting().length > 0 && o.connections() === 1);
+      await sleep(8000);
+      assert.ok(t.waiting().length > 0, 'the forwarder still waits on the observer');
+      o.reading();
+      await until(`its ${n + 1} lines`, () => o.lines.length >= n + 1 && t.waiting().length === 0, 60_000);
+      await sleep(200);
+      assert.deepEqual(
+        o.lines.map((l) => stepOf(JSON.parse(l) as Received)),
+        Array.from({ length: n + 1 }, (_, i) => i),
+      );
+    } finally {
+      await o.close();
+    }
+    await endAll();
+  });
+
+  const CPU_CGROUPS = '/sys/fs/cgroup/cpu';
+  test(
+    'a forwarder starved of CPU (3% of a core, a cgroup) through a long intake: its lease never lapses, so no hook would start another',
+    {
+      skip:
+        needsRoot('limit a forwarder to 3% of a core (a cgroup)') ||
+        (existsSync(join(CPU_CGROUPS, 'cpu.cfs_quota_us')) ? false : `skipped: needs cgroup v1's cpu controller at ${CPU_CGROUPS}`),
+    },
+    async () => {
+      await endAll();
+      const group = join(CPU_CGROUPS, `fleet-git-test-${process.pid}`);
+      mkdirSync(group, { recursive: true });
+      writeFileSync(join(group, 'cpu.cfs_quota_us'), '3000'); // of each 100 ms
+      try {
+        const n = 1000;
+        mkdirSync(t.spool, { recursive: true, mode: 0o700 });
+        const base = (Date.now() - 60_000) * 1000;
+        for (let i = 0; i < n; i++) writeFileSync(join(t.spool, `${base + i}.${100_000 + i}.ev`), spoolFile(t.sb.home, tool('starved', i)));
+        // The hook puts itself in the group first: the forwarder it starts is in it too.
+        await runHook(`echo $$ >${join(group, 'cgroup.procs')}; ${t.cmd('postToolUse')}`, tool('starved', n), stay);
+        await until('its lease', () => (readLease(t.spool)?.pid ?? 0) > 0, 60_000);
+        let lapsed = 0;
+        await until(
+          'the backlog to drain',
+          () => {
+            if (!leaseHeld(t.spool)) lapsed++;
+            return steps('starved').length === n + 1;
+          },
+          120_000,
+        );
+        assert.equal(lapsed, 0, 'looks at a lapsed lease while the forwarder worked');
+        assert.deepEqual(
+          steps('starved'),
+          Array.from({ length: n + 1 }, (_, i) => i),
+        );
+      } finally {
+        await endAll();
+        await until('the group empty', () => readFileSync(join(group, 'cgroup.procs'), 'utf8').trim() === '');
+        rmdirSync(group);
+      }
+    },
+  );
 
   test('a backlog of one session, and one of a hundred others: every event once, in order, with the next hook', async () => {
     await endAll();

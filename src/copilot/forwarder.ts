@@ -35,7 +35,8 @@
 //   not left behind (that hook wrote its event before it read the lease). A
 //   hook that finds no lease starts another, which waits for the lock.
 // - SIGTERM: it stops at once, sending no further event (they stay in the
-//   spool, for the next forwarder), removes its lease, and exits 143.
+//   spool, for the next forwarder; a line the observer had not taken yet is
+//   given up), removes its lease, and exits 143.
 //
 // Per session, events are delivered one after another in spool order; an
 // agentStop whose final message is not in the transcript yet (or a SessionStart
@@ -91,6 +92,8 @@ const LOCK_WAIT_MS = 3000;
 /** How often the folder is listed when nothing wakes the forwarder: with a watcher, and without one. */
 const RESCAN_MS = 1000;
 const POLL_MS = 25;
+/** The least time between two looks at the spool: a stream of events is taken in batches, not one wake-up each. */
+const PASS_MS = 20;
 
 function idleMs(): number {
   const n = Number(process.env[IDLE_MS_VAR]);
@@ -112,9 +115,12 @@ export function readLease(spool: string): { deadline: number; pid: number } | nu
 /** Whether a forwarder runs in the spool folder, or is being started, as a hook judges it: before its lease's deadline. */
 export const leaseHeld = (spool: string): boolean => (readLease(spool)?.deadline ?? 0) > Date.now();
 
+let renewed = 0; // when renewLease last ran
+
 /** Writes this forwarder's lease, LEASE_MS ahead, as the content and the file's time (bash 3.2's hook compares that). */
 function renewLease(): void {
-  const deadline = Date.now() + LEASE_MS;
+  renewed = Date.now();
+  const deadline = renewed + LEASE_MS;
   const tmp = `${LEASE_FILE}.${process.pid}`;
   try {
     writeFileSync(tmp, `${deadline * 1000} ${process.pid}\n`, { mode: 0o600 });
@@ -123,6 +129,11 @@ function renewLease(): void {
   } catch {
     remove(tmp); // the next hooks start another, which finds the lock taken
   }
+}
+
+/** Renews the lease when due: also on the way through a long batch, which a forwarder starved of CPU may take seconds over. */
+function renewDue(): void {
+  if (Date.now() - renewed >= RENEW_MS) renewLease();
 }
 
 /** Removes the lease when it is this forwarder's (a hook's claim written meanwhile is left). */
@@ -238,8 +249,10 @@ export async function forward(spool: string): Promise<void> {
   for (const sig of ['SIGINT', 'SIGHUP', 'SIGPIPE'] as const) process.on(sig, () => {});
   let stopping = false;
   let wake = () => {};
+  const sender = new LineSender();
   process.on('SIGTERM', () => {
     stopping = true;
+    sender.abort(); // a line the observer has not taken yet is not waited for
     wake();
   });
   const lock = await takeLock();
@@ -247,14 +260,13 @@ export async function forward(spool: string): Promise<void> {
   const ino = statSync(LOCK_FILE, NO_ENTRY_OK)?.ino;
   const ownsLock = () => ino !== undefined && statSync(LOCK_FILE, NO_ENTRY_OK)?.ino === ino;
   renewLease();
-  const renewing = setInterval(renewLease, RENEW_MS);
+  const renewing = setInterval(renewDue, RENEW_MS);
 
   const idle = idleMs();
   const known = new Set<string>();
   const chains = new Map<string, Promise<void>>();
   let busy = 0;
   let sending: Promise<void> = Promise.resolve();
-  const sender = new LineSender();
   let listed = 0;
   /** The `.ev` files the watcher named since the last look: read by name, the folder not listed (a name-less event lists it). */
   const named = new Set<string>();
@@ -282,6 +294,7 @@ export async function forward(spool: string): Promise<void> {
   const send = (item: Item) =>
     (sending = sending.then(
       async () => {
+        renewDue();
         if (stopping || !ownsLock() || !remove(item.name)) return;
         known.delete(item.name); // a name comes back (bash 3.2's, once its PID does)
         await deliver(item.run.ev, item.run.paths, (path, ev) => sender.send(path, ev));
@@ -325,6 +338,7 @@ export async function forward(spool: string): Promise<void> {
     const staleBefore = (Date.now() - STALE_MS) * 1000;
     for (const name of names) {
       if (!name.endsWith('.ev') || known.has(name)) continue;
+      renewDue();
       let buf: Buffer;
       try {
         buf = readFileSync(name);
@@ -357,7 +371,10 @@ export async function forward(spool: string): Promise<void> {
   };
 
   let last = Date.now();
+  let pass = 0;
   while (!stopping && ownsLock()) {
+    if (Date.now() - pass < PASS_MS) await sleep(pass + PASS_MS - Date.now());
+    pass = Date.now();
     // The files the watcher named; the whole folder every RESCAN_MS in case it missed one (or there is none).
     if (changed || Date.now() - listed >= (watcher ? RESCAN_MS : POLL_MS)) {
       if (scan()) last = Date.now();

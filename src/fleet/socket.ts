@@ -173,30 +173,32 @@ function lineOf(event: unknown): string | null {
   }
 }
 
-/** How long a LineSender keeps its connection after its last line, and waits for the kernel to take a line. */
-const KEEP_MS = 100;
-const WRITE_WAIT_MS = 5000;
+/**
+ * How long a LineSender waits for the kernel to take a line: long, since an observer starved of CPU on
+ * a loaded machine may read nothing for seconds, and a line given up is lost (sent again on another
+ * connection, it could pass the lines still queued on this one).
+ */
+const WRITE_WAIT_MS = 30_000;
 
 /**
- * The forwarder's sender: consecutive lines share one connection (the observer
- * reads every line of a connection), so a backlog of thousands of events is a
- * few connections, not one each, which an observer's accept queue could not
- * take at once (connect fails with EAGAIN when it is full). The connection is
- * ended KEEP_MS after the last line. A connection not made within `timeoutMs`
- * gives the line up, as sendEvent's; a line the kernel has not taken within
- * WRITE_WAIT_MS (an observer that reads slower than a backlog drains, or not
- * at all) ends the connection and is given up; one refused on a kept
- * connection (the observer closed it) is tried once on a new one.
+ * The forwarder's sender: its lines share one connection, kept until end(),
+ * and so reach the observer in the order sent (the observer reads each
+ * connection's lines as they come; lines of two connections may interleave).
+ * A backlog of thousands of events is one connection, not one each, which an
+ * observer's accept queue could not take at once (connect fails with EAGAIN
+ * when it is full). A connection not made within `timeoutMs` gives the line
+ * up, as sendEvent's; a line the kernel has not taken within WRITE_WAIT_MS (an
+ * observer that does not read) ends the connection and is given up; one
+ * refused on a kept connection (the observer closed it, or another observer
+ * took the socket's place) is tried once on a new one.
  */
 export class LineSender {
   private sock: Socket | null = null;
   private path = '';
-  private timer: NodeJS.Timeout | undefined;
 
   async send(socketPath: string, event: unknown, timeoutMs = SEND_TIMEOUT_MS): Promise<boolean> {
     const line = lineOf(event);
     if (line === null) return false;
-    clearTimeout(this.timer);
     if (this.path !== socketPath) this.end();
     for (;;) {
       const kept = this.sock;
@@ -205,10 +207,7 @@ export class LineSender {
       this.sock = sock;
       this.path = socketPath;
       const written = await write(sock, line, WRITE_WAIT_MS);
-      if (written === true) {
-        this.timer = setTimeout(() => this.end(), KEEP_MS);
-        return true;
-      }
+      if (written === true) return true;
       sock.destroy();
       this.sock = null;
       if (!kept || written === 'late') return false;
@@ -217,8 +216,13 @@ export class LineSender {
 
   /** Ends the connection once what was written has gone. */
   end(): void {
-    clearTimeout(this.timer);
     this.sock?.end();
+    this.sock = null;
+  }
+
+  /** Closes the connection at once: a line still waiting for the kernel is given up. */
+  abort(): void {
+    this.sock?.destroy();
     this.sock = null;
   }
 }
