@@ -7,9 +7,12 @@
 // - many sessions at once: S shells each running a repository's postToolUse
 //   hook E times as fast as they can, all at once: from each hook's start to
 //   its line on the socket, p50 and p99, every event once and in order
-//   (target at 64 sessions of 50 events: p99 within 2 s).
+//   (target at 64 sessions of 50 events: p99 within 2 s). Each shell runs in
+//   a session of its own, as each Copilot runs in its own terminal (Linux
+//   shares the CPU between sessions first); --one-session runs them all in
+//   this benchmark's session, with its observer, as the issue first measured.
 //
-//   npm run build && node bench/drain.mjs [--backlog 1000,10000] [--sessions 16,32,64] [--events 50]
+//   npm run build && node bench/drain.mjs [--backlog 1000,10000] [--sessions 16,32,64] [--events 50] [--one-session]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -25,6 +28,7 @@ const arg = (name, dflt) => {
 const backlogs = arg('backlog', '1000,10000');
 const sessionCounts = arg('sessions', '16,32,64');
 const [perSession] = arg('events', '50');
+const oneSession = process.argv.includes('--one-session');
 
 const CLI = built('cli.cjs');
 const dir = mkdtempSync(join(tmpdir(), 'fleet-git-bench-drain-'));
@@ -118,7 +122,10 @@ const runHook = (input) =>
     p.stdin.end(input);
   });
 
-console.log(`forwarder under load (${new Date().toISOString().slice(0, 16)} UTC, ${execFileSync('nproc').toString().trim()} cores)`);
+console.log(
+  `forwarder under load (${new Date().toISOString().slice(0, 16)} UTC, ${execFileSync('nproc').toString().trim()} cores; ` +
+    `${oneSession ? 'all shells in one session with the observer' : 'each shell in a session of its own'})`,
+);
 mkdirSync(spool, { recursive: true, mode: 0o700 });
 const perEvent = [];
 for (const n of backlogs) {
@@ -161,7 +168,10 @@ for (const s of sessionCounts) {
   await Promise.all(
     Array.from(
       { length: s },
-      (_, n) => new Promise((resolve) => spawn('/bin/bash', ['-c', loop, `many-${n}`, cmd], { env, stdio: 'ignore' }).on('close', resolve)),
+      (_, n) =>
+        new Promise((resolve) =>
+          spawn('/bin/bash', ['-c', loop, `many-${n}`, cmd], { env, stdio: 'ignore', detached: !oneSession }).on('close', resolve),
+        ),
     ),
   );
   const hooksS = (Date.now() - t0) / 1000;
