@@ -22,9 +22,14 @@ function find(dir, suffix, found = []) {
   return found;
 }
 const files = find(join(root, 'test'), '.test.ts');
-// `--quick` (npm run test:quick) leaves out the files that start the real Copilot CLI or trace
-// system calls; npm test and .ci/run run every file. Kept here, in one place.
+// `--quick` (npm run test:quick) leaves out the files that start the real Copilot CLI, trace
+// system calls, or spend their time waiting by design (on leases, idle forwarders, stalled
+// observers); npm test and .ci/run run every file. Kept here, in one place.
 const SLOW = [
+  'test/forwarder-faults.test.ts', // waits out leases, stalls an observer 8 s, starves a forwarder of CPU
+  'test/hook-forwarder.test.ts', // forwarders that leave after their idle time, one after another
+  'test/macos.test.ts', // the same hook and forwarder under bash 3.2 and without /proc
+  'test/doctor.test.ts', // the hook-client check's test events through a forwarder, each of its states
   'test/copilot-e2e.test.ts', // real Copilot sessions, 8 at once among them
   'test/copilot-levels-e2e.test.ts', // real Copilot: trust, hook levels, fleet-git run
   'test/fleet-dropin-e2e.test.ts', // real Copilot through fleet's own hook client
