@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { configHookBlock, runsConfigHooks, withConfigHook, withoutConfigHook } from '../src/core/repo/config-hook.js';
-import { ROOT, run, sandbox, snapshot } from './helpers.js';
+import { ROOT, describeNeeding, needs, run, sandbox, snapshot } from './helpers.js';
+import { preCommit, preCommitRepo } from './pre-commit.js';
 
 const HOOK = '.github/hooks/fleet.json';
 
@@ -174,6 +175,27 @@ describe('lefthook 2 and a failing hook, by the git on PATH', () => {
     const r = s.run(repo, ['worktree', 'add', '-q', join(s.dir, 'gone-wt')]);
     assert.equal(r.status, 0, r.stderr);
     assert.ok(!existsSync(join(s.dir, 'gone-wt', HOOK)));
+  });
+});
+
+describeNeeding(needs('pre-commit'), 'pre-commit 3, by the git on PATH', () => {
+  it("pre-commit installed first: a new worktree gets the hook file and pre-commit's hook runs once; with git 2.54+ .git/hooks is never touched; disable leaves it and the config as they were", async () => {
+    const s = sandbox();
+    const p = preCommitRepo(s, 'pc-config', false);
+    preCommit(s, p.repo, 'install', '-t', 'post-checkout');
+    const hooksBefore = snapshot(join(p.repo, '.git/hooks'));
+    const configBefore = readFileSync(join(p.repo, '.git/config'), 'utf8');
+    const viaConfig = runsConfigHooks(gitVersionOf(s.env));
+    assert.equal((await s.fleet(p.repo, 'enable')).status, 0);
+    assert.deepEqual((await statusOf(s, p.repo)).problems, []);
+    if (viaConfig) assert.deepEqual(snapshot(join(p.repo, '.git/hooks')), hooksBefore, "pre-commit's hooks untouched");
+    p.reset();
+    s.git(p.repo, 'worktree', 'add', '-q', join(s.dir, 'pc-config-wt'), '-b', 'w');
+    assert.ok(existsSync(join(s.dir, 'pc-config-wt', HOOK)), 'fleet-git provisions the new worktree');
+    assert.equal(p.ran(), 'pre-commit\n', "pre-commit's post-checkout runs once");
+    assert.equal((await s.fleet(p.repo, 'disable')).status, 0);
+    assert.deepEqual(snapshot(join(p.repo, '.git/hooks')), hooksBefore);
+    assert.equal(readFileSync(join(p.repo, '.git/config'), 'utf8'), configBefore);
   });
 });
 

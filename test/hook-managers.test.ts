@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ROOT, describeNeeding, needs, sandbox, snapshot } from './helpers.js';
+import { preCommit, preCommitRepo } from './pre-commit.js';
 
 const HOOK = '.github/hooks/fleet.json';
 const codes = async (s: ReturnType<typeof sandbox>, cwd: string) =>
@@ -136,44 +137,6 @@ describe('a hook that fails', () => {
 
 function spawn(cmd: string, args: string[], cwd: string, env: Record<string, string>) {
   return spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
-}
-
-// pre-commit 3.0.4 from the distribution's packages (.ci/run installs it), run
-// offline: a `repo: local` hook of language system, its home and cache in the sandbox.
-const PRE_COMMIT_CONFIG = (log: string) => `repos:
-- repo: local
-  hooks:
-  - id: mark
-    name: mark
-    entry: sh -c 'echo pre-commit >> "${log}"' --
-    language: system
-    always_run: true
-    pass_filenames: false
-    stages: [post-checkout]
-`;
-
-function preCommitEnv(s: ReturnType<typeof sandbox>): Record<string, string> {
-  return { ...s.env, XDG_CACHE_HOME: join(s.dir, 'cache'), PRE_COMMIT_HOME: join(s.dir, 'pre-commit-home') };
-}
-
-function preCommit(s: ReturnType<typeof sandbox>, cwd: string, ...args: string[]) {
-  const r = spawn('pre-commit', args, cwd, preCommitEnv(s));
-  assert.equal(r.status, 0, `pre-commit ${args.join(' ')}: ${r.stdout}${r.stderr}`);
-  return r;
-}
-
-/** A repository whose committed .pre-commit-config.yaml logs each post-checkout; with `foreign`, also a hook of the user's own. */
-function preCommitRepo(s: ReturnType<typeof sandbox>, name: string, foreign: boolean) {
-  const repo = s.repo(name);
-  const log = join(s.dir, `${name}.log`);
-  writeFileSync(join(repo, '.pre-commit-config.yaml'), PRE_COMMIT_CONFIG(log));
-  s.git(repo, 'add', '.pre-commit-config.yaml');
-  s.git(repo, 'commit', '-q', '-m', 'pre-commit');
-  const own = `#!/bin/sh\necho own >> "${log}"\n`;
-  if (foreign) writeFileSync(join(repo, '.git/hooks/post-checkout'), own, { mode: 0o755 });
-  const ran = () => (existsSync(log) ? readFileSync(log, 'utf8') : '');
-  const reset = () => writeFileSync(log, '');
-  return { repo, log, own, ran, reset };
 }
 
 const hooksOf = (repo: string) => snapshot(join(repo, '.git/hooks'), (rel) => rel.endsWith('.sample'));
