@@ -365,14 +365,15 @@ export function fleetGitProcesses(home: string): number[] {
  * (/proc/PID/exe). The executable is read first and the command line after it, and a process counts only when that
  * command line is the client's: a hook's shell forks copies of itself, which carry the shell's command line until
  * they exec another program (cat, for a payload on a socket), so the other order could pair a shell's command line
- * with cat's executable. A process still a shell when its executable was read is left out.
+ * with cat's executable. A process still a shell, or still setsid (Linux: it execs the forwarder's node in a session
+ * of its own), when its executable was read is left out.
  */
 export function fleetGitNodes(home: string): Array<{ pid: number; exe: string }> {
   const found: Array<{ pid: number; exe: string }> = [];
   for (const pid of withHome(home))
     try {
       const exe = readlinkSync(`/proc/${pid}/exe`);
-      if (/\/(ba|da)?sh$/.test(exe)) continue;
+      if (/\/((ba|da)?sh|setsid)$/.test(exe)) continue;
       if (/hook-client\.cjs|fleet-git-forwarder/.test(readCmdline(pid))) found.push({ pid, exe });
     } catch {
       /* gone */
