@@ -169,13 +169,30 @@ describe('the forwarder under faults', () => {
     await endAll();
   });
 
-  /** An observer of its own that counts its connections and reads them only once `reading()` is called, in the order they came. */
-  async function holdingObserver(): Promise<{
+  /**
+   * Runs `body` with an observer of its own in the test observer's place, which counts its connections and reads
+   * them only once `reading()` is called, in the order they came; then puts the test observer back.
+   */
+  async function withHoldingObserver(body: (o: Holding) => Promise<void>): Promise<void> {
+    const o = await holdingObserver();
+    try {
+      await body(o);
+    } finally {
+      await o.close();
+    }
+    await endAll();
+  }
+
+  interface Holding {
     lines: string[];
+    /** The steps of the lines read, in order. */
+    steps: () => number[];
     connections: () => number;
     reading: () => void;
     close: () => Promise<void>;
-  }> {
+  }
+
+  async function holdingObserver(): Promise<Holding> {
     await endAll();
     await obs.close();
     const held: Socket[] = [];
@@ -197,6 +214,7 @@ describe('the forwarder under faults', () => {
     await new Promise<void>((r) => server.listen(t.paths.fleetSocket, r));
     return {
       lines,
+      steps: () => lines.map((l) => stepOf(JSON.parse(l) as Received)),
       connections: () => held.length,
       reading: () => {
         reading = true;
@@ -211,20 +229,13 @@ describe('the forwarder under faults', () => {
   }
 
   test('an observer that reads nothing for 2 s, then reads: every event once, in order', async () => {
-    const o = await holdingObserver();
-    try {
+    await withHoldingObserver(async (o) => {
       for (let i = 0; i < 10; i++) await runHook(t.cmd('postToolUse'), tool('stalled', i), t.env);
       await sleep(2000);
       o.reading();
       await until('its 10 lines', () => o.lines.length === 10);
-      assert.deepEqual(
-        o.lines.map((l) => stepOf(JSON.parse(l) as Received)),
-        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
-      );
-    } finally {
-      await o.close();
-    }
-    await endAll();
+      assert.deepEqual(o.steps(), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    });
   });
 
   test("the forwarder runs in a session of its own (setsid): a busy terminal's scheduling group does not starve it", async () => {
@@ -236,8 +247,7 @@ describe('the forwarder under faults', () => {
   });
 
   test('an observer that reads nothing while the forwarder pauses between two runs of events: one connection, every event in order', async () => {
-    const o = await holdingObserver();
-    try {
+    await withHoldingObserver(async (o) => {
       for (let i = 0; i < 5; i++) await runHook(t.cmd('postToolUse'), tool('paused', i), stay);
       await until('the first run sent', () => t.waiting().length === 0);
       await sleep(500);
@@ -248,19 +258,12 @@ describe('the forwarder under faults', () => {
       assert.equal(o.connections(), 1);
       o.reading();
       await until('its 10 lines', () => o.lines.length === 10);
-      assert.deepEqual(
-        o.lines.map((l) => stepOf(JSON.parse(l) as Received)),
-        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
-      );
-    } finally {
-      await o.close();
-    }
-    await endAll();
+      assert.deepEqual(o.steps(), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    });
   });
 
   test('an observer that reads nothing for 8 s while the socket is full (a starved observer): every event once, in order', async () => {
-    const o = await holdingObserver();
-    try {
+    await withHoldingObserver(async (o) => {
       // More than a Unix socket's buffer (about 200 KiB) waiting, so that the forwarder's writes wait on the observer.
       const n = 1500;
       mkdirSync(t.spool, { recursive: true, mode: 0o700 });
@@ -280,13 +283,10 @@ describe('the forwarder under faults', () => {
       await until(`its ${n + 1} lines`, () => o.lines.length >= n + 1 && t.waiting().length === 0, 60_000);
       await sleep(200);
       assert.deepEqual(
-        o.lines.map((l) => stepOf(JSON.parse(l) as Received)),
+        o.steps(),
         Array.from({ length: n + 1 }, (_, i) => i),
       );
-    } finally {
-      await o.close();
-    }
-    await endAll();
+    });
   });
 
   const CPU_CGROUPS = '/sys/fs/cgroup/cpu';

@@ -9,7 +9,8 @@
 //   <data>/kit/<id>/hook-client.cjs   the client of build <id> (a hash of the
 //                                     client and the templates)
 //   <data>/hook.sh                    templates/hook.sh, naming that client
-//   <data>/post-checkout.sh           templates/post-checkout.sh, naming it too
+//   <data>/post-checkout.sh           templates/post-checkout.sh, naming it too and
+//                                     holding the hook file's text
 //   <data>/kit/stamp                  "<id>\n<previous id>\n<this build's files, as stat tells them>\n"
 //   <data>/hook-client.cjs            the same client, which hook files written
 //                                     before the shim (0.1.0) run directly
