@@ -171,7 +171,7 @@ function gitOut(cwd: string, args: string[], env: Record<string, string>): strin
 }
 
 const GLOBAL_CONFIG =
-  '[user]\n\tname = Test\n\temail = test@example.invalid\n[commit]\n\tgpgSign = false\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n';
+  '[user]\n\tname = Test\n\temail = test@example.invalid\n[commit]\n\tgpgSign = false\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n';
 /** The GIT_* variables a repository may be copied under (the dates are part of what it is). */
 const COPYABLE_GIT_ENV = /^GIT_(CONFIG_GLOBAL|CONFIG_NOSYSTEM|(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE))$/;
 

@@ -52,9 +52,16 @@ export function gitTracks(root: string, relPath: string, env: Env, home: string)
   return r.stdout.split('\0').includes(relPath);
 }
 
-/** The version of the git on PATH, as [major, minor, patch], or null when it cannot be run or told. */
+/** The versions of git asked for in this process, by the PATH and GIT_EXEC_PATH that found it. */
+const versions = new Map<string, [number, number, number] | null>();
+
+/** The version of the git on PATH, as [major, minor, patch], or null when it cannot be run or told. Asked once a process for each PATH. */
 export function gitVersion(env: Env, home: string): [number, number, number] | null {
+  const key = `${env.PATH ?? ''}\0${env.GIT_EXEC_PATH ?? ''}`;
+  if (versions.has(key)) return versions.get(key)!;
   const r = runGit(['--version'], { env, home });
   const m = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(r.stdout);
-  return r.status === 0 && m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : null;
+  const v: [number, number, number] | null = r.status === 0 && m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : null;
+  versions.set(key, v);
+  return v;
 }
