@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { FolderIndex, TRUST_LOCK, readTrustRecord, trustedFolders } from '../src/copilot/trust.js';
 import { userPaths } from '../src/paths.js';
-import { sandbox } from './helpers.js';
+import { repeats, sandbox } from './helpers.js';
 import { runCli } from './spawn.js';
 import { runClient } from './hook-run.js';
 import type { UserPaths } from '../src/paths.js';
@@ -277,7 +277,7 @@ describe('trust edits at once', () => {
           return { status: r.code, stderr: r.stderr };
         }),
       );
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < repeats(4); round++) {
       for (const r of await all(['enable', '--trust'])) assert.equal(r.status, 0, r.stderr);
       const doc = JSON.parse(readFileSync(config, 'utf8'));
       assert.equal(doc.banner, 'never', `round ${round}`);

@@ -30,7 +30,7 @@
 //   LEASE_MS ahead, every RENEW_MS, so a forwarder that is gone (SIGKILL, a
 //   crash, a reboot with the spool on disk) stops counting within LEASE_MS
 //   whatever its PID has become.
-// - It leaves after IDLE_MS without events: it removes the lease, then looks
+// - It leaves IDLE_MS after its last event: it removes the lease, then looks
 //   at the spool once more, so the event of a hook that still saw the lease is
 //   not left behind (that hook wrote its event before it read the lease). A
 //   hook that finds no lease starts another, which waits for the lock.
@@ -40,9 +40,9 @@
 //
 // Per session, events are delivered one after another in spool order; an
 // agentStop whose final message is not in the transcript yet (or a SessionStart
-// whose model is to come from it) holds back only
-// its own session's later events. Each file is removed just before its event
-// is sent, one event at a time: a killed forwarder loses at most that one.
+// whose model is to come from it) holds back only its own session's later
+// events. Each file is removed just before its event is sent, one event at a
+// time: a killed forwarder loses at most that one.
 // Events that waited over STALE_MS (a forwarder that could not run for an
 // hour) are dropped unsent, but for the Stops, which give each card its last
 // state: a live dashboard has no use for an hour of tool calls.
@@ -391,7 +391,7 @@ export async function forward(spool: string): Promise<void> {
       last = Date.now();
     }
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, watcher ? RESCAN_MS : POLL_MS);
+      const t = setTimeout(resolve, Math.min(watcher ? RESCAN_MS : POLL_MS, busy ? RESCAN_MS : Math.max(0, last + idle - Date.now())));
       wake = () => {
         clearTimeout(t);
         resolve();
