@@ -147,14 +147,14 @@ export function sandbox(prefix = 'fleet-git-test-', opts: { forOthers?: boolean 
     fleet: (cwd, ...args) => fleetInProcess(args, { cwd, env }),
     repo(name) {
       const path = join(dir, name);
-      // git init, add and commit cost four processes (the commit starts git maintenance); a copy of the
-      // same repository made before in this process costs none. Only where git would make the same
-      // repository: the sandbox's global config as sandbox() wrote it, the same umask and GIT_* variables.
-      const key = sameRepoKey(name, env, globalConfig);
+      // git init, add and commit cost three processes; a copy of the repository made before in this process
+      // (every name gets the same one) costs none. Only where git would make the same repository: the
+      // sandbox's global config as sandbox() wrote it, the same umask and GIT_* variables.
+      const key = sameRepoKey(env, globalConfig);
       const made = key === undefined ? undefined : madeRepos.get(key);
       if (made) cpSync(made, path, { recursive: true, preserveTimestamps: true });
       else {
-        makeRepo(path, name, git);
+        makeRepo(path, git);
         if (key !== undefined) madeRepos.set(key, keepCopy(path));
       }
       return path;
@@ -176,20 +176,20 @@ const GLOBAL_CONFIG =
 const COPYABLE_GIT_ENV = /^GIT_(CONFIG_GLOBAL|CONFIG_NOSYSTEM|(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE))$/;
 
 /** What sandbox().repo(name) makes depends on, or undefined where it may depend on more. */
-function sameRepoKey(name: string, env: Record<string, string>, globalConfig: string): string | undefined {
+function sameRepoKey(env: Record<string, string>, globalConfig: string): string | undefined {
   const git = Object.keys(env)
     .filter((k) => k.startsWith('GIT_'))
     .sort();
   if (!git.every((k) => COPYABLE_GIT_ENV.test(k)) || env.GIT_CONFIG_GLOBAL !== globalConfig) return undefined;
   if (readFileSync(globalConfig, 'utf8') !== GLOBAL_CONFIG) return undefined;
   const vars = git.filter((k) => k !== 'GIT_CONFIG_GLOBAL').map((k) => `${k}=${env[k]}`);
-  return JSON.stringify([process.umask(), name, vars]); // a copy keeps the modes the umask gave
+  return JSON.stringify([process.umask(), vars]); // a copy keeps the modes the umask gave
 }
 
-function makeRepo(path: string, name: string, git: (cwd: string, ...args: string[]) => string) {
+function makeRepo(path: string, git: (cwd: string, ...args: string[]) => string) {
   mkdirSync(path, { recursive: true });
   git(path, 'init', '-q', '-b', 'main');
-  writeFileSync(join(path, 'README.md'), `# ${name}\n`);
+  writeFileSync(join(path, 'README.md'), '# a repository\n');
   git(path, 'add', '-A');
   git(path, 'commit', '-q', '-m', 'init');
 }

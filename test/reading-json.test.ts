@@ -29,15 +29,15 @@ describe('--json on every reading command', () => {
     [['uninstall', code, '--dry-run'], code],
   ];
 
-  test('off a terminal: words without --json, one JSON document with it', () => {
+  test('off a terminal: words without --json, one JSON document with it', async () => {
     for (const [args, cwd] of READING) {
       const what = args.join(' ');
-      const words = sb.cli(cwd, ...args);
+      const words = await sb.fleet(cwd, ...args);
       // doctor exits 1 here for its one fault (no Copilot CLI on this PATH); every other one 0.
       assert.ok(words.status === 0 || (args[0] === 'doctor' && words.status === 1), `${what}: ${words.status} ${words.stderr}`);
       assert.notEqual(words.stdout.trim(), '', what);
       assert.throws(() => JSON.parse(words.stdout), SyntaxError, `${what} printed JSON without --json`);
-      const json = sb.cli(cwd, ...args, '--json');
+      const json = await sb.fleet(cwd, ...args, '--json');
       assert.equal(json.status, words.status, `${what} --json: ${json.stderr}`);
       assert.equal(json.stderr, '', `${what} --json`);
       assert.doesNotThrow(() => JSON.parse(json.stdout), `${what} --json: ${json.stdout.slice(0, 300)}`);
