@@ -55,7 +55,7 @@ import { NO_ENTRY_OK } from '../fs/read.js';
 import { LineSender } from '../fleet/socket.js';
 import { OBSERVER_DIR_VAR } from '../paths.js';
 import { PROBE_VAR } from './normalize.js';
-import { awaitFinalMessage, awaitSessionModel, deliver, prepare, stopWaitMs, type HookRun, type Prepared } from './hook-event.js';
+import { awaitFinalMessage, awaitSessionModel, deliver, msOf, prepare, stopWaitMs, type HookRun, type Prepared } from './hook-event.js';
 
 /** argv[2] of the forwarder, argv[3] its spool folder. */
 export const FORWARD_FLAG = '--forward';
@@ -94,11 +94,6 @@ const RESCAN_MS = 1000;
 const POLL_MS = 25;
 /** The least time between two looks at the spool: a stream of events is taken in batches, not one wake-up each. */
 const PASS_MS = 20;
-
-function idleMs(): number {
-  const n = Number(process.env[IDLE_MS_VAR]);
-  return Number.isFinite(n) && n >= 50 && n <= 600_000 ? n : IDLE_MS;
-}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -258,11 +253,12 @@ export async function forward(spool: string): Promise<void> {
   const lock = await takeLock();
   if (!lock) return;
   const ino = statSync(LOCK_FILE, NO_ENTRY_OK)?.ino;
-  const ownsLock = () => ino !== undefined && statSync(LOCK_FILE, NO_ENTRY_OK)?.ino === ino;
+  let held = true; // the lock file this forwarder's, as of the last pass (send reads that)
+  const ownsLock = () => (held = ino !== undefined && statSync(LOCK_FILE, NO_ENTRY_OK)?.ino === ino);
   renewLease();
   const renewing = setInterval(renewDue, RENEW_MS);
 
-  const idle = idleMs();
+  const idle = msOf(process.env, IDLE_MS_VAR, IDLE_MS, 600_000);
   const known = new Set<string>();
   const chains = new Map<string, Promise<void>>();
   let busy = 0;
@@ -289,13 +285,13 @@ export async function forward(spool: string): Promise<void> {
   /**
    * One event at a time: its file goes, then its line is sent. The removal claims the event: where two
    * forwarders took a stale lock at once, only one removes a file; the one whose lock file is gone sends
-   * nothing more (its events wait for the other). Once stopping, none.
+   * nothing more from its next pass on (its events wait for the other). Once stopping, none.
    */
   const send = (item: Item) =>
     (sending = sending.then(
       async () => {
         renewDue();
-        if (stopping || !ownsLock() || !remove(item.name)) return;
+        if (stopping || !held || !remove(item.name)) return;
         known.delete(item.name); // a name comes back (bash 3.2's, once its PID does)
         await deliver(item.run.ev, item.run.paths, (path, ev) => sender.send(path, ev));
       },

@@ -42,14 +42,26 @@ export const STOP_WAIT_MS = 3000;
 /** Names another wait for the hook client and the forwarder, in ms (50 to 60000), for tests that would sleep it out. */
 export const STOP_WAIT_VAR = 'FLEET_GIT_STOP_WAIT_MS';
 
-/** The agentStop wait the environment asks for, else STOP_WAIT_MS. */
-export function stopWaitMs(env: Env): number {
-  const n = Number(env[STOP_WAIT_VAR]);
-  return env[STOP_WAIT_VAR] && Number.isFinite(n) && n >= 50 && n <= 60_000 ? n : STOP_WAIT_MS;
+/** A time in ms that the variable `name` asks for, from 50 to `max`; else `otherwise`. */
+export function msOf(env: Env, name: string, otherwise: number, max: number): number {
+  const n = Number(env[name]);
+  return env[name] && Number.isFinite(n) && n >= 50 && n <= max ? n : otherwise;
 }
 
+/** The agentStop wait the environment asks for, else STOP_WAIT_MS. */
+export const stopWaitMs = (env: Env): number => msOf(env, STOP_WAIT_VAR, STOP_WAIT_MS, 60_000);
+
+const pathsSeen = new Map<string, UserPaths>();
+
+/** The user's paths as a hook run's environment names them; kept for the last few environments (a forwarder asks for each event). */
 export function pathsOf(env: Env): UserPaths {
-  return userPaths(env, env.HOME || homedir());
+  const key = JSON.stringify(env);
+  let paths = pathsSeen.get(key);
+  if (!paths) {
+    if (pathsSeen.size >= 16) pathsSeen.clear();
+    pathsSeen.set(key, (paths = userPaths(env, env.HOME || homedir())));
+  }
+  return paths;
 }
 
 /** Larger than any hook file fleet-git writes (about 2 KiB): such a user-level file is not ours, and is not read. */
