@@ -387,7 +387,7 @@ export async function forward(spool: string): Promise<void> {
       last = Date.now();
     }
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, Math.min(watcher ? RESCAN_MS : POLL_MS, busy ? RESCAN_MS : Math.max(0, last + idle - Date.now())));
+      const t = setTimeout(resolve, Math.min(watcher ? RESCAN_MS : POLL_MS, busy ? Infinity : last + idle - Date.now()));
       wake = () => {
         clearTimeout(t);
         resolve();

@@ -51,17 +51,13 @@ export function msOf(env: Env, name: string, otherwise: number, max: number): nu
 /** The agentStop wait the environment asks for, else STOP_WAIT_MS. */
 export const stopWaitMs = (env: Env): number => msOf(env, STOP_WAIT_VAR, STOP_WAIT_MS, 60_000);
 
-const pathsSeen = new Map<string, UserPaths>();
+let lastPaths: { key: string; paths: UserPaths } | undefined;
 
-/** The user's paths as a hook run's environment names them; kept for the last few environments (a forwarder asks for each event). */
+/** The user's paths as a hook run's environment names them; the last environment's kept (a forwarder asks for each event, nearly always of one). */
 export function pathsOf(env: Env): UserPaths {
   const key = JSON.stringify(env);
-  let paths = pathsSeen.get(key);
-  if (!paths) {
-    if (pathsSeen.size >= 16) pathsSeen.clear();
-    pathsSeen.set(key, (paths = userPaths(env, env.HOME || homedir())));
-  }
-  return paths;
+  if (lastPaths?.key !== key) lastPaths = { key, paths: userPaths(env, env.HOME || homedir()) };
+  return lastPaths.paths;
 }
 
 /** Larger than any hook file fleet-git writes (about 2 KiB): such a user-level file is not ours, and is not read. */
