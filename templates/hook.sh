@@ -83,18 +83,18 @@ if [ -n "${FLEET_GIT_DEBUG-}" ]; then
 fi
 
 # Whether a forwarder runs is told by its lease, forwarder.lease, never by a
-# PID (the protocol: the top of src/copilot/forwarder.ts). Judged with builtins
-# only: with EPOCHREALTIME, its deadline (microseconds) against the clock, one
-# more than 5 s ahead being a clock set back; without (bash 3.2), its file time
-# against this event file's. An empty one is a hook's claim (below) being
-# written, or bash 3.2's: it holds while it is no older than this event.
+# PID (the protocol: the top of src/copilot/forwarder.ts), with builtins only:
+# with EPOCHREALTIME, its deadline (microseconds) against the clock, one over
+# 5 s ahead being a clock set back; in bash 3.2, its file time after this event
+# file's, and forwarder.renewed's (the deadline less 5 s) not. An empty one is
+# a hook's claim (below), or bash 3.2's: it holds while no older than this event.
 fleet_git_leased() {
 	l=
 	read -r l _ 2>/dev/null <"$s/forwarder.lease" || [ -e "$s/forwarder.lease" ] || return 1
 	case $l in
 	'') [ ! "$f" -nt "$s/forwarder.lease" ] ;;
 	*[!0-9]*) return 1 ;;
-	*) if [ -n "$t" ]; then [ "$l" -gt "$t" ] && [ $((l - t)) -le 5000000 ]; else [ "$s/forwarder.lease" -nt "$f" ]; fi ;;
+	*) if [ -n "$t" ]; then [ "$l" -gt "$t" ] && [ $((l - t)) -le 5000000 ]; else [ "$s/forwarder.lease" -nt "$f" ] && [ ! "$s/forwarder.renewed" -nt "$f" ]; fi ;;
 	esac
 }
 if fleet_git_leased; then

@@ -20,6 +20,8 @@
 //   deadline in microseconds of the wall clock, which is also the file's time.
 //   Before the deadline a forwarder runs and will see the event; the hook is
 //   done. No PID decides anything: the pid is there for people and tests.
+//   `forwarder.renewed`'s file time is the deadline less 5 s: bash 3.2's hook
+//   (no clock) takes a lease renewed after its event as a clock set back.
 // - Otherwise the hook starts a forwarder (in a subshell of its own process
 //   group, which starts it again when a signal other than SIGTERM ended it).
 //   With a clock, it first writes a 3 s lease of its own (`<deadline>`), so the
@@ -51,6 +53,7 @@
 // backlog drains, and a live stream is taken in, in time linear in its size.
 import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { NO_ENTRY_OK } from '../fs/read.js';
 import { LineSender } from '../fleet/socket.js';
 import { OBSERVER_DIR_VAR } from '../paths.js';
@@ -76,6 +79,7 @@ const SPOOL_ENV = [
 ] as const;
 /** The forwarder's lease (see the top of this file). */
 export const LEASE_FILE = 'forwarder.lease';
+const MARK_FILE = 'forwarder.renewed';
 const LOCK_FILE = 'forwarder.sock';
 /** How far ahead the forwarder's lease runs, and how often it renews it (often: a loaded machine delays timers). */
 const LEASE_MS = 3000;
@@ -94,8 +98,6 @@ const RESCAN_MS = 1000;
 const POLL_MS = 25;
 /** The least time between two looks at the spool: a stream of events is taken in batches, not one wake-up each. */
 const PASS_MS = 20;
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** The lease in a spool folder: its deadline (ms of the wall clock) and the pid that wrote it (0 for a hook's claim); null when there is none. */
 export function readLease(spool: string): { deadline: number; pid: number } | null {
@@ -121,6 +123,8 @@ function renewLease(): void {
     writeFileSync(tmp, `${deadline * 1000} ${process.pid}\n`, { mode: 0o600 });
     utimesSync(tmp, deadline / 1000, deadline / 1000);
     renameSync(tmp, LEASE_FILE);
+    writeFileSync(MARK_FILE, '', { flag: 'a', mode: 0o600 });
+    utimesSync(MARK_FILE, deadline / 1000 - 5, deadline / 1000 - 5);
   } catch {
     remove(tmp); // the next hooks start another, which finds the lock taken
   }
@@ -131,9 +135,9 @@ function renewDue(): void {
   if (Date.now() - renewed >= RENEW_MS) renewLease();
 }
 
-/** Removes the lease when it is this forwarder's (a hook's claim written meanwhile is left). */
+/** Removes the lease and its mark when they are this forwarder's (a hook's claim written meanwhile is left). */
 function dropLease(): void {
-  if (readLease('.')?.pid === process.pid) remove(LEASE_FILE);
+  if (readLease('.')?.pid === process.pid) remove(LEASE_FILE) && remove(MARK_FILE);
 }
 
 /** Removes a file; false when it was gone already. */
