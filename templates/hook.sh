@@ -86,15 +86,15 @@ fi
 # PID (the protocol: the top of src/copilot/forwarder.ts), with builtins only:
 # with EPOCHREALTIME, its deadline (microseconds) against the clock, one over
 # 5 s ahead being a clock set back; in bash 3.2, its file time after this event
-# file's, and forwarder.renewed's (the deadline less 5 s) not. An empty one is
-# a hook's claim (below), or bash 3.2's: it holds while no older than this event.
+# file's, and the lock's, forwarder.sock (the deadline less 5 s), not. An empty
+# one is a hook's claim (below), or bash 3.2's: it holds while no older than it.
 fleet_git_leased() {
 	l=
 	read -r l _ 2>/dev/null <"$s/forwarder.lease" || [ -e "$s/forwarder.lease" ] || return 1
 	case $l in
 	'') [ ! "$f" -nt "$s/forwarder.lease" ] ;;
 	*[!0-9]*) return 1 ;;
-	*) if [ -n "$t" ]; then [ "$l" -gt "$t" ] && [ $((l - t)) -le 5000000 ]; else [ "$s/forwarder.lease" -nt "$f" ] && [ ! "$s/forwarder.renewed" -nt "$f" ]; fi ;;
+	*) if [ -n "$t" ]; then [ "$l" -gt "$t" ] && [ $((l - t)) -le 5000000 ]; else [ "$s/forwarder.lease" -nt "$f" ] && [ ! "$s/forwarder.sock" -nt "$f" ]; fi ;;
 	esac
 }
 if fleet_git_leased; then

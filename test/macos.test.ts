@@ -202,14 +202,16 @@ describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap
   test('a lease a killed forwarder left before the clock was set back an hour: without a clock, the next hook starts one within 5 s, whose lease then holds', async () => {
     await hooksSettled(t.sb.home, t.spool);
     const sid = 'clock-back';
-    // As the forwarder wrote them an hour of the old clock ahead of the new: its deadline, and its mark 5 s before it.
+    // As a forwarder SIGKILLed an hour of the old clock ahead of the new left them: its lease, with the deadline as
+    // its time, and its lock's socket, with the deadline less 5 s.
     const deadline = (Date.now() + 3_600_000) / 1000;
     const lease = join(t.spool, 'forwarder.lease');
-    const mark = join(t.spool, 'forwarder.renewed');
+    const lock = join(t.spool, 'forwarder.sock');
     writeFileSync(lease, `${deadline * 1e6} ${process.pid}\n`);
     utimesSync(lease, deadline, deadline);
-    writeFileSync(mark, '');
-    utimesSync(mark, deadline - 5, deadline - 5);
+    const listen = `require('node:net').createServer().listen(process.argv[1], () => process.kill(process.pid, 'SIGKILL'))`;
+    spawnSync(process.execPath, ['-e', listen, lock]);
+    utimesSync(lock, deadline - 5, deadline - 5);
     const log = join(t.sb.dir, 'clock-back.log');
     const env = { ...t.env, FLEET_GIT_DEBUG: log, FLEET_GIT_FORWARDER_IDLE_MS: '3000' };
     for (const i of [0, 1]) {
@@ -220,7 +222,7 @@ describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap
     const said = readFileSync(log, 'utf8');
     assert.equal(said.match(/started a forwarder/g)?.length, 1, said);
     assert.equal(said.match(/a forwarder holds the lease/g)?.length, 1, said);
-    await hooksSettled(t.sb.home, t.spool); // the spool empty: the forwarder took its lease and mark away
+    await hooksSettled(t.sb.home, t.spool); // the spool empty: the forwarder took its lease and lock away
     assert.deepEqual(seen(obs.events, sid), [0, 1]);
   });
 

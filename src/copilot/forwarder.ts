@@ -20,8 +20,6 @@
 //   deadline in microseconds of the wall clock, which is also the file's time.
 //   Before the deadline a forwarder runs and will see the event; the hook is
 //   done. No PID decides anything: the pid is there for people and tests.
-//   `forwarder.renewed`'s file time is the deadline less 5 s: bash 3.2's hook
-//   (no clock) takes a lease renewed after its event as a clock set back.
 // - Otherwise the hook starts a forwarder (in a subshell of its own process
 //   group, which starts it again when a signal other than SIGTERM ended it).
 //   With a clock, it first writes a 3 s lease of its own (`<deadline>`), so the
@@ -31,7 +29,9 @@
 //   connections: the next one removes it). Only the holder writes the lease,
 //   LEASE_MS ahead, every RENEW_MS, so a forwarder that is gone (SIGKILL, a
 //   crash, a reboot with the spool on disk) stops counting within LEASE_MS
-//   whatever its PID has become.
+//   whatever its PID has become. It also sets the socket file's time to the
+//   deadline less 5 s: a bash 3.2 hook (no clock) that finds it later than its
+//   own event file takes the lease for one left before the clock was set back.
 // - It leaves IDLE_MS after its last event: it removes the lease, then looks
 //   at the spool once more, so the event of a hook that still saw the lease is
 //   not left behind (that hook wrote its event before it read the lease). A
@@ -79,7 +79,6 @@ const SPOOL_ENV = [
 ] as const;
 /** The forwarder's lease (see the top of this file). */
 export const LEASE_FILE = 'forwarder.lease';
-const MARK_FILE = 'forwarder.renewed';
 const LOCK_FILE = 'forwarder.sock';
 /** How far ahead the forwarder's lease runs, and how often it renews it (often: a loaded machine delays timers). */
 const LEASE_MS = 3000;
@@ -123,8 +122,7 @@ function renewLease(): void {
     writeFileSync(tmp, `${deadline * 1000} ${process.pid}\n`, { mode: 0o600 });
     utimesSync(tmp, deadline / 1000, deadline / 1000);
     renameSync(tmp, LEASE_FILE);
-    writeFileSync(MARK_FILE, '', { flag: 'a', mode: 0o600 });
-    utimesSync(MARK_FILE, deadline / 1000 - 5, deadline / 1000 - 5);
+    utimesSync(LOCK_FILE, deadline / 1000 - 5, deadline / 1000 - 5);
   } catch {
     remove(tmp); // the next hooks start another, which finds the lock taken
   }
@@ -135,9 +133,9 @@ function renewDue(): void {
   if (Date.now() - renewed >= RENEW_MS) renewLease();
 }
 
-/** Removes the lease and its mark when they are this forwarder's (a hook's claim written meanwhile is left). */
+/** Removes the lease when it is this forwarder's (a hook's claim written meanwhile is left). */
 function dropLease(): void {
-  if (readLease('.')?.pid === process.pid) remove(LEASE_FILE) && remove(MARK_FILE);
+  if (readLease('.')?.pid === process.pid) remove(LEASE_FILE);
 }
 
 /** Removes a file; false when it was gone already. */
@@ -257,8 +255,8 @@ export async function forward(spool: string): Promise<void> {
   const lock = await takeLock();
   if (!lock) return;
   const ino = statSync(LOCK_FILE, NO_ENTRY_OK)?.ino;
-  let held = true; // the lock file this forwarder's, as of the last pass (send reads that)
-  const ownsLock = () => (held = ino !== undefined && statSync(LOCK_FILE, NO_ENTRY_OK)?.ino === ino);
+  const ownsLock = () => ino !== undefined && statSync(LOCK_FILE, NO_ENTRY_OK)?.ino === ino;
+  let held = true; // ownsLock() as of the last pass, which send reads
   renewLease();
   const renewing = setInterval(renewDue, RENEW_MS);
 
@@ -372,7 +370,7 @@ export async function forward(spool: string): Promise<void> {
 
   let last = Date.now();
   let pass = 0;
-  while (!stopping && ownsLock()) {
+  while (!stopping && (held = ownsLock())) {
     if (Date.now() - pass < PASS_MS) await sleep(pass + PASS_MS - Date.now());
     pass = Date.now();
     // The files the watcher named; the whole folder every RESCAN_MS in case it missed one (or there is none).
