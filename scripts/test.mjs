@@ -103,6 +103,9 @@ if (quick)
   console.error(
     `test: quick: ${chosen.length} file${chosen.length === 1 ? '' : 's'}, ${concurrency} at a time, a quarter of the repetitions, temporary folders in ${memory ? `${env.TMPDIR} (memory)` : tmpdir()}`,
   );
+// A file that runs longer than this fails, named, and its process is ended: a hang (a child that never exits, a
+// promise never settled) costs its run 10 minutes, not the whole of CI's time. The longest file takes under 2.
+const FILE_LIMIT_MS = 600_000;
 // Ctrl-C (or a TERM) reaches the runner, which stops; this process then still removes its folder.
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => {});
 const r = spawnSync(
@@ -113,6 +116,7 @@ const r = spawnSync(
     join(root, 'scripts', 'ts-loader.mjs'),
     '--test',
     `--test-concurrency=${concurrency}`,
+    `--test-timeout=${FILE_LIMIT_MS}`,
     ...options,
     ...reporters,
     ...chosen,

@@ -135,7 +135,10 @@ export function sandbox(prefix = 'fleet-git-test-', opts: { forOthers?: boolean 
     LANG: 'C.UTF-8',
     NO_COLOR: '1',
   };
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => {
+    endProcesses(home);
+    rmSync(dir, { recursive: true, force: true });
+  });
   const git = (cwd: string, ...args: string[]) => gitOut(cwd, args, env);
   return {
     dir,
@@ -341,6 +344,24 @@ function withHome(home: string): number[] {
     }
   }
   return found;
+}
+
+/**
+ * Linux: SIGKILLs every process that runs with this HOME, until none is left (up to 5 s). A sandbox's removal
+ * then races no forwarder still renewing its lease in the spool, and no child of a case that timed out (a
+ * Copilot, a hook) outlives its file and keeps that file's process from ending.
+ */
+function endProcesses(home: string): void {
+  const deadline = Date.now() + 5_000;
+  for (let pids = withHome(home); pids.length > 0 && Date.now() < deadline; pids = withHome(home)) {
+    for (const pid of pids)
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+  }
 }
 
 const readCmdline = (pid: number) => {
