@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { isAlive } from '../src/fs/process.js';
+import { procStat } from '../src/fs/process.js';
 import { ROOT } from './helpers.js';
 
 test("a sandbox is removed after its file, with the processes that run with its HOME, and the file's other after hooks still run", () => {
@@ -24,7 +24,8 @@ test("a sandbox is removed after its file, with the processes that run with its 
   const said = /^\s*# (\{.*\})$/m.exec(r.stdout)?.[1];
   assert.ok(said, r.stdout + r.stderr);
   const { dir, writer } = JSON.parse(said) as { dir: string; writer: number };
-  const running = isAlive(writer);
+  const state = procStat(writer)?.[0];
+  const running = state !== undefined && state !== 'Z'; // a zombie has ended; its parent may not have reaped it yet
   const left = existsSync(dir);
   if (running) process.kill(writer, 'SIGKILL');
   rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
