@@ -29,6 +29,7 @@ import { after, describe, test } from 'node:test';
 import { Cli } from 'clipanion';
 import { main } from '../src/commands/command-line.js';
 import { CHECKOUT_SCRIPT, CLIENT_FILE, HOOK_SCRIPT } from '../src/paths.js';
+import { sleepSync } from '../src/fs/sleep.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 /** Real payloads and transcript lines captured from Copilot CLI 1.0.102 (home folder rewritten to /home/dev). */
@@ -207,26 +208,26 @@ interface Kept {
 }
 const madeRepos = new Map<string, Kept>();
 
-/** A copy of a repository just made, in a folder of this process's own (removed at its exit), and its entries. */
+/** A copy of a repository just made, in a folder of this process's own (removed at its exit), with its entries. */
 function keepCopy(path: string): Kept {
   if (!kept) {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'fleet-git-test-repos-')));
     process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
     kept = dir;
   }
-  const root = join(kept, String(madeRepos.size));
-  cpSync(path, root, { recursive: true, preserveTimestamps: true });
   const entries: Kept['entries'] = [];
   const walk = (rel: string) => {
-    for (const name of readdirSync(join(root, rel))) {
+    for (const name of readdirSync(join(path, rel))) {
       const r = join(rel, name);
-      const st = lstatSync(join(root, r));
+      const st = lstatSync(join(path, r));
       if (!st.isDirectory() && !st.isFile()) throw new Error(`a made repository holds ${r}, neither a folder nor a file`);
       entries.push({ rel: r, dir: st.isDirectory(), mode: st.mode & 0o7777, atime: st.atime, mtime: st.mtime });
       if (st.isDirectory()) walk(r);
     }
   };
   walk('');
+  const root = join(kept, String(madeRepos.size));
+  copyKept({ root: path, entries }, root);
   return { root, entries };
 }
 
@@ -394,7 +395,7 @@ function endProcesses(home: string): void {
       } catch {
         /* gone */
       }
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    sleepSync(10);
   }
 }
 

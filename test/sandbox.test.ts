@@ -13,7 +13,7 @@ test("a sandbox is removed after its file, with the processes that run with its 
   delete env.NODE_TEST_CONTEXT; // set for this file's process; in a child it makes node --test run nothing
   const r = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-reporter=tap', join(ROOT, 'test/fixtures/sandbox-writer.ts')],
+    ['--import', join(ROOT, 'scripts/ts-loader.mjs'), '--test', '--test-reporter=tap', join(ROOT, 'test/fixtures/sandbox-writer.ts')],
     {
       encoding: 'utf8',
       env,
