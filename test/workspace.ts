@@ -2,7 +2,7 @@
 // `scan` and bulk `remove` meet under a folder like ~/code. Built with real git
 // in a sandbox (see helpers.ts); the same call builds the same tree.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gitChurn, ROOT, snapshot, type Sandbox } from './helpers.js';
 
@@ -194,8 +194,10 @@ export function workspaceSnapshot(ws: Workspace): Record<string, string> {
 export function initRepos(sb: Sandbox, parent: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => {
     const dir = join(parent, `r${i}`);
-    mkdirSync(dir, { recursive: true });
-    sb.git(dir, 'init', '-q');
+    if (i === 0) {
+      mkdirSync(dir, { recursive: true });
+      sb.git(dir, 'init', '-q');
+    } else cpSync(join(parent, 'r0'), dir, { recursive: true }); // what git init makes, without a process a repository
     return dir;
   });
 }
