@@ -5,7 +5,7 @@
 // compares: same paths, same bytes, same modes. The text dry run prints the
 // same changes as the real run's outcome, one line each.
 import assert from 'node:assert/strict';
-import { chmodSync, cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
@@ -212,29 +212,12 @@ async function makeCase(state: State): Promise<Case> {
   return c;
 }
 
-/**
- * Keeps the case's repositories and home as they are now, in its sandbox; the function returned puts them back,
- * at the same paths (a linked worktree names its repository by its absolute path).
- */
-function keep(c: Case): () => void {
-  const parts = ['code', 'home'];
-  const kept = join(c.sb.dir, 'kept');
-  const copy = (from: string, to: string) => cpSync(from, to, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
-  for (const p of parts) copy(join(c.sb.dir, p), join(kept, p));
-  return () => {
-    for (const p of parts) {
-      rmSync(join(c.sb.dir, p), { recursive: true, force: true });
-      copy(join(kept, p), join(c.sb.dir, p));
-    }
-  };
-}
-
 describe('--dry-run prints exactly the changes the real run makes', () => {
   for (const [stateName, state] of Object.entries(STATES)) {
     it(stateName, async () => {
       // The state is made once; each command starts from it.
       const c = await makeCase(state);
-      const restore = keep(c);
+      const restore = c.sb.keep('code', 'home');
       let first = true;
       for (const [cmdName, command] of Object.entries(COMMANDS)) {
         if (!first) restore();

@@ -86,6 +86,12 @@ export interface Sandbox {
   repo(name: string): string;
   /** Runs git without throwing, for exit codes and stderr. */
   run(cwd: string, args: string[]): SpawnSyncReturns<string>;
+  /**
+   * Keeps these folders of the sandbox (names in its folder) as they are now; the function returned puts them back
+   * at the same paths, where a linked worktree or a .git file still names its repository by its absolute path. For
+   * cases that each start from one state made once.
+   */
+  keep(...names: string[]): () => void;
 }
 
 /**
@@ -149,6 +155,17 @@ export function sandbox(prefix = 'fleet-git-test-', opts: { forOthers?: boolean 
     env,
     git,
     run: (cwd, args) => runSync('git', args, { cwd, env }),
+    keep(...names) {
+      const kept = mkdtempSync(join(dir, '.kept-'));
+      const copy = (from: string, to: string) => cpSync(from, to, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+      for (const n of names) copy(join(dir, n), join(kept, n));
+      return () => {
+        for (const n of names) {
+          rmSync(join(dir, n), { recursive: true, force: true });
+          copy(join(kept, n), join(dir, n));
+        }
+      };
+    },
     cli: (cwd, ...args) => runSync(process.execPath, [CLI, ...args], { cwd, env }),
     fleet: (cwd, ...args) => fleetInProcess(args, { cwd, env }),
     repo(name) {

@@ -9,15 +9,25 @@ import { buildWorkspace, initRepos, workspaceSnapshot, type Workspace } from './
 
 const HOOK = '.github/hooks/fleet.json';
 
-function setup(): { sb: Sandbox; ws: Workspace; snap: () => Record<string, string>; userHook: string } {
-  const sb = sandbox('fleet-git-remove-');
+type Setup = { sb: Sandbox; ws: Workspace; snap: () => Record<string, string>; userHook: string };
+// One sandbox for the file (removed after it), so that its workspace can be put back for each case.
+const sb = sandbox('fleet-git-remove-');
+let made: { setup: Setup; restore: () => void } | undefined;
+
+/** The workspace, as the first case got it: built once, then put back (at the same paths) for each case after. */
+function setup(): Setup {
+  if (made) {
+    made.restore();
+    return made.setup;
+  }
   const ws = buildWorkspace(sb, { locked: false });
   // A post-checkout hook of the user's own, to come back byte for byte.
   const userHook = join(ws.p.solo, '.git/hooks/post-checkout');
   writeFileSync(userHook, '#!/bin/sh\necho mine\n');
   chmodSync(userHook, 0o750);
   const snap = () => workspaceSnapshot(ws);
-  return { sb, ws, snap, userHook };
+  made = { setup: { sb, ws, snap, userHook }, restore: sb.keep('ws', 'outside', 'home') };
+  return made.setup;
 }
 
 const enableAll = async (sb: Sandbox, ws: Workspace) => {
