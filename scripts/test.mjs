@@ -23,13 +23,17 @@ function find(dir, suffix, found = []) {
 }
 const files = find(join(root, 'test'), '.test.ts');
 // `--quick` (npm run test:quick) leaves out the files that start the real Copilot CLI, trace
-// system calls, or spend their time waiting by design (on leases, idle forwarders, stalled
-// observers); npm test and .ci/run run every file. Kept here, in one place.
+// system calls, spend their time waiting by design (on leases, idle forwarders, stalled
+// observers), or start fleet-git, its hook client or another tool as a process over and over
+// (races, terminals, other builds, npm, pre-commit); npm test and .ci/run run every file. What
+// stays mostly runs fleet-git's commands in the test's own process, and its hooks under git. Kept here,
+// in one place.
 const SLOW = [
   'test/forwarder-faults.test.ts', // waits out leases, stalls an observer 8 s, starves a forwarder of CPU
   'test/hook-forwarder.test.ts', // forwarders that leave after their idle time, one after another
   'test/macos.test.ts', // the same hook and forwarder under bash 3.2 and without /proc
   'test/doctor.test.ts', // the hook-client check's test events through a forwarder, each of its states
+  'test/post-checkout-lock.test.ts', // checkouts that wait out a held lock, hooks killed as they write
   'test/copilot-e2e.test.ts', // real Copilot sessions, 8 at once among them
   'test/copilot-levels-e2e.test.ts', // real Copilot: trust, hook levels, fleet-git run
   'test/fleet-dropin-e2e.test.ts', // real Copilot through fleet's own hook client
@@ -39,6 +43,14 @@ const SLOW = [
   'test/kill.test.ts', // SIGKILL by strace at every call that changes a file
   'test/macos-paths.test.ts', // under strace (bind, connect), doctor --live's real Copilot among them
   'test/traced.test.ts', // doctor, scan and remove under strace
+  'test/concurrency.test.ts', // fleet-git processes started at once to race, over and over
+  'test/hook-client.test.ts', // the hook client as a process, some 70 times, against stalled observers among them
+  'test/kit.test.ts', // other builds of fleet-git as processes, events racing a kit's replacement
+  'test/run.test.ts', // fleet-git run as a process, starting a fake copilot, four at once among them
+  'test/tty.test.ts', // fleet-git processes on a pseudo-terminal
+  'test/hook-managers.test.ts', // real husky, lefthook and pre-commit (Python) runs
+  'test/package.test.ts', // npm pack and npm install -g of the package
+  'test/test-runner.test.ts', // this runner itself, run on a test file
 ];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
