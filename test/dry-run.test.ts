@@ -218,10 +218,8 @@ describe('--dry-run prints exactly the changes the real run makes', () => {
       // The state is made once; each command starts from it.
       const c = await makeCase(state);
       const restore = c.sb.keep('code', 'home');
-      let first = true;
-      for (const [cmdName, command] of Object.entries(COMMANDS)) {
-        if (!first) restore();
-        first = false;
+      for (const [i, [cmdName, command]] of Object.entries(COMMANDS).entries()) {
+        if (i > 0) restore();
         const cmd = command(c);
         const snap = () => snapshot(c.code, gitChurn);
         const before = snap();

@@ -197,7 +197,7 @@ export function initRepos(sb: Sandbox, parent: string, n: number): string[] {
     if (i === 0) {
       mkdirSync(dir, { recursive: true });
       sb.git(dir, 'init', '-q');
-    } else cpSync(join(parent, 'r0'), dir, { recursive: true }); // what git init makes, without a process a repository
+    } else cpSync(join(parent, 'r0'), dir, { recursive: true }); // what git init made there, without a git process each
     return dir;
   });
 }
