@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { HOOK_MARK } from '../src/copilot/hook-mark.js';
 import { LINE_MAX, sendEvent } from '../src/fleet/socket.js';
 import { restoreSessionMessage } from '../src/fleet/sessions.js';
+import { sleepSync } from '../src/fs/sleep.js';
 import { userPaths } from '../src/paths.js';
 import { FIXTURES, fleetGitNodes, fleetGitProcesses, hooksSettled, sandbox, snapshot } from './helpers.js';
 import { observerSummary, RawObserver, TestObserver, wholeLines } from './observer-server.js';
@@ -492,13 +493,12 @@ describe('a sender that was not running when its give-up time came', () => {
   /**
    * A process stopped (SIGSTOP, a laptop asleep) or starved of CPU once its connect was under way: when it
    * runs again its give-up timer is due, and node runs due timers before the completed connect's callback.
-   * Here the event loop is held (Atomics.wait) past the limit just after sendEvent starts its connect, to
+   * Here the event loop is held (sleepSync) past the limit just after sendEvent starts its connect, to
    * an observer in another process, whose socket takes the connection in the kernel meanwhile.
    */
   const sb = sandbox();
   const paths = userPaths(sb.env, sb.home);
   mkdirSync(dirname(paths.fleetSocket), { recursive: true });
-  const hold = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
   // The fast path, which the hook client and the forwarder take. The net path's connect starts once node:net
   // is loaded, some turns of the loop later (more under the tests' module hooks), which a test cannot time.
@@ -524,7 +524,7 @@ describe('a sender that was not running when its give-up time came', () => {
           observer.on('exit', () => reject(new Error(`the observer left: ${said}`)));
         });
         const sent = sendEvent(paths.fleetSocket, { event: 'Stop', session_id: `held-${transport}` }, 300, transport);
-        hold(600);
+        sleepSync(600);
         assert.equal(await sent, true);
         for (let i = 0; i < 200 && !got.includes('\n'); i++) await new Promise((r) => setTimeout(r, 10));
         assert.equal(JSON.parse(got).session_id, `held-${transport}`);
