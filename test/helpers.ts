@@ -6,6 +6,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { CLI, runSync } from './spawn.js';
 import {
   appendFileSync,
+  chmodSync,
   copyFileSync,
   cpSync,
   existsSync,
@@ -157,12 +158,16 @@ export function sandbox(prefix = 'fleet-git-test-', opts: { forOthers?: boolean 
     run: (cwd, args) => runSync('git', args, { cwd, env }),
     keep(...names) {
       const kept = mkdtempSync(join(dir, '.kept-'));
-      const copy = (from: string, to: string) => cpSync(from, to, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
-      for (const n of names) copy(join(dir, n), join(kept, n));
+      const copies = names.map((n) => {
+        const listed = listFolder(join(dir, n));
+        const root = join(kept, n);
+        copyListed(listed, root);
+        return { at: join(dir, n), copy: { ...listed, root } };
+      });
       return () => {
-        for (const n of names) {
-          rmSync(join(dir, n), { recursive: true, force: true });
-          copy(join(kept, n), join(dir, n));
+        for (const { at, copy } of copies) {
+          rmSync(at, { recursive: true, force: true });
+          copyListed(copy, at);
         }
       };
     },
@@ -175,7 +180,7 @@ export function sandbox(prefix = 'fleet-git-test-', opts: { forOthers?: boolean 
       // sandbox's global config as sandbox() wrote it, the same umask and GIT_* variables.
       const key = sameRepoKey(env, globalConfig);
       const made = key === undefined ? undefined : madeRepos.get(key);
-      if (made) copyKept(made, path);
+      if (made) copyListed(made, path);
       else {
         makeRepo(path, git);
         if (key !== undefined) madeRepos.set(key, keepCopy(path));
@@ -218,50 +223,68 @@ function makeRepo(path: string, git: (cwd: string, ...args: string[]) => string)
 }
 
 let kept: string | undefined;
-/** A repository made before, kept: its folder and what it holds, each entry after the folder it is in. */
-interface Kept {
-  root: string;
-  entries: Array<{ rel: string; dir: boolean; mode: number; atime: Date; mtime: Date }>;
-}
-const madeRepos = new Map<string, Kept>();
+/** The repositories sandbox().repo(name) made in this process, kept (by what they depend on). */
+const madeRepos = new Map<string, Listed>();
 
-/** A copy of a repository just made, in a folder of this process's own (removed at its exit), with its entries. */
-function keepCopy(path: string): Kept {
+/** A copy of a repository just made, in a folder of this process's own (removed at its exit), listed. */
+function keepCopy(path: string): Listed {
   if (!kept) {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'fleet-git-test-repos-')));
     process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
     kept = dir;
   }
-  const entries: Kept['entries'] = [];
+  const listed = listFolder(path);
+  const root = join(kept, String(madeRepos.size));
+  copyListed(listed, root);
+  return { ...listed, root };
+}
+
+/** A folder listed once: its path, its mode, and what it holds, each entry after the folder it is in. */
+export interface Listed {
+  root: string;
+  mode: number;
+  entries: Array<{ rel: string; kind: 'dir' | 'file' | 'link'; mode: number; atime: Date; mtime: Date; target: string }>;
+}
+
+/** `root` and everything under it (a symbolic link as a link, never followed). */
+export function listFolder(root: string): Listed {
+  const entries: Listed['entries'] = [];
   const walk = (rel: string) => {
-    for (const name of readdirSync(join(path, rel))) {
+    for (const name of readdirSync(join(root, rel))) {
       const r = join(rel, name);
-      const st = lstatSync(join(path, r));
-      if (!st.isDirectory() && !st.isFile()) throw new Error(`a made repository holds ${r}, neither a folder nor a file`);
-      entries.push({ rel: r, dir: st.isDirectory(), mode: st.mode & 0o7777, atime: st.atime, mtime: st.mtime });
-      if (st.isDirectory()) walk(r);
+      const st = lstatSync(join(root, r));
+      const kind = st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'link' : 'file';
+      const target = kind === 'link' ? readlinkSync(join(root, r)) : '';
+      entries.push({ rel: r, kind, mode: st.mode & 0o7777, atime: st.atime, mtime: st.mtime, target });
+      if (kind === 'dir') walk(r);
     }
   };
   walk('');
-  const root = join(kept, String(madeRepos.size));
-  copyKept({ root: path, entries }, root);
-  return { root, entries };
+  return { root, mode: statSync(root).mode & 0o7777, entries };
 }
 
 /**
- * `k` copied to `path`, made as cpSync would (folders with their modes, files with their modes and times) from the
- * entries listed once: a third of cpSync's CPU, which looks at each entry and its copy again every time.
+ * `l` copied to `path`, made as cpSync with verbatimSymlinks and preserveTimestamps would (folders and files with
+ * their modes, files with their times, links as they read) from the entries listed once: a third of cpSync's CPU,
+ * which looks at each entry and its copy again every time. Folders get their modes last, deepest first, so that one
+ * closed to its owner still takes what it holds.
  */
-function copyKept(k: Kept, path: string): void {
+export function copyListed(l: Listed, path: string): void {
   mkdirSync(path, { recursive: true });
-  for (const e of k.entries) {
+  for (const e of l.entries) {
     const to = join(path, e.rel);
-    if (e.dir) mkdirSync(to, { mode: e.mode });
+    if (e.kind === 'dir') mkdirSync(to);
+    else if (e.kind === 'link') symlinkSync(e.target, to);
     else {
-      copyFileSync(join(k.root, e.rel), to);
+      copyFileSync(join(l.root, e.rel), to);
       utimesSync(to, e.atime, e.mtime);
     }
   }
+  for (let i = l.entries.length - 1; i >= 0; i--) {
+    const e = l.entries[i]!;
+    if (e.kind === 'dir') chmodSync(join(path, e.rel), e.mode);
+  }
+  chmodSync(path, l.mode);
 }
 
 /** What a command line gave: its exit code and everything it wrote on stdout and stderr. */

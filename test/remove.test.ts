@@ -9,7 +9,7 @@ import { buildWorkspace, initRepos, workspaceSnapshot, type Workspace } from './
 
 const HOOK = '.github/hooks/fleet.json';
 
-type Setup = { sb: Sandbox; ws: Workspace; snap: () => Record<string, string>; userHook: string };
+type Setup = { ws: Workspace; snap: () => Record<string, string>; userHook: string };
 // One sandbox for the file (removed after it), so that its workspace can be put back for each case.
 const sb = sandbox('fleet-git-remove-');
 let made: { setup: Setup; restore: () => void } | undefined;
@@ -26,7 +26,7 @@ function setup(): Setup {
   writeFileSync(userHook, '#!/bin/sh\necho mine\n');
   chmodSync(userHook, 0o750);
   const snap = () => workspaceSnapshot(ws);
-  made = { setup: { sb, ws, snap, userHook }, restore: sb.keep('ws', 'outside', 'home') };
+  made = { setup: { ws, snap, userHook }, restore: sb.keep('ws', 'outside', 'home') };
   return made.setup;
 }
 
@@ -42,7 +42,7 @@ const enableAll = async (sb: Sandbox, ws: Workspace) => {
 
 describe('enable --under', () => {
   it('enables every repository found and each worktree, and a second run changes nothing', async () => {
-    const { sb, ws } = setup();
+    const { ws } = setup();
     await enableAll(sb, ws);
     for (const p of [ws.p.solo, ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.archived, ws.p.lefthook])
       assert.ok(existsSync(join(p, HOOK)), p);
@@ -55,7 +55,7 @@ describe('enable --under', () => {
   });
 
   it('--include and --exclude choose among the repositories found', async () => {
-    const { sb, ws } = setup();
+    const { ws } = setup();
     const r = await sb.fleet(sb.dir, 'enable', '--under', ws.root, '--include', 'work/*', '--exclude', 'app');
     assert.equal(r.status, 0, r.stderr);
     assert.ok(existsSync(join(ws.p.outer, HOOK)) && existsSync(join(ws.p.separate, HOOK)));
@@ -116,7 +116,7 @@ describe('bulk output', () => {
 
 describe('remove', () => {
   it('leaves every repository exactly as it was before it was enabled (the upstream hook file goes too)', async () => {
-    const { sb, ws, snap, userHook } = setup();
+    const { ws, snap, userHook } = setup();
     const before = snap();
     await enableAll(sb, ws);
     assert.notEqual(readFileSync(userHook, 'utf8'), '#!/bin/sh\necho mine\n', 'fleet-git chained the user hook');
@@ -132,7 +132,7 @@ describe('remove', () => {
   });
 
   it('is also spelled disable --under ROOT, the way back from enable --under ROOT (--yes only with it)', async () => {
-    const { sb, ws, snap } = setup();
+    const { ws, snap } = setup();
     const before = snap();
     await enableAll(sb, ws);
     const r = await sb.fleet(sb.dir, 'disable', '--under', ws.root, '--yes');
@@ -146,7 +146,7 @@ describe('remove', () => {
   });
 
   it('counts a repository with only the upstream hook file as having fleet stuff', async () => {
-    const { sb, ws } = setup();
+    const { ws } = setup();
     const r = await sb.fleet(sb.dir, 'remove', join(ws.root, 'states'));
     assert.equal(r.status, 0, r.stderr); // one repository: no --yes needed
     assert.match(r.stdout, /1 of 4 repositories/);
@@ -155,7 +155,7 @@ describe('remove', () => {
   });
 
   it('--dry-run prints the plan and changes nothing; off a terminal it will not act on many without --yes', async () => {
-    const { sb, ws, snap } = setup();
+    const { ws, snap } = setup();
     await enableAll(sb, ws);
     const enabled = snap();
     const dry = await sb.fleet(sb.dir, 'remove', ws.root, '--dry-run');
@@ -193,7 +193,7 @@ describe('remove', () => {
   });
 
   it('a repository that fails is reported with its reason and the others go on (exit 1)', async () => {
-    const { sb, ws } = setup();
+    const { ws } = setup();
     await enableAll(sb, ws);
     // A git process holding the index lock, and an exclude file that is a folder.
     writeFileSync(join(ws.p.solo, '.git/index.lock'), '');
@@ -211,7 +211,7 @@ describe('remove', () => {
   });
 
   it('--yes reads each repository in the helper threads: the same repositories and counts as --dry-run finds, and one with nothing of fleet-git gets no lock', async () => {
-    const { sb, ws, snap } = setup();
+    const { ws, snap } = setup();
     const before = snap();
     for (const p of [ws.p.solo, ws.p.app]) assert.equal((await sb.fleet(p, 'enable')).status, 0);
     // Many repositories of nothing but a plain commit: enough for the helper threads (64 at least).

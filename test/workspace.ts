@@ -2,9 +2,9 @@
 // `scan` and bulk `remove` meet under a folder like ~/code. Built with real git
 // in a sandbox (see helpers.ts); the same call builds the same tree.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { gitChurn, ROOT, snapshot, type Sandbox } from './helpers.js';
+import { copyListed, gitChurn, listFolder, ROOT, snapshot, type Sandbox } from './helpers.js';
 
 export interface WorkspaceOptions {
   /**
@@ -192,12 +192,13 @@ export function workspaceSnapshot(ws: Workspace): Record<string, string> {
 
 /** `n` empty repositories r0, r1, ... in `parent` (enough for bulk runs' helper threads: 64 at least); their folders. */
 export function initRepos(sb: Sandbox, parent: string, n: number): string[] {
+  const first = join(parent, 'r0');
+  mkdirSync(first, { recursive: true });
+  sb.git(first, 'init', '-q');
+  const made = listFolder(first); // the others are copies of it: what git init made, without a git process each
   return Array.from({ length: n }, (_, i) => {
     const dir = join(parent, `r${i}`);
-    if (i === 0) {
-      mkdirSync(dir, { recursive: true });
-      sb.git(dir, 'init', '-q');
-    } else cpSync(join(parent, 'r0'), dir, { recursive: true }); // what git init made there, without a git process each
+    if (i > 0) copyListed(made, dir);
     return dir;
   });
 }
