@@ -394,17 +394,20 @@ export function asNobody(argv: string[]): string[] {
   return ['setpriv', `--reuid=${id}`, `--regid=${id}`, '--clear-groups', ...argv];
 }
 
+let nobodys: string | undefined;
 /**
- * As root, throws, saying what to do, when nobody cannot reach the clone's dist/cli.cjs (asNobody would fail): a
- * clone inside a folder others cannot enter (mktemp -d makes 0700 ones). Does nothing for another user.
+ * The built CLI for a command run through asNobody(): this clone's dist/cli.cjs, or, as root where nobody cannot
+ * reach it (a clone inside a folder others cannot enter: mktemp -d makes 0700 ones), the same build copied into a
+ * temporary folder others can enter, removed at this process's exit.
  */
-export function nobodyReachesCli(): void {
-  if (process.getuid?.() !== 0) return;
+export function cliForNobody(): string {
+  if (nobodys) return nobodys;
   const [cmd, ...args] = asNobody([process.execPath, '-e', 'require("fs").accessSync(process.argv[1])', CLI]);
-  if (spawnSync(cmd!, args).status !== 0)
-    throw new Error(
-      `these tests run fleet-git as nobody, who cannot reach ${CLI}: give the folders above the clone o+x (a folder made by mktemp -d is 0700)`,
-    );
+  if (process.getuid?.() !== 0 || spawnSync(cmd!, args).status === 0) return (nobodys = CLI);
+  const dir = mkdtempSync(join(tempBase('fleet-git-nobody-', true), 'fleet-git-nobody-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  chmodSync(dir, 0o755);
+  return (nobodys = otherBuild(dir, null));
 }
 
 /** The pids of the processes (Linux: /proc) that run with this HOME, but this one. */

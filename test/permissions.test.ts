@@ -8,13 +8,13 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } f
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { asNobody, CLI, nobodyReachesCli, nobodyUid, tempBase } from './helpers.js';
+import { asNobody, cliForNobody, nobodyUid, tempBase } from './helpers.js';
 
 const root = process.getuid?.() === 0;
 const nobody = root ? nobodyUid() : userInfo().uid;
 
 describe('permission errors', () => {
-  nobodyReachesCli(); // nobody runs the clone's own dist/cli.cjs
+  const built = cliForNobody(); // this clone's build, where nobody can reach it
   const dir = mkdtempSync(join(tempBase('fleet-git-perm-', true), 'fleet-git-perm-'));
   after(() => {
     spawnSync('chmod', ['-R', 'u+rwx', dir]);
@@ -52,7 +52,7 @@ describe('permission errors', () => {
       XDG_DATA_HOME: join(home_, '.local/share'),
       COPILOT_HOME: join(home_, '.copilot'),
     };
-    const argv = asNobody([process.execPath, CLI, ...args]);
+    const argv = asNobody([process.execPath, built, ...args]);
     return spawnSync(argv[0]!, argv.slice(1), { cwd, env: e, encoding: 'utf8' });
   };
   /** The repository's git dir given to the user running fleet-git (its worktree stays closed to them). */

@@ -6,7 +6,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fakeCopilot } from './fake-copilot.js';
-import { asNobody, CLI, nobodyReachesCli, repeats, sandbox } from './helpers.js';
+import { asNobody, CLI, cliForNobody, repeats, sandbox } from './helpers.js';
 import { start } from './spawn.js';
 
 const KEY = 'github_pat_SECRET_never_printed_123';
@@ -147,9 +147,8 @@ describe('fleet-git run', () => {
     // Root reads it anyway: as root, fleet-git runs as nobody (setpriv, as test/permissions.test.ts does), the
     // folders above the file open to others, so that the file's own mode is what stops it.
     const root = process.getuid?.() === 0;
-    nobodyReachesCli();
     if (root) chmodSync(t.sb.dir, 0o711);
-    const argv = asNobody([process.execPath, CLI, 'run']);
+    const argv = asNobody([process.execPath, cliForNobody(), 'run']);
     const r = await start(argv[0]!, argv.slice(1), { cwd: t.repo, env: t.env }).done;
     chmodSync(t.paths.fleetModels, 0o644);
     assert.equal(r.code, 2, r.stderr);
