@@ -219,6 +219,22 @@ describe('scan', () => {
     assert.match(whole.stderr, /^fleet-git: scan --check: \d+ with problems, [1-9]\d* not usable/);
   });
 
+  it('--check: a bare repository is listed as not usable and fails no check (it has no worktree for fleet-git)', async () => {
+    const root = join(sb.dir, 'only-bare');
+    mkdirSync(join(root, 'mirror.git'), { recursive: true });
+    sb.git(join(root, 'mirror.git'), 'init', '-q', '--bare');
+    const r = await sb.fleet(sb.dir, 'scan', root, '--check');
+    assert.equal(r.stdout, `${join(root, 'mirror.git')}\tnot-usable\t-\n`, 'reported');
+    assert.equal(r.stderr, '');
+    assert.equal(r.status, 0);
+    const j = await sb.fleet(sb.dir, 'scan', root, '--check', '--json');
+    assert.equal(j.status, 0);
+    assert.deepEqual(
+      JSON.parse(j.stdout).repos.map((x: { kind: string; reason: string }) => [x.kind, x.reason]),
+      [['bare', 'bare repository (no worktree)']],
+    );
+  });
+
   it('uses the current folder when no root is given', async () => {
     const r = await sb.fleet(join(ws.root, 'states'), 'scan', '--json');
     assert.equal(r.status, 0, r.stderr);

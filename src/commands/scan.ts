@@ -34,8 +34,8 @@ function plainPath(p: string): string {
 export class ScanCommand extends FleetCommand {
   static paths = [['scan']];
   static exits: ExitCodes = {
-    0: 'the scan ran, whatever it found; with --check, it found no repository or worktree with problems and none not usable',
-    1: 'with --check: some repository or worktree has problems or is not usable (one line on stderr counts them)',
+    0: 'the scan ran, whatever it found; with --check, it found no repository or worktree with problems and none not usable (a bare repository aside)',
+    1: 'with --check: some repository or worktree has problems or is not usable, a bare repository aside (one line on stderr counts them)',
     2: 'a root that does not exist or is not a folder, a --depth that is not a whole number, an invalid config file',
   };
   static usage = FleetCommand.Usage({
@@ -60,7 +60,8 @@ export class ScanCommand extends FleetCommand {
   ignore = listOption('--ignore', 'GLOB', "skip folders matching this glob (repeatable; picomatch's: docs/how-it-works.md, Patterns)");
   followSymlinks = Option.Boolean('--follow-symlinks', false, { description: 'follow symbolic links to folders (loops are detected)' });
   check = Option.Boolean('--check', false, {
-    description: 'exit 1 when any repository or worktree has problems or is not usable (not enabled is no problem), for scripts and CI',
+    description:
+      'exit 1 when any repository or worktree has problems or is not usable (not enabled is no problem, nor a bare repository: it has no worktree for fleet-git to work in), for scripts and CI',
   });
   quiet = Option.Boolean('-q,--quiet', false, {
     description: 'no progress line; only the repositories with problems or not usable, and the counts (--json: every one)',
@@ -93,7 +94,9 @@ export class ScanCommand extends FleetCommand {
     if (this.json) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
     else if (!isTty(this.context.stdout)) await this.printLines(shown);
     else await this.printTable(shown, ctx.configHooks);
-    const { withProblems, notUsable } = s.counts;
+    const { withProblems } = s.counts;
+    // A bare repository is listed as not usable but fails no check: it has no worktree, so nothing for fleet-git to do there.
+    const notUsable = s.repos.filter((r) => r.kind !== 'bare' && jsonGroup(r) === 'not-usable').length;
     if (!this.check || withProblems + notUsable === 0) return EXIT.ok;
     this.err(
       `fleet-git: scan --check: ${withProblems} with problems, ${notUsable} not usable (see above; fleet-git status REPO says what to do)`,
