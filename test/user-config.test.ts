@@ -140,6 +140,19 @@ describe('fleet-git config', () => {
     }
   });
 
+  it('a syntax error: every command that reads the file says the same line and exits 2, status too', async () => {
+    const s = sandbox();
+    const repo = s.repo('proj');
+    const file = writeConfig(s, '{\n  trust: tru,\n}\n');
+    const want = `fleet-git: ${file}:2: invalid character ',' in 'tru,' (column 13): fix it or move it aside`;
+    for (const args of [['config'], ['enable'], ['scan'], ['setup'], ['status'], ['status', '--json']]) {
+      const r = await s.fleet(repo, ...args);
+      assert.equal(oneLineError(r), want, args.join(' '));
+      assert.equal(r.stdout, '', args.join(' '));
+    }
+    assert.ok(!existsSync(join(repo, '.github')), 'nothing enabled');
+  });
+
   it('the way out works with an invalid file: disable, remove and uninstall (and --dry-run) run, saying once that it was ignored', async () => {
     const s = sandbox();
     const repo = s.repo('code/proj');

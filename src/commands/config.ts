@@ -24,7 +24,7 @@ export class ConfigCommand extends FleetCommand {
 
       Clone globs (include, exclude) are picomatch globs, as --include, --exclude and --ignore are, on the clone's absolute path: \`~/\` is the home folder, \`*\` stays within one folder name, \`**\` spans folders, \`[a-z]\` and \`{a,b}\` work, and a glob covers the folder it matches and everything below it. What the clone hook could not match exactly (\`?\`, \`[!a]\`, \`\\\`, \`(\`, a glob not starting with \`/\`, \`~/\` or \`**/\`, ...) is refused. Exactly what a pattern matches: docs/how-it-works.md, Patterns.
 
-      An invalid file is reported in one line (file, line, what is wrong). --test PATH tells whether a clone at PATH would be provisioned.
+      An invalid file is reported in one line (file, line, what is wrong), the same by every command that reads it: config, enable, scan, setup and status stop there (exit 2), doctor counts it a failed check, and the way out (remove, uninstall) uses the defaults, saying so once. --test PATH tells whether a clone at PATH would be provisioned.
     `,
     examples: [
       ['Show the configuration', '$0 config'],

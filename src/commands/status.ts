@@ -2,6 +2,7 @@ import { Option } from 'clipanion';
 import { runContext } from '../core/repo/context.js';
 import { LEGACY_SUFFIX } from '../core/repo/git-hook.js';
 import { setupState } from '../core/setup/setup.js';
+import { loadUserConfig } from '../core/setup/user-config.js';
 import { assessRepo, isHealthy, provisioningLine, stateJson, type RepoState } from '../core/repo/state.js';
 import { locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, type ExitCodes } from './base.js';
@@ -14,7 +15,7 @@ export class StatusCommand extends FleetCommand {
   static exits: ExitCodes = {
     0: 'whatever it found (the problems are in the output)',
     1: "the repository's .git cannot be read (the line says what to check)",
-    2: 'not a repository',
+    2: 'not a repository, a path to a file, an invalid config file (one line: the file, the line and what is wrong)',
   };
   static usage = FleetCommand.Usage({
     description: "show a repository's fleet state and what is wrong with it",
@@ -31,6 +32,8 @@ export class StatusCommand extends FleetCommand {
   repo = Option.String({ name: 'repo', required: false });
 
   async run(): Promise<number> {
+    // The config file (its vscode key shows below): an invalid one stops here with its one line, as with enable and scan.
+    loadUserConfig(this.context.env, this.context.home);
     const ctx = runContext(this.context.env, this.context.home);
     const [path] = resolveRepos(this.repo ? [this.repo] : [], this.context.cwd);
     const state = assessRepo(locateRepo(path), ctx);
