@@ -345,6 +345,30 @@ describe('bad input', () => {
     assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git')));
   });
 
+  it('a path to a file: every command refuses it alike, one line, exit 2, nothing written', async () => {
+    const s = sandbox();
+    const repo = s.repo('a-file-in-it');
+    const file = join(repo, 'README.md');
+    const before = snapshot(repo, ignoreGitChurn);
+    for (const args of [
+      ['enable', file],
+      ['enable', '--dry-run', file],
+      ['disable', file],
+      ['status', file],
+      ['scan', file],
+      ['remove', file, '--yes'],
+      ['enable', '--under', file],
+      ['disable', '--under', file, '--yes'],
+    ]) {
+      const r = await s.fleet(s.dir, ...args);
+      assert.equal(r.stderr, `fleet-git: ${file}: not a folder\n`, args.join(' '));
+      assert.equal(r.status, 2, args.join(' '));
+      assert.equal(r.stdout, '', args.join(' '));
+    }
+    assert.deepEqual(snapshot(repo, ignoreGitChurn), before);
+    assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git')));
+  });
+
   it('a data folder under a file: one line naming the file and what to do, exit 1, the repository as it was', async () => {
     const s = sandbox();
     const repo = s.repo('under-a-file');

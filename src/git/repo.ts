@@ -100,7 +100,7 @@ function openRepo(root: string): Repo {
   return { root, gitDir, commonDir, linked: commonDir !== gitDir };
 }
 
-/** The repository containing `start`, searching upwards as git does. */
+/** The repository containing the folder `start`, searching upwards as git does. */
 export function locateRepo(start: string): Repo {
   let dir: string;
   try {
@@ -108,7 +108,8 @@ export function locateRepo(start: string): Repo {
   } catch (e) {
     throw new NotARepoError(start, isCode(e, 'EACCES') ? unreachableReason(start) : 'no such folder');
   }
-  if (!statSync(dir).isDirectory()) dir = dirname(dir);
+  // A path to a file is refused, as scan, remove and --under refuse a root that is one (report.ts checkRoots).
+  if (!statSync(dir).isDirectory()) throw new NotARepoError(start, 'not a folder');
   for (let d = dir; ; d = dirname(d)) {
     let hasDotGit = false;
     try {
