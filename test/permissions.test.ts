@@ -86,6 +86,21 @@ describe('permission errors', () => {
     );
   });
 
+  test('nothing to do needs no write access: disable in a repository never enabled, which you cannot write, exits 0', () => {
+    const p = repo('never-enabled'); // root's (or closed by chmod): nobody can read it, not write it
+    if (!root) spawnSync('chmod', ['-R', 'a-w', p]);
+    for (const args of [
+      ['disable', p],
+      ['disable', '--dry-run', p],
+    ]) {
+      const r = cli(dir, home, ...args);
+      assert.equal(r.stderr, '', args.join(' '));
+      assert.equal(r.status, 0, args.join(' '));
+      assert.match(r.stdout, /already disabled, nothing (would )?changed?/, args.join(' '));
+    }
+    if (!root) spawnSync('chmod', ['-R', 'u+w', p]);
+  });
+
   test('a data folder you cannot write (a read-only HOME): one line naming it', () => {
     const p = repo('fine');
     giveGitDir(p);

@@ -6,7 +6,7 @@
 // worktrees), made as git makes `index.lock` (see fs/lock.ts).
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readText } from '../../fs/read.js';
+import { isPresent, readText } from '../../fs/read.js';
 import { acquireLock, holderAlive, LockBusyError, makeLinkSource, type Release } from '../../fs/lock.js';
 import type { Repo } from '../../git/repo.js';
 import { LOCK_FILE, type Env } from '../../paths.js';
@@ -74,6 +74,12 @@ export function applyAction(s: RepoState, ctx: RunContext, action: RepoAction, k
  * Takes the repository's lock, reads its state, plans the action and applies
  * the plan; the state is returned with what changed. With `dryRun`, no lock
  * and no change: the plan's lines are returned as they would be.
+ *
+ * A plan made first without the lock that changes nothing (and no lock file
+ * there, which a killed fleet-git may have left) is the answer: a command with
+ * nothing to do needs no write access to the repository. Another fleet-git
+ * changing it meanwhile has changed something already, so that plan would not
+ * be empty; or it has not started, and its work comes after this one's.
  */
 export function actOnRepo(
   repo: Repo,
@@ -81,11 +87,10 @@ export function actOnRepo(
   action: RepoAction,
   dryRun = false,
 ): { state: RepoState; outcome: Outcome; plan: Plan } {
-  if (dryRun) {
-    const state = assessRepo(repo, ctx);
-    const plan = planAction(state, ctx, action);
+  const state = assessRepo(repo, ctx);
+  const plan = planAction(state, ctx, action);
+  if (dryRun || (plan.changes.length === 0 && !isPresent(join(repo.commonDir, LOCK_FILE))))
     return { state, plan, outcome: outcomeOf(plan) };
-  }
   return withRepoLock(repo, ctx.env, (killed) => {
     const state = assessRepo(repo, ctx);
     const plan = planAction(state, ctx, action, killed);
