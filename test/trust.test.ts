@@ -226,6 +226,29 @@ describe('enable --trust and disable', () => {
     assert.equal(readFileSync(config, 'utf8'), '{ "trustedFolders": [ }');
     assert.ok(!existsSync(join(repo, '.github')), 'read before anything changed: the repository was not enabled');
   });
+
+  test('an invalid config.json: status, enable and doctor say to fix it first, never to run the enable --trust that refuses; doctor fails', async () => {
+    const sb = sandbox();
+    const repo = sb.repo('proj');
+    const config = join(sb.env.COPILOT_HOME, 'config.json');
+    mkdirSync(sb.env.COPILOT_HOME);
+    writeFileSync(config, '{ "trustedFolders": [ }');
+    const first = `fix ${config} first: it is not valid JSON, so fleet-git enable --trust would refuse to change it`;
+    const e = await sb.fleet(repo, 'enable');
+    assert.equal(e.status, 0, e.stderr);
+    assert.ok(e.stdout.includes(`interactive ones ask once; ${first}\n`), e.stdout);
+    const st = await sb.fleet(repo, 'status');
+    assert.ok(st.stdout.includes(`copilot -p sessions silently skip its repository hooks (${first})\n`), st.stdout);
+    assert.doesNotMatch(e.stdout + st.stdout, /enable --trust lists/);
+    const d = await sb.fleet(repo, 'doctor', '--json');
+    const check = JSON.parse(d.stdout).checks.find((c: { id: string }) => c.id === 'repo-trust');
+    assert.deepEqual(check, {
+      id: 'repo-trust',
+      level: 'fault',
+      message: `${repo}: Copilot does not trust it, so copilot -p sessions silently skip its hooks (interactive ones ask once); ${first}`,
+    });
+    assert.equal(readFileSync(config, 'utf8'), '{ "trustedFolders": [ }', 'left as it was');
+  });
 });
 
 /** How many times `name` in `dir` was replaced (an atomic write is one rename onto it) while `fn` ran. */
@@ -361,7 +384,10 @@ describe('enable --under ROOT --trust, and remove', () => {
     writeFileSync(join(sb.env.COPILOT_HOME, 'config.json'), '{ "trustedFolders": "all" }');
     const r = await sb.fleet(sb.dir, 'enable', '--under', root, '--trust');
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /^fleet-git: .*config\.json: trustedFolders is not a list: fleet-git leaves it alone\n$/);
+    assert.match(
+      r.stderr,
+      /^fleet-git: .*config\.json has a trustedFolders that is not a list: fleet-git leaves it alone \(fix it, then run this again\)\n$/,
+    );
     assert.ok(!existsSync(join(repo, '.github')), 'no repository was enabled');
   });
 });

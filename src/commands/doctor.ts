@@ -10,6 +10,7 @@ import { findOnPath, INSTALL_HINT } from '../core/session/run.js';
 import { setupState } from '../core/setup/setup.js';
 import { assessRepo, notAsWritten, type RepoState } from '../core/repo/state.js';
 import { loadUserConfig } from '../core/setup/user-config.js';
+import { fixFirst } from '../copilot/trust.js';
 import { copilotView, userHookFile, vscodeLine, type CopilotView } from '../core/setup/user-hooks.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import { Option } from 'clipanion';
@@ -74,7 +75,7 @@ export class DoctorCommand extends FleetCommand {
     details: `
       One line a check: Node; the hook client, run the way Copilot runs it (/bin/bash --norc --noprofile -c with this PATH): ok only when its test sessionStart reached a socket of doctor's own, as the observer reads it (doctor waits while the forwarder the hook started runs, up to 20 s) (nothing is written in the data folder or sent to the user's observer); the data folder's kit, the scripts the hooks hand over to and their hook client (this build's, or another build's that this run replaced, as every command does after an upgrade); the observer's socket; the Copilot CLI and its version (without one, a note when VS Code's agent sessions show: VS Code runs the hook files itself); whether VS Code's agent sessions show (the config file's \`vscode\`); the user-level hook file; setup for new clones; the config file; and for the repository of the current folder, whether it is enabled, its info/exclude entry, its post-checkout hook and whether Copilot trusts it.
 
-      Each line is "ok", "note" (an optional part that is off: no observer listening, no Copilot CLI for a user of VS Code's agent, no setup for new clones, the repository here not enabled or not trusted, core.hooksPath elsewhere; each says the command that turns it on) or "FAIL" (something broken, with what to do). --json prints {"checks": [{"id", "level": "ok"|"note"|"fault", "message", "fix"?}], "repo": path or null, "counts": {"ok", "notes", "faults"}}.
+      Each line is "ok", "note" (an optional part that is off: no observer listening, no Copilot CLI for a user of VS Code's agent, no setup for new clones, the repository here not enabled or not trusted, core.hooksPath elsewhere; each says the command that turns it on) or "FAIL" (something broken, with what to do: Copilot's config.json that enable --trust would refuse, for an enabled repository it does not trust, is one). --json prints {"checks": [{"id", "level": "ok"|"note"|"fault", "message", "fix"?}], "repo": path or null, "counts": {"ok", "notes", "faults"}}.
 
       With --live: one short, real Copilot session in the repository (REPO, or the current one), run offline by the user's own copilot (from PATH, or --copilot PATH) against a scripted model server of fleet-git's on loopback, with the user's trust and hook levels but a temporary COPILOT_HOME and a socket of its own (the user's dashboard sees nothing). It reports each expected event (sessionStart, postToolUse for a bash and a view call, agentStop with the final message, sessionEnd) as received once, missing or twice, from which hook level, whether ppid was the Copilot process, how long Copilot waited on the hooks, and for each miss the cause (not-trusted, repo-not-loaded, both-levels, no-node, invalid-json, timeout, client-missing, not-enabled, session-failed, no-message) and the command that fixes it. It ends within 60 s (--timeout, at most 50 s, is the session's share) and leaves no process behind. --json prints the report as one JSON document: {"repo", "copilot": {"path", "version"}, "ok", "events": [{"id", "status", "count", "levels", "waitedMs", "cause": {"code", "message", "fix"}}], "ppid", "hookFiles", "causes", "notes", "session"}.
     `,
@@ -340,6 +341,13 @@ export class DoctorCommand extends FleetCommand {
     if (by) add('repo-trust', 'ok', `${where}: Copilot trusts it (${by === where ? 'listed' : `through ${by}`} in ${copilot.configFile})`);
     else if (userLevel)
       add('repo-trust', 'ok', `${where}: not trusted by Copilot, which does not matter here: user-level hooks run everywhere`);
+    else if (s.enabled && copilot.configProblem)
+      // Not an optional part left off: enable --trust would refuse until the file is fixed.
+      add(
+        'repo-trust',
+        'fault',
+        `${where}: Copilot does not trust it, so copilot -p sessions silently skip its hooks (interactive ones ask once); ${fixFirst(copilot.configProblem)}`,
+      );
     else if (s.enabled)
       add(
         'repo-trust',

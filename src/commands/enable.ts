@@ -21,7 +21,7 @@ import {
   withApplyProgress,
   withProgress,
 } from './report.js';
-import { TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
+import { fixFirst, TrustEdit, trustFolders, trustRoots } from '../copilot/trust.js';
 import { loadUserConfig } from '../core/setup/user-config.js';
 import { copilotView, installUserHooks } from '../core/setup/user-hooks.js';
 
@@ -133,8 +133,11 @@ export class EnableCommand extends FleetCommand {
       untrusted.length === 1 && roots.length === 1
         ? 'this repository'
         : `${untrusted.length} of these repositories (${untrusted[0]}${untrusted.length > 1 ? ', ...' : ''})`;
+    const then = view.configProblem
+      ? fixFirst(view.configProblem, how)
+      : `${how} lists ${untrusted.length === 1 ? 'it' : 'them'} in Copilot's trustedFolders`;
     this.out(
-      `note: Copilot does not trust ${which} yet: copilot -p sessions skip its hooks, saying nothing, and interactive ones ask once; ${how} lists ${untrusted.length === 1 ? 'it' : 'them'} in Copilot's trustedFolders`,
+      `note: Copilot does not trust ${which} yet: copilot -p sessions skip its hooks, saying nothing, and interactive ones ask once; ${then}`,
     );
   }
 

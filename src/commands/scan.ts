@@ -3,6 +3,7 @@ import { valueOption, listOption, operands } from './options.js';
 import type { Group, RowJson, SurveyJson } from '../core/bulk/bulk.js';
 import type { Style } from '../colour.js';
 import type { HookLevel } from '../core/setup/user-hooks.js';
+import type { RunContext } from '../core/repo/context.js';
 import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 import { isTty, loadBulk, rootsOf, withProgress } from './report.js';
 
@@ -93,7 +94,7 @@ export class ScanCommand extends FleetCommand {
     const shown = this.quiet ? { ...s, repos: s.repos.filter((r) => ['problems', 'not-usable'].includes(jsonGroup(r))) } : s;
     if (this.json) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
     else if (!isTty(this.context.stdout)) await this.printLines(shown);
-    else await this.printTable(shown, ctx.configHooks);
+    else await this.printTable(shown, ctx);
     const { withProblems } = s.counts;
     // A bare repository is listed as not usable but fails no check: it has no worktree, so nothing for fleet-git to do there.
     const notUsable = s.repos.filter((r) => r.kind !== 'bare' && jsonGroup(r) === 'not-usable').length;
@@ -117,8 +118,9 @@ export class ScanCommand extends FleetCommand {
     this.context.stdout.write(lines.length ? `${lines.join('\n')}\n` : '');
   }
 
-  /** `viaConfig`: whether this git runs hooks named in config (config-hook.ts), which decides how enabled repositories provision new worktrees. */
-  private async printTable(s: SurveyJson, viaConfig: boolean): Promise<void> {
+  /** `ctx.configHooks`: whether this git runs hooks named in config (config-hook.ts), which decides how enabled repositories provision new worktrees. */
+  private async printTable(s: SurveyJson, ctx: RunContext): Promise<void> {
+    const viaConfig = ctx.configHooks;
     const { jsonGroup, GROUPS } = await loadBulk();
     const paint = this.paint();
     const tint: Record<Group, Style> = { healthy: 'green', problems: 'yellow', 'not-enabled': 'dim', 'not-usable': 'red' };
@@ -188,13 +190,16 @@ export class ScanCommand extends FleetCommand {
       );
     if (s.repos.some((r) => r.copilot?.hooks === 'user' || r.copilot?.hooks === 'both'))
       lines.push(`user-level fleet hooks are installed: Copilot sessions in every folder report, trusted or not`);
-    if (skipped)
+    if (skipped) {
+      const { fixFirst, readTrust } = await import('../copilot/trust.js');
+      const problem = readTrust(ctx.user).problem; // a config.json that enable --trust would refuse: fixing it comes first
       lines.push(
         paint(
           ['yellow'],
-          `${skipped} enabled repositor${skipped === 1 ? 'y is' : 'ies are'} not trusted by Copilot: copilot -p sessions skip their hooks silently (fleet-git enable --under ROOT --trust, or trust: true in the config file)`,
+          `${skipped} enabled repositor${skipped === 1 ? 'y is' : 'ies are'} not trusted by Copilot: copilot -p sessions skip their hooks silently (${problem ? fixFirst(problem, 'fleet-git enable --under ROOT --trust') : 'fleet-git enable --under ROOT --trust, or trust: true in the config file'})`,
         ),
       );
+    }
     this.context.stdout.write(`${lines.join('\n')}\n`);
   }
 }

@@ -31,8 +31,16 @@ export function copilotConfigFile(paths: UserPaths): string {
   return join(paths.copilotHome, 'config.json');
 }
 
-/** config.json cannot be read as JSON: fleet-git will not rewrite it. */
-export class CopilotConfigError extends Error {}
+/** config.json cannot be read as JSON, or its trustedFolders is not a list: fleet-git will not rewrite it. */
+export class CopilotConfigError extends Error {
+  constructor(
+    readonly file: string,
+    /** What is wrong with it, in words: "is not valid JSON", ... */
+    readonly reason: string,
+  ) {
+    super(`${file} ${reason}: fleet-git leaves it alone (fix it, then run this again)`);
+  }
+}
 
 interface ConfigDoc {
   doc: Record<string, unknown> | null;
@@ -46,9 +54,10 @@ function readConfig(file: string): ConfigDoc {
   // Comments anywhere and trailing commas are read (JSONC); the text is edited, never re-serialized.
   const errors: jsonc.ParseError[] = [];
   const doc: unknown = jsonc.parse(text, errors, { allowTrailingComma: true });
-  if (errors.length) throw new CopilotConfigError(`${file} is not valid JSON: fleet-git leaves it alone (fix it, then run this again)`);
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
-    throw new CopilotConfigError(`${file} does not hold a JSON object: fleet-git leaves it alone`);
+  if (errors.length) throw new CopilotConfigError(file, 'is not valid JSON');
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new CopilotConfigError(file, 'does not hold a JSON object');
+  if ((doc as Record<string, unknown>).trustedFolders !== undefined && !Array.isArray((doc as Record<string, unknown>).trustedFolders))
+    throw new CopilotConfigError(file, 'has a trustedFolders that is not a list');
   return { doc: doc as Record<string, unknown>, text };
 }
 
@@ -157,16 +166,31 @@ function editList(text: string, before: unknown[] | null, after: unknown[] | nul
   return added.length ? appendChildren(text, list!, added) : text;
 }
 
-/** The folders Copilot trusts (empty when the file or the key is missing or unreadable). */
-export function trustedFolders(paths: UserPaths): string[] {
+/**
+ * The folders Copilot trusts (none when the file or the key is missing or
+ * unreadable), and what keeps fleet-git from listing more there: config.json
+ * it will not rewrite (not valid JSON, ...), which then fails `enable --trust`.
+ */
+export function readTrust(paths: UserPaths): { folders: string[]; problem: CopilotConfigError | null } {
   let doc: Record<string, unknown> | null;
   try {
     doc = readConfig(copilotConfigFile(paths)).doc;
-  } catch {
-    return [];
+  } catch (e) {
+    if (e instanceof CopilotConfigError) return { folders: [], problem: e };
+    return { folders: [], problem: null }; // unreadable: enable --trust says why when it reads it
   }
   const list = doc?.trustedFolders;
-  return Array.isArray(list) ? list.filter((f): f is string => typeof f === 'string') : [];
+  return { folders: Array.isArray(list) ? list.filter((f): f is string => typeof f === 'string') : [], problem: null };
+}
+
+/** The folders Copilot trusts (empty when the file or the key is missing or unreadable). */
+export function trustedFolders(paths: UserPaths): string[] {
+  return readTrust(paths).folders;
+}
+
+/** What to do about a config.json that enable --trust would refuse: fix the file, which `how` can then list folders in. */
+export function fixFirst(problem: CopilotConfigError, how = 'fleet-git enable --trust'): string {
+  return `fix ${problem.file} first: it ${problem.reason}, so ${how} would refuse to change it`;
 }
 
 /**
@@ -289,9 +313,6 @@ export class TrustEdit {
     if (this.loaded) return this.loaded;
     const { doc, text } = readConfig(this.file);
     const d = doc ?? {};
-    if (d.trustedFolders !== undefined && !Array.isArray(d.trustedFolders)) {
-      throw new CopilotConfigError(`${this.file}: trustedFolders is not a list: fleet-git leaves it alone`);
-    }
     const list = Array.isArray(d.trustedFolders) ? [...(d.trustedFolders as unknown[])] : [];
     const index = new FolderIndex(list.filter((f): f is string => typeof f === 'string'));
     this.loaded = { doc: d, text, list, index, removing: new Set(), existed: doc !== null, hadKey: d.trustedFolders !== undefined };
@@ -463,11 +484,18 @@ export function trustFolders(edit: TrustEdit, roots: string[]): string[] {
   return roots.filter((r) => edit.add(r)).map((r) => `Copilot now trusts ${r} (added to trustedFolders in ${edit.file})`);
 }
 
-/** The status line on trust, and what it means. */
-export function trustLine(v: { configFile: string; trusted: FolderIndex; userLevel: boolean }, root: string): string {
+/** The status line on trust, and what it means (`configProblem`: config.json as enable --trust would refuse it). */
+export function trustLine(
+  v: { configFile: string; trusted: FolderIndex; userLevel: boolean; configProblem: CopilotConfigError | null },
+  root: string,
+): string {
   const by = v.trusted.by(root);
   if (by)
     return `Copilot trusts this folder (${by === root ? 'listed' : `through ${by}`} in ${v.configFile}): its repository hooks run in interactive and copilot -p sessions`;
-  const then = v.userLevel ? 'the user-level fleet hooks report them anyway' : 'fleet-git enable --trust lists it';
+  const then = v.userLevel
+    ? 'the user-level fleet hooks report them anyway'
+    : v.configProblem
+      ? fixFirst(v.configProblem)
+      : 'fleet-git enable --trust lists it';
   return `Copilot does not trust this folder: interactive sessions ask once, but copilot -p sessions silently skip its repository hooks (${then})`;
 }

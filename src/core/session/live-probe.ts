@@ -16,7 +16,7 @@ import { parentOf } from '../../fs/process.js';
 import { readText } from '../../fs/read.js';
 import { locateRepo } from '../../git/repo.js';
 import { HOOK_SCRIPT, isUnder, OBSERVER_DIR_VAR, type Env } from '../../paths.js';
-import { copilotConfigFile, FolderIndex, trustedFolders } from '../../copilot/trust.js';
+import { copilotConfigFile, fixFirst, FolderIndex, readTrust } from '../../copilot/trust.js';
 import { startModelServer, type Script } from '../../copilot/model-server.js';
 import { PROBE_VAR } from '../../copilot/normalize.js';
 import {
@@ -280,10 +280,11 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
       log.copilotVersion ??
       (run.spawnError || run.timedOut || run.interrupted ? null : copilotVersion(bin, env, 5_000));
     const node = nodeFor(env, dataDir);
+    const trust = readTrust(ctx.user);
     const trusted =
       opts.env.COPILOT_ALLOW_ALL === 'true' ||
       opts.env.GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS === 'true' ||
-      new FolderIndex(trustedFolders(ctx.user)).by(root) !== null;
+      new FolderIndex(trust.folders).by(root) !== null;
     const clients = new Set([...repoFiles, ...carried].filter((x) => x.fleetGit).flatMap((x) => classifyHookFile(x.text, '').clients));
     // A shim runs the data folder's hook.sh, which runs its kit's client: both must be there.
     const kits = [...clients].filter((c) => basename(c) === HOOK_SCRIPT).map((c) => dirname(c));
@@ -303,6 +304,7 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
       log,
       node,
       trusted,
+      trustFix: trust.problem ? fixFirst(trust.problem) : undefined,
       repoFiles,
       userFiles,
       carried,
@@ -333,6 +335,8 @@ export interface Facts {
   /** Which node the hook command would run (its path is not judged). */
   node: Omit<ReturnType<typeof nodeFor>, 'path'>;
   trusted: boolean;
+  /** What to do first when Copilot's config.json is one enable --trust would refuse (not valid JSON, ...). */
+  trustFix?: string;
   repoFiles: SeenFile[];
   userFiles: SeenFile[];
   carried: SeenFile[];
@@ -422,7 +426,7 @@ export function judge(f: Facts): LiveReport {
         return {
           code: 'not-trusted',
           message: `Copilot does not trust ${f.root}, so copilot -p skips the repository's hook files (interactive sessions ask once)`,
-          fix: 'fleet-git enable --trust',
+          fix: f.trustFix ?? 'fleet-git enable --trust',
         };
       if (f.log.repoHooksLoaded === false || !run)
         return {

@@ -10,7 +10,7 @@ import { removeEmptyUpTo, writeAtomic } from '../../fs/atomic.js';
 import { readText } from '../../fs/read.js';
 import { makeDataDir } from '../../fs/data-dir.js';
 import { isUnder } from '../../paths.js';
-import { copilotConfigFile, FolderIndex, trustedFolders } from '../../copilot/trust.js';
+import { copilotConfigFile, FolderIndex, readTrust, type CopilotConfigError } from '../../copilot/trust.js';
 import type { RunContext } from '../repo/context.js';
 import { classifyHookFile, type HookFileInfo } from '../repo/hook-file.js';
 import { userHookFile, userHooksDir } from '../../copilot/hook-mark.js';
@@ -86,6 +86,8 @@ export interface CopilotView {
   configFile: string;
   /** trustedFolders, indexed: which listed folder covers a path. */
   trusted: FolderIndex;
+  /** config.json as fleet-git will not rewrite it (not valid JSON, ...): then enable --trust refuses, and advice says to fix it first. */
+  configProblem: CopilotConfigError | null;
   /** The user-level fleet hook file is fleet-git's (installed, maybe from another version). */
   userLevel: boolean;
   /** That file as read (null: it could not be read). */
@@ -102,9 +104,11 @@ export function copilotView(ctx: RunContext): CopilotView {
   } catch {
     /* unreadable: Copilot cannot read it either */
   }
+  const trust = readTrust(ctx.user);
   return {
     configFile: copilotConfigFile(ctx.user),
-    trusted: new FolderIndex(trustedFolders(ctx.user)),
+    trusted: new FolderIndex(trust.folders),
+    configProblem: trust.problem,
     userLevel: userHook?.kind === 'ours',
     userHook,
     vscode: vscodeSessionsShown(ctx.user.configFile),
