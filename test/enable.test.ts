@@ -1,10 +1,11 @@
 // enable / disable / status on real repositories, run in-process (the built CLI where the process itself is checked).
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CLI, sandbox, snapshot } from './helpers.js';
+import { suspectConfigLine } from '../src/git/config.js';
 
 const HOOK = '.github/hooks/fleet.json';
 const status = async (s: ReturnType<typeof sandbox>, cwd: string, ...args: string[]) => {
@@ -367,6 +368,34 @@ describe('bad input', () => {
     }
     assert.deepEqual(snapshot(repo, ignoreGitChurn), before);
     assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git')));
+  });
+
+  it("a repository git refuses (a config line it cannot parse): not usable, in git's own words, for every command; nothing written", async () => {
+    const s = sandbox();
+    const plain = s.repo('refused');
+    const enabled = s.repo('refused-later');
+    assert.equal((await s.fleet(enabled, 'enable')).status, 0);
+    for (const repo of [plain, enabled]) appendFileSync(join(repo, '.git/config'), '[core]\n\tgarbage line\n');
+    const gitSays = s.run(plain, ['rev-parse', '--git-dir']);
+    assert.match(gitSays.stderr, /^fatal: bad config line \d+ in file \.git\/config\n$/);
+    const before = snapshot(plain, ignoreGitChurn);
+    for (const repo of [plain, enabled])
+      for (const args of [['enable'], ['status'], ['status', '--json'], ['disable'], ['enable', '--dry-run']]) {
+        const r = await s.fleet(repo, ...args);
+        const want = `fleet-git: ${repo}: not usable: git refuses to work in it (${s.run(repo, ['rev-parse', '--git-dir']).stderr.trim()})\n`;
+        assert.equal(r.stderr, want, args.join(' '));
+        assert.equal(r.status, 2, args.join(' '));
+      }
+    assert.deepEqual(snapshot(plain, ignoreGitChurn), before, 'nothing written');
+    const scan = await s.fleet(s.dir, 'scan', s.dir, '--json', '--check');
+    assert.equal(scan.status, 1);
+    const row = JSON.parse(scan.stdout).repos.find((r: { path: string }) => r.path === enabled);
+    assert.equal(row.reason, `not usable: git refuses to work in it (${gitSays.stderr.trim()})`);
+    // A config file git reads is no such case: a value continued on the next line, quotes holding # and ;, comments.
+    for (const text of ['[core]\n\ta = 1 \\\n  more\n', '[x "a b"]\n\tk = "q # ; \\" r" # c\n; c\n', '[core] a = 1\n'])
+      assert.equal(suspectConfigLine(text), null, text);
+    assert.equal(suspectConfigLine('[core]\n\tk = "open\n'), 2);
+    assert.equal(suspectConfigLine('[core\n'), 1);
   });
 
   it('a data folder under a file: one line naming the file and what to do, exit 1, the repository as it was', async () => {

@@ -15,7 +15,7 @@ export class DisableCommand extends FleetCommand {
   static exits: ExitCodes = {
     0: 'fleet-git taken out, or nothing of it was there',
     1: 'something was left alone or failed: a symbolic link on the way, a folder it cannot write, trustedFolders that could not be written',
-    2: 'bad input: not a repository, a path to a file, --json without --dry-run, --dry-run with --user, --yes without --under (with --under: as remove)',
+    2: 'bad input: not a repository, one git refuses to work in (in its own words), a path to a file, --json without --dry-run, --dry-run with --user, --yes without --under (with --under: as remove)',
   };
   static usage = FleetCommand.Usage({
     description: 'take fleet-git out of repositories, leaving them as they were',

@@ -12,7 +12,7 @@ import { assessRepo, notAsWritten, type RepoState } from '../core/repo/state.js'
 import { loadUserConfig } from '../core/setup/user-config.js';
 import { fixFirst } from '../copilot/trust.js';
 import { copilotView, userHookFile, vscodeLine, type CopilotView } from '../core/setup/user-hooks.js';
-import { locateRepo, NotARepoError } from '../git/repo.js';
+import { GitRefusedError, locateRepo, NotARepoError } from '../git/repo.js';
 import { Option } from 'clipanion';
 import { valueOption } from './options.js';
 import { REPO_HOOK_ENTRY } from '../core/repo/config-hook.js';
@@ -163,6 +163,7 @@ export class DoctorCommand extends FleetCommand {
       add('config', 'fault', `the config file is invalid: ${(e as Error).message}`);
     }
     if (repo) this.checkRepo(repo, copilot, add);
+    else if (this.refused) add('repo', 'fault', this.refused.message);
     else if (!this.json) this.out(`--    ${this.context.cwd} is not in a git repository: no repository checks`);
     const count = (l: Level) => checks.filter((c) => c.level === l).length;
     const faults = count('fault');
@@ -181,11 +182,15 @@ export class DoctorCommand extends FleetCommand {
     return faults ? EXIT.partial : EXIT.ok;
   }
 
-  /** The state of the repository of the current folder, or null outside one. */
+  /** The repository of the current folder when git refuses to work in it (currentRepo found it so). */
+  private refused: GitRefusedError | null = null;
+
+  /** The state of the repository of the current folder, or null outside one (or in one git refuses: `refused`). */
   private currentRepo(ctx: RunContext): RepoState | null {
     try {
       return assessRepo(locateRepo(this.context.cwd), ctx);
     } catch (e) {
+      if (e instanceof GitRefusedError) this.refused = e;
       if (e instanceof NotARepoError) return null;
       throw e;
     }

@@ -30,7 +30,7 @@ export class EnableCommand extends FleetCommand {
   static exits: ExitCodes = {
     0: 'every repository enabled, or it already was (nothing changed)',
     1: 'something was left alone or failed: a hook file fleet-git did not write or one git tracks (--force replaces an untracked one), a symbolic link on the way, a folder it cannot write, a repository that failed in a --under run (the others go on), trustedFolders that could not be written',
-    2: 'bad input: not a repository, a bare repository, a path to a file, a root that does not exist, --json without --dry-run, repositories and --under together, an invalid config file',
+    2: 'bad input: not a repository, a bare repository, one git refuses to work in (in its own words), a path to a file, a root that does not exist, --json without --dry-run, repositories and --under together, an invalid config file',
   };
   static usage = FleetCommand.Usage({
     description: 'make Copilot sessions in repositories visible in the fleet observer',

@@ -42,7 +42,7 @@ export class ScanCommand extends FleetCommand {
   static usage = FleetCommand.Usage({
     description: 'show the fleet state of every repository and worktree under some folders',
     details: `
-      Walks the folders (the current one by default), stopping at each repository root and skipping node_modules, and reads each repository's state from its files, as \`fleet-git status\` does: enabled and healthy, enabled with problems (and which), not enabled, or not usable (bare, stale, broken, unreadable, with the reason). Linked worktrees are shown with their repository.
+      Walks the folders (the current one by default), stopping at each repository root and skipping node_modules, and reads each repository's state from its files, as \`fleet-git status\` does: enabled and healthy, enabled with problems (and which), not enabled, or not usable (bare, stale, broken, unreadable, or refused by git itself, with the reason: git's own words for a repository fleet-git has something in). Linked worktrees are shown with their repository.
 
       For each repository it also tells whether Copilot trusts it (on a terminal: marked on the line of an enabled one that copilot -p would skip, the others counted once at the end) (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's own, the user-level one, both (each event is still sent once) or none.
 

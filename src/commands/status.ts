@@ -15,7 +15,7 @@ export class StatusCommand extends FleetCommand {
   static exits: ExitCodes = {
     0: 'whatever it found (the problems are in the output)',
     1: "the repository's .git cannot be read (the line says what to check)",
-    2: 'not a repository, a path to a file, an invalid config file (one line: the file, the line and what is wrong)',
+    2: 'not a repository, one git refuses to work in (in its own words), a path to a file, an invalid config file (one line: the file, the line and what is wrong)',
   };
   static usage = FleetCommand.Usage({
     description: "show a repository's fleet state and what is wrong with it",

@@ -56,6 +56,43 @@ function configEntries(text: string): ConfigEntry[] {
   return out;
 }
 
+const SECTION_LINE = /^\[\s*[A-Za-z0-9.-]+(\s+"(?:[^"\\\n]|\\.)*")?\s*\](.*)$/;
+const KEY_LINE = /^[A-Za-z][A-Za-z0-9-]*\s*(=(.*))?$/;
+
+/**
+ * The number (from 1) of the first line of a config file's text that git may
+ * refuse ("fatal: bad config line N"), or null: a section header or a key
+ * that is not one, a value whose quotes are not closed. Cheap, and on the
+ * cautious side: a caller asks git itself before it says so (gitRefusal).
+ */
+export function suspectConfigLine(text: string): number | null {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i].trim();
+    if (line === '' || line[0] === '#' || line[0] === ';') continue;
+    if (line[0] === '[') {
+      const m = SECTION_LINE.exec(line);
+      if (!m) return i + 1;
+      line = m[2].trim();
+      if (line === '' || line[0] === '#' || line[0] === ';') continue;
+    }
+    const km = KEY_LINE.exec(line);
+    if (!km) return i + 1;
+    let value = km[2] ?? '';
+    const start = i;
+    while (/(^|[^\\])(\\\\)*\\$/.test(value) && i + 1 < lines.length) value = value.slice(0, -1) + lines[++i];
+    let quoted = false;
+    for (let j = 0; j < value.length; j++) {
+      const c = value[j];
+      if (c === '\\') j++;
+      else if (c === '"') quoted = !quoted;
+      else if (!quoted && (c === '#' || c === ';')) break;
+    }
+    if (quoted) return start + 1;
+  }
+  return null;
+}
+
 /** All values of `section.key` in one file's text, last one last (includes not followed). */
 export function parseConfigValues(text: string, section: string, key: string): string[] {
   const want = section.toLowerCase();

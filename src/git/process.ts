@@ -65,3 +65,14 @@ export function gitVersion(env: Env, home: string): [number, number, number] | n
   versions.set(key, v);
   return v;
 }
+
+/**
+ * What git says when it refuses to work in the repository at `root` (its first
+ * line: "fatal: bad config line 1 in file .git/config"), or null when it works
+ * there or cannot be run.
+ */
+export function gitRefusal(root: string, env: Env, home: string): string | null {
+  const r = runGit(['rev-parse', '--git-dir'], { cwd: root, env, home });
+  if (r.status === 0 || r.status === null) return null;
+  return r.stderr.trim().split('\n')[0] || `git exited ${r.status}`;
+}

@@ -45,6 +45,9 @@ export class NotARepoError extends UsageError {
   }
 }
 
+/** A repository git itself refuses to work in (a config file it cannot parse): `reason` is git's own line. Exit code 2. */
+export class GitRefusedError extends NotARepoError {}
+
 function isGitDir(dir: string): boolean {
   return (
     isPresent(join(dir, 'HEAD')) && (isPresent(join(dir, 'commondir')) || (isPresent(join(dir, 'objects')) && isPresent(join(dir, 'refs'))))

@@ -29,7 +29,7 @@ import type { RunContext } from '../repo/context.js';
 import { applyAction, bulkLockSource, planAction, withRepoLock, type RepoAction } from '../repo/repo-lock.js';
 import { hasExcludeBlock } from '../repo/exclude.js';
 import { assessRepo, readExclude, type RepoState } from '../repo/state.js';
-import type { Repo } from '../../git/repo.js';
+import { GitRefusedError, type Repo } from '../../git/repo.js';
 
 /** What a bulk run does to each repository. */
 export type BulkAction = RepoAction;
@@ -100,7 +100,7 @@ function readOrError<T>(read: () => T): T | { error: string } {
   try {
     return read();
   } catch (err) {
-    return { error: `cannot be read: ${reasonOf(err)}` };
+    return { error: err instanceof GitRefusedError ? err.reason : `cannot be read: ${reasonOf(err)}` };
   }
 }
 
@@ -125,7 +125,7 @@ export function applyAfresh(repo: Repo, ctx: RunContext, action: BulkAction, lin
     const exclude = readOrError(() => readExclude(repo));
     if ('error' in exclude) return exclude;
     if (!(exclude.link === false && hasExcludeBlock(exclude.text))) {
-      const s = readOrError(() => assessRepo(repo, ctx, exclude));
+      const s = readOrError(() => assessRepo(repo, ctx, exclude, 'with-fleet-git')); // git's refusal matters only where it acts
       if ('error' in s) return s;
       if (!picked(s, ctx, action, pick)) return { untouched: true };
     }

@@ -6,7 +6,7 @@
 // their way out, are the commands' (commands/report.ts).
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Repo } from '../../git/repo.js';
+import { GitRefusedError, type Repo } from '../../git/repo.js';
 import { isUnder, LOCK_FILE } from '../../paths.js';
 import { describeError, permissionLine } from '../../errors.js';
 import type { RunContext } from '../repo/context.js';
@@ -147,7 +147,7 @@ export async function discoverUnits(
 export function assessUnit(u: Unit, ctx: RunContext): Row {
   let row: Row;
   try {
-    const state = assessRepo(u.repo, ctx);
+    const state = assessRepo(u.repo, ctx, undefined, 'with-fleet-git');
     row = { path: state.path, kind: u.kind, group: groupOf(state), state };
   } catch (err) {
     row = {
@@ -155,7 +155,7 @@ export function assessUnit(u: Unit, ctx: RunContext): Row {
       kind: 'broken',
       group: 'not-usable',
       state: null,
-      reason: `cannot be read: ${reasonOf(err)}`,
+      reason: err instanceof GitRefusedError ? err.reason : `cannot be read: ${reasonOf(err)}`, // git refuses it: in git's words
       unreadable: true,
     };
   }

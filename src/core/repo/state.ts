@@ -3,7 +3,9 @@
 import { existsSync } from 'node:fs';
 import { firstLink } from '../../fs/links.js';
 import { LINK, lstatIfPresent, readSmall, readText, textOf, within } from '../../fs/read.js';
-import { isTracked, listWorktrees, type Listed, type Repo, type Worktree } from '../../git/repo.js';
+import { GitRefusedError, isTracked, listWorktrees, type Listed, type Repo, type Worktree } from '../../git/repo.js';
+import { suspectConfigLine } from '../../git/config.js';
+import { gitRefusal } from '../../git/process.js';
 import type { RunContext } from './context.js';
 import { hasExcludeBlock } from './exclude.js';
 import { CREATED_FILE } from './created.js';
@@ -313,9 +315,35 @@ export function readExclude(repo: Repo): ExcludeRead {
   return bytes === null ? { text: null, link: null } : { text: bytes.toString('utf8'), link: false };
 }
 
-/** Reads and judges one repository and all its worktrees (`readBefore`: its info/exclude, when the caller has just read it). */
-export function assessRepo(repo: Repo, ctx: RunContext, readBefore?: ExcludeRead): RepoState {
+/**
+ * Throws GitRefusedError, in git's own words, for a repository git refuses to
+ * work in (a config file it cannot parse): fleet-git does nothing there, and
+ * scan lists it as not usable. Its config file is read through the run's
+ * reader, which keeps it for the reads of the state that follow, and git is
+ * asked only when a line of it looks wrong.
+ */
+function refuseWhatGitRefuses(repo: Repo, ctx: RunContext): void {
+  const text = ctx.config.localText(repo.commonDir);
+  if (text === null || suspectConfigLine(text) === null) return;
+  const refusal = gitRefusal(repo.root, ctx.env, ctx.user.home);
+  if (refusal) throw new GitRefusedError(repo.root, `not usable: git refuses to work in it (${refusal})`);
+}
+
+/**
+ * Reads and judges one repository and all its worktrees (`readBefore`: its
+ * info/exclude, when the caller has just read it). A repository git refuses
+ * to work in throws GitRefusedError; `with-fleet-git` (a scan of thousands)
+ * looks for that only where fleet-git has something, so that it reads no
+ * config file of the others.
+ */
+export function assessRepo(
+  repo: Repo,
+  ctx: RunContext,
+  readBefore?: ExcludeRead,
+  gitCheck: 'always' | 'with-fleet-git' = 'always',
+): RepoState {
   ctx.config.forgetLocal();
+  if (gitCheck === 'always') refuseWhatGitRefuses(repo, ctx);
   const texts = new Map<string, string | null>();
   const all = listWorktrees(repo).map((wt) =>
     worktreeState(wt, repo.commonDir, ctx, texts, wt.main && wt.root === repo.root ? repo.listed : undefined),
@@ -337,6 +365,7 @@ export function assessRepo(repo: Repo, ctx: RunContext, readBefore?: ExcludeRead
   const problems = s.problems;
   // Symbolic links are looked for only where fleet-git has something: a scan of thousands without it makes no extra call.
   if (s.enabled || all.some((w) => w.hookFile.kind !== 'absent')) {
+    if (gitCheck === 'with-fleet-git') refuseWhatGitRefuses(repo, ctx);
     const link = s.gitLink;
     if (link) problems.push({ code: 'symlink', message: symlinkMessage(link, s.path) });
   }
