@@ -2,11 +2,13 @@
 // later): enable provisions new worktrees through the repository's config,
 // under husky's core.hooksPath too, and disable takes out exactly what it added.
 // With an older git on PATH the same cases check the older way: the hooks
-// folder, and under husky the line to add to .husky/post-checkout (which is then
-// added, and works). .ci/run runs this file with each git.
+// folder, and under husky the line to add and where (husky's init.sh when
+// .husky/post-checkout is tracked, else that file, excluded), which is then
+// added, works, leaves git status clean, and ends the problem status reported.
+// .ci/run runs this file with each git.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { configHookBlock, runsConfigHooks, withConfigHook, withoutConfigHook } from '../src/core/repo/config-hook.js';
 import { ROOT, describeNeeding, needs, run, sandbox, snapshot } from './helpers.js';
@@ -90,55 +92,89 @@ describe('new worktrees, by the git on PATH', () => {
     assert.ok(!existsSync(join(s.dir, 'wt', HOOK)));
   });
 
-  it("husky 9: a new worktree gets the hook file (git 2.54+), or enable and status give the line for .husky/post-checkout, which works; husky's files unchanged", async () => {
-    const s = sandbox();
-    const repo = s.repo('husky');
-    writeFileSync(join(repo, 'package.json'), '{"name":"x","private":true}\n');
-    const init = run(process.execPath, [join(ROOT, 'node_modules/husky/bin.js')], { cwd: repo, env: s.env });
-    assert.equal(init.status, 0, init.stderr);
-    mkdirSync(join(repo, '.husky'), { recursive: true });
-    writeFileSync(join(repo, '.husky/post-checkout'), `echo "husky $3" >> "${s.dir}/husky.log"\n`);
-    s.git(repo, 'add', '.husky/post-checkout', 'package.json');
-    s.git(repo, 'commit', '-q', '-m', 'husky');
-    const config = join(repo, '.git/config');
-    const configBefore = readFileSync(config, 'utf8');
-    const huskyBefore = snapshot(join(repo, '.husky'));
-    const hooksBefore = snapshot(join(repo, '.git/hooks'));
-    const viaConfig = runsConfigHooks(gitVersionOf(s.env));
-    const repoHook = join(s.home, '.local/share/fleet-git/repo-hook');
-    const r = await s.fleet(repo, 'enable');
-    assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(snapshot(join(repo, '.husky')), huskyBefore, 'nothing written into .husky');
-    assert.deepEqual(snapshot(join(repo, '.git/hooks')), hooksBefore, 'nothing written into .git/hooks');
-    const line = `'${repoHook}' "$@" || true`;
-    if (viaConfig) {
-      assert.doesNotMatch(r.stdout, /not active/);
-      assert.deepEqual((await statusOf(s, repo)).problems, []);
-    } else {
-      // What worktrees miss, and the exact line to add where husky keeps its hooks.
-      const want = `add this line to ${join(repo, '.husky/post-checkout')}: ${line}`;
-      assert.ok(r.stdout.includes('new worktrees are not provisioned automatically') && r.stdout.includes(want), r.stdout);
-      const st = await statusOf(s, repo);
-      assert.deepEqual(
-        st.problems.map((p: { code: string }) => p.code),
-        ['hooks-path'],
+  // husky 9 with and without a tracked .husky/post-checkout (the line goes in husky's init.sh, or in that file, excluded).
+  for (const tracked of [true, false])
+    it(`husky 9${tracked ? '' : ' without a .husky/post-checkout'}: a new worktree gets the hook file (git 2.54+), or enable and status give the line and where it goes, which works and leaves git status clean; status then says so; husky's files unchanged`, async () => {
+      const s = sandbox();
+      const repo = s.repo('husky');
+      writeFileSync(join(repo, 'package.json'), '{"name":"x","private":true}\n');
+      const init = run(process.execPath, [join(ROOT, 'node_modules/husky/bin.js')], { cwd: repo, env: s.env });
+      assert.equal(init.status, 0, init.stderr);
+      mkdirSync(join(repo, '.husky'), { recursive: true });
+      if (tracked) writeFileSync(join(repo, '.husky/post-checkout'), `echo "husky $3" >> "${s.dir}/husky.log"\n`);
+      s.git(repo, 'add', '-A');
+      s.git(repo, 'commit', '-q', '-m', 'husky');
+      const config = join(repo, '.git/config');
+      const configBefore = readFileSync(config, 'utf8');
+      const huskyBefore = snapshot(join(repo, '.husky'));
+      const hooksBefore = snapshot(join(repo, '.git/hooks'));
+      const viaConfig = runsConfigHooks(gitVersionOf(s.env));
+      const repoHook = join(s.home, '.local/share/fleet-git/repo-hook');
+      const r = await s.fleet(repo, 'enable');
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(snapshot(join(repo, '.husky')), huskyBefore, 'nothing written into .husky');
+      assert.deepEqual(snapshot(join(repo, '.git/hooks')), hooksBefore, 'nothing written into .git/hooks');
+      const line = `[ "\${0##*/}" != post-checkout ] || ! grep -qsF '# >>> fleet-git:' "$(git rev-parse --git-path info/exclude)" || '${repoHook}' "$@" || true`;
+      const huskyInit = join(s.env.XDG_CONFIG_HOME, 'husky/init.sh');
+      const exclude = join(repo, '.git/info/exclude');
+      if (viaConfig) {
+        assert.doesNotMatch(r.stdout, /not active/);
+        assert.deepEqual((await statusOf(s, repo)).problems, []);
+      } else {
+        // What worktrees miss, and the exact line and where it goes so that git status stays clean.
+        const want = tracked
+          ? `add this line to husky's ${huskyInit}, which runs before each husky hook (${join(repo, '.husky/post-checkout')} is tracked, so a line there shows in git status): ${line}`
+          : `add this line to ${join(repo, '.husky/post-checkout')}: ${line}, and the line /.husky/post-checkout to ${exclude} so that git status stays clean`;
+        assert.ok(r.stdout.includes('new worktrees are not provisioned automatically') && r.stdout.includes(want), r.stdout);
+        const st = await statusOf(s, repo);
+        assert.deepEqual(
+          st.problems.map((p: { code: string }) => p.code),
+          ['hooks-path'],
+        );
+        assert.ok(st.problems[0].message.includes(want), st.problems[0].message);
+        // Followed: then status says so, with no problem, and git status shows nothing.
+        if (tracked) {
+          mkdirSync(dirname(huskyInit), { recursive: true });
+          writeFileSync(huskyInit, `# the user's own\nexport SOMETHING=1\n${line}\n`);
+        } else {
+          writeFileSync(join(repo, '.husky/post-checkout'), `echo "husky $3" >> "${s.dir}/husky.log"\n${line}\n`);
+          const half = await statusOf(s, repo);
+          assert.deepEqual(half.problems, [
+            {
+              code: 'hooks-path',
+              message: `git status shows ${join(repo, '.husky/post-checkout')}, whose line provisions them: add the line /.husky/post-checkout to ${exclude}`,
+            },
+          ]);
+          appendFileSync(exclude, '/.husky/post-checkout\n');
+        }
+        assert.deepEqual((await statusOf(s, repo)).problems, []);
+        const text = (await s.fleet(repo, 'status')).stdout;
+        assert.ok(
+          text.startsWith(
+            `${repo}: enabled\n  new worktrees get the hook file through the line in ${tracked ? huskyInit : join(repo, '.husky/post-checkout')} (this git is older than 2.54)\n`,
+          ),
+          text,
+        );
+        assert.doesNotMatch((await s.fleet(repo, 'enable')).stdout, /not active|add this line/, 'enable: nothing left to say');
+      }
+      assert.equal(s.git(repo, 'status', '--porcelain'), '', 'git status clean');
+      s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'wt'));
+      assert.equal(
+        readFileSync(join(s.dir, 'wt', HOOK), 'utf8'),
+        readFileSync(join(repo, HOOK), 'utf8'),
+        'the new worktree got the hook file',
       );
-      assert.ok(st.problems[0].message.includes(want), st.problems[0].message);
-      writeFileSync(join(repo, '.husky/post-checkout'), `${readFileSync(join(repo, '.husky/post-checkout'), 'utf8')}${line}\n`);
-    }
-    s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'wt'));
-    assert.equal(
-      readFileSync(join(s.dir, 'wt', HOOK), 'utf8'),
-      readFileSync(join(repo, HOOK), 'utf8'),
-      'the new worktree got the hook file',
-    );
-    assert.equal(readFileSync(join(s.dir, 'husky.log'), 'utf8'), 'husky 1\n', "husky's own post-checkout ran too");
-    assert.equal(s.git(join(s.dir, 'wt'), 'status', '--porcelain'), '', 'excluded there too');
-    assert.equal(s.git(repo, 'config', 'core.hooksPath'), '.husky/_');
-    assert.equal((await s.fleet(repo, 'disable')).status, 0);
-    assert.equal(readFileSync(config, 'utf8'), configBefore, 'the config as it was');
-    assert.deepEqual(snapshot(join(repo, '.git/hooks')), hooksBefore);
-  });
+      assert.equal(readFileSync(join(s.dir, 'husky.log'), 'utf8'), 'husky 1\n', "husky's own post-checkout ran too");
+      assert.equal(s.git(join(s.dir, 'wt'), 'status', '--porcelain'), '', 'excluded there too');
+      assert.equal(s.git(repo, 'config', 'core.hooksPath'), '.husky/_');
+      assert.equal((await s.fleet(repo, 'disable')).status, 0);
+      assert.equal(readFileSync(config, 'utf8'), configBefore, 'the config as it was');
+      assert.deepEqual(snapshot(join(repo, '.git/hooks')), hooksBefore);
+      // Disabled, the line is inert: a new worktree gets nothing.
+      s.git(repo, 'worktree', 'add', '-q', join(s.dir, 'wt2'));
+      assert.ok(!existsSync(join(s.dir, 'wt2', HOOK)), 'the line does nothing in a repository not enabled');
+      assert.equal(s.git(join(s.dir, 'wt2'), 'status', '--porcelain'), '');
+    });
 });
 
 describe('lefthook 2 and a failing hook, by the git on PATH', () => {

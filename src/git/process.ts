@@ -76,3 +76,12 @@ export function gitRefusal(root: string, env: Env, home: string): string | null 
   if (r.status === 0 || r.status === null) return null;
   return r.stderr.trim().split('\n')[0] || `git exited ${r.status}`;
 }
+
+/**
+ * Whether `git status` in the worktree at `root` shows `relPath` (untracked
+ * and not ignored, or changed); null when git cannot answer.
+ */
+export function gitShows(root: string, relPath: string, env: Env, home: string): boolean | null {
+  const r = runGit(['status', '--porcelain', '--untracked-files=all', '--', relPath], { cwd: root, env, home });
+  return r.status === 0 ? r.stdout !== '' : null;
+}

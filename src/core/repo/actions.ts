@@ -9,7 +9,7 @@ import { staleTemps } from '../../fs/atomic.js';
 import { isPresent, within } from '../../fs/read.js';
 import { addExcludeBlock, blockRecords, removeExcludeBlock } from './exclude.js';
 import { HOOK_FILE_PATH, REPLACED_FILE } from './hook-file.js';
-import { managerLine, planGitHookInstall, planGitHookRemoval } from './git-hook.js';
+import { planGitHookInstall, planGitHookRemoval } from './git-hook.js';
 import { REPO_HOOK_ENTRY, withConfigHook, withoutConfigHook } from './config-hook.js';
 import { Planner, type Plan } from './plan.js';
 import { allWorktrees, symlinkMessage, type RepoState, type WorktreeState } from './state.js';
@@ -187,12 +187,12 @@ export function planEnable(s: RepoState, r: Rendered, opts: EnableOptions = {}):
   }
   const info = s.gitHook; // what stands in the hooks folder, as the state read it; null when fleet-git does not write there
   if (info) planGitHookInstall(p, s.repo, r.gitHook, info);
-  else {
-    const line = managerLine(s.repo, s.hooks, r.repoHook);
+  else if (s.manager?.provides) {
+    if (!s.manager.followed) p.plan.info.push(s.manager.text);
+  } else
     p.plan.info.push(
-      `worktree auto-provisioning is not active here: ${s.hooks.reason}; the hook file and exclude entry are in place${line ? `; ${line}` : ''}`,
+      `worktree auto-provisioning is not active here: ${s.hooks.reason}; the hook file and exclude entry are in place${s.manager ? `; ${s.manager.text}` : ''}`,
     );
-  }
   return p.plan;
 }
 

@@ -2,11 +2,13 @@
 // write there, what is there now, and installing or removing ours while keeping
 // (and chaining to) a hook that was there before.
 import { type Stats } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { lstatIfPresent, readSmall, readText, textOf, within } from '../../fs/read.js';
 import type { ConfigReader } from '../../git/config.js';
 import type { Repo } from '../../git/repo.js';
-import { expandHome } from '../../paths.js';
+import { expandHome, isUnder, type Env } from '../../paths.js';
+import { gitShows, gitTracks } from '../../git/process.js';
+import { EXCLUDE_BEGIN } from './exclude.js';
 import { recordCreated, removeCreatedDirs } from './created.js';
 import { applyPlan, Planner } from './plan.js';
 import { HOOK_FORMAT } from './hook-file.js';
@@ -42,21 +44,104 @@ export function hooksDir(repo: Repo, config: ConfigReader): HooksDir {
   return { dir, writable: false, reason };
 }
 
+/** What to do where core.hooksPath points to a folder fleet-git does not write (managerAdvice), and whether it is done. */
+export interface ManagerAdvice {
+  /** The file whose line provisions them (provides), or else where the line goes: the hook that folder's owner keeps (husky 9: `.husky/post-checkout`), or husky's init.sh. */
+  file: string;
+  line: string;
+  /** A line that runs fleet-git's hook is there: new worktrees are provisioned. */
+  provides: boolean;
+  /** And git status shows nothing of it: nothing is left to do. */
+  followed: boolean;
+  /** What to do, in words; or, when followed, how new worktrees get the hook file. */
+  text: string;
+}
+
+/**
+ * husky's own start-up file, which each of its hooks sources before it runs
+ * the hook's script (husky 9's `.husky/_/h`; only for a hook whose script
+ * is there): outside the repository, so git status never shows it.
+ */
+export function huskyInit(env: Env, home: string): string {
+  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'husky', 'init.sh');
+}
+
+/**
+ * The line that runs `script` (the data folder's copy of fleet-git's hook)
+ * from another tool's post-checkout hook, or from husky's init.sh, which is
+ * sourced before every husky hook of every repository: for post-checkout
+ * only, and only in a repository fleet-git has enabled (its block in
+ * info/exclude, which every worktree shares), since the script provisions
+ * whatever repository it runs in. So it is inert once disable has run.
+ */
+export function managerLine(script: string): string {
+  const mark = EXCLUDE_BEGIN.slice(0, EXCLUDE_BEGIN.indexOf(':') + 1);
+  return `[ "\${0##*/}" != ${HOOK_NAME} ] || ! grep -qsF '${mark}' "$(git rev-parse --git-path info/exclude)" || ${shQuote(script)} "$@" || true`;
+}
+
 /**
  * Where core.hooksPath points elsewhere (husky, lefthook, a user's own folder)
- * and git is older than 2.54: the line that makes new worktrees provisioned
- * from the hook that folder's owner keeps, in words (husky 9 runs the tracked
- * `.husky/post-checkout` from its `.husky/_` stubs), running `script`, the data
- * folder's copy of fleet-git's hook; null where fleet-git installs its own hook
- * or git runs none.
+ * and git is older than 2.54: the line that provisions new worktrees by
+ * running `script` (the data folder's copy of fleet-git's hook), where it
+ * goes so that git status stays clean, and whether it is there already; null
+ * where fleet-git installs its own hook or git runs none.
+ *
+ * The line goes in the hook that folder's owner keeps (husky 9 runs the
+ * tracked `.husky/post-checkout` from its `.husky/_` stubs). When that file
+ * is in the worktree and untracked, git status shows it unless it is
+ * excluded, which is said too. When husky's is tracked, a line there would
+ * show as a change: husky's own init.sh takes the line instead (git asked
+ * once for each, only here: an enabled repository under a hook manager, with
+ * an older git).
  */
-export function managerLine(repo: Repo, hooks: HooksDir, script: string): string | null {
+export function managerAdvice(repo: Repo, hooks: HooksDir, script: string, env: Env, home: string): ManagerAdvice | null {
   if (hooks.writable || hooks.dir === '') return null;
-  const file =
-    basename(hooks.dir) === '_' && basename(dirname(hooks.dir)) === '.husky'
-      ? join(dirname(hooks.dir), HOOK_NAME)
-      : join(hooks.dir, HOOK_NAME);
-  return `to provision them, add this line to ${file}: ${shQuote(script)} "$@" || true (or use git 2.54 or later, with which fleet-git enable provisions them through ${join(repo.commonDir, 'config')})`;
+  const husky = basename(hooks.dir) === '_' && basename(dirname(hooks.dir)) === '.husky';
+  const file = husky ? join(dirname(hooks.dir), HOOK_NAME) : join(hooks.dir, HOOK_NAME);
+  const line = managerLine(script);
+  const other = `or use git 2.54 or later, with which fleet-git enable provisions them through ${join(repo.commonDir, 'config')}`;
+  const through = (f: string) => ({
+    file: f,
+    line,
+    provides: true,
+    followed: true,
+    text: `new worktrees get the hook file through the line in ${f}`,
+  });
+  const runs = (f: string) => (readText(f) ?? '').includes(shQuote(script)); // this line, or one written as an older fleet-git advised
+  const inWorktree = isUnder(file, repo.root) && file !== repo.root;
+  const rel = inWorktree ? relative(repo.root, file) : '';
+  const shown = () => inWorktree && gitShows(repo.root, rel, env, home) !== false;
+  const tracked = inWorktree && gitTracks(repo.root, rel, env, home);
+  const init = huskyInit(env, home);
+  if (husky && runs(init)) return through(init);
+  if (runs(file) && !shown()) return through(file);
+  if (husky && tracked)
+    return {
+      file: runs(file) ? file : init,
+      line,
+      provides: runs(file),
+      followed: false,
+      text: `${runs(file) ? `git status shows ${file} changed by the line in it; instead,` : 'to provision them,'} add this line to husky's ${init}, which runs before each husky hook (${file} is tracked, so a line there shows in git status): ${line} (${other})`,
+    };
+  const exclude = join(repo.commonDir, 'info', 'exclude');
+  if (runs(file))
+    return {
+      file,
+      line,
+      provides: true,
+      followed: false,
+      text: tracked
+        ? `git status shows ${file} changed by the line in it: commit it, or take the line out (${other})`
+        : `git status shows ${file}, whose line provisions them: add the line /${rel} to ${exclude}`,
+    };
+  const excludeToo = inWorktree && !tracked ? `, and the line /${rel} to ${exclude} so that git status stays clean` : '';
+  return {
+    file,
+    line,
+    provides: false,
+    followed: false,
+    text: `to provision them, add this line to ${file}: ${line}${excludeToo} (${other})`,
+  };
 }
 
 /** The line that marks a post-checkout hook as a copy from fleet-git setup's template (clone mode, see templates/post-checkout.sh). */

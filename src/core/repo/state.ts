@@ -16,10 +16,11 @@ import {
   PREV_SUFFIX,
   hooksDir,
   isExecutable,
-  managerLine,
+  managerAdvice,
   readGitHook,
   type GitHookInfo,
   type HooksDir,
+  type ManagerAdvice,
 } from './git-hook.js';
 import { CLONE_HOOK_ENTRY, REPO_HOOK_ENTRY, cloneEntryCurrent, readConfigHook, type ConfigHookInfo } from './config-hook.js';
 
@@ -72,6 +73,8 @@ export interface RepoState {
   provisioning: 'config' | 'hooks-folder';
   /** fleet-git's hook entry in the repository's own config (config-hook.ts), read when first asked for. */
   configHook: ConfigHookInfo;
+  /** Where core.hooksPath points to a folder fleet-git does not write, with a git older than 2.54: the line that provisions new worktrees, and whether it is in place (managerAdvice); read when first asked for. */
+  manager: ManagerAdvice | null;
   /** The first symbolic link among the paths fleet-git writes in the git dirs, or null: fleet-git leaves such a repository alone. */
   gitLink: string | null;
   /** Not in the JSON: the files read to judge it (info/exclude, the hook files, the git hook), by path (null: none), which a plan made from this state reads no more. */
@@ -248,6 +251,7 @@ class RepoRead implements RepoState {
   private hooksKnown: HooksDir | undefined;
   private gitLinkKnown: string | null | undefined;
   private configHookKnown: ConfigHookInfo | undefined;
+  private managerKnown: ManagerAdvice | null | undefined;
 
   constructor(
     readonly repo: Repo,
@@ -279,6 +283,13 @@ class RepoRead implements RepoState {
       this.configHookKnown = readConfigHook(text, REPO_HOOK_ENTRY, this.ctx.configHook);
     }
     return this.configHookKnown;
+  }
+
+  get manager(): ManagerAdvice | null {
+    if (this.managerKnown === undefined)
+      this.managerKnown =
+        this.provisioning === 'config' ? null : managerAdvice(this.repo, this.hooks, this.ctx.repoHook, this.ctx.env, this.ctx.user.home);
+    return this.managerKnown;
   }
 
   get gitHook(): GitHookInfo | null {
@@ -387,8 +398,13 @@ export function assessRepo(
       const problem = configHookProblem(s, ctx);
       if (problem) problems.push(problem);
     } else if (!hooks.writable) {
-      const line = managerLine(s.repo, hooks, ctx.repoHook);
-      problems.push({ code: 'hooks-path', message: `worktree auto-provisioning is not active: ${hooks.reason}${line ? `; ${line}` : ''}` });
+      const advice = s.manager;
+      if (advice?.provides && !advice.followed) problems.push({ code: 'hooks-path', message: advice.text });
+      else if (!advice?.followed)
+        problems.push({
+          code: 'hooks-path',
+          message: `worktree auto-provisioning is not active: ${hooks.reason}${advice ? `; ${advice.text}` : ''}`,
+        });
     } else if (gitHook) {
       if (gitHook.kind === 'ours' && !gitHook.current)
         problems.push({
@@ -449,7 +465,10 @@ export function provisioningLine(s: RepoState): string | null {
     return s.configHook.current
       ? `new worktrees get the hook file through the hook.${REPO_HOOK_ENTRY} entry in ${within(s.repo.commonDir, 'config')} (this git runs hooks named in config)`
       : `new worktrees get the hook file through the hook.${CLONE_HOOK_ENTRY} entry of fleet-git setup in the global git config (this git runs hooks named in config)`;
-  if (!s.hooks.writable) return null;
+  if (!s.hooks.writable)
+    return s.manager?.provides
+      ? `new worktrees get the hook file through the line in ${s.manager.file} (this git is older than 2.54)`
+      : null;
   return `new worktrees get the hook file through the ${HOOK_NAME} hook in ${s.hooks.dir} (this git is older than 2.54)`;
 }
 
