@@ -135,6 +135,12 @@ function dropChildren(text: string, node: jsonc.Node, drop: ReadonlySet<number>)
  * that every other byte of the file stays and taking out what was added gives
  * back the file as it was, whatever its layout. A file with no text yet gets
  * the key on lines of its own.
+ *
+ * Not jsonc-parser's modify, which does the same job but not this one
+ * (measured with 3.3.1): it takes the last entry out of a one-line list as
+ * `["/a", "/b"]` → `["/a""]`, adds one as `,"/c"` (or, asked to format,
+ * lays the whole line out anew, a one-line file included), and taking out
+ * the last entry of an indented list drops the comment after the one before.
  */
 function editList(text: string, before: unknown[] | null, after: unknown[] | null): string {
   if (text.trim() === '') return after === null ? text : `${JSON.stringify({ trustedFolders: after }, null, 2)}\n`;
