@@ -386,6 +386,12 @@ describe('bad input', () => {
         assert.equal(r.stderr, want, args.join(' '));
         assert.equal(r.status, 2, args.join(' '));
       }
+    const refusal = (repo: string) => `not usable: git refuses to work in it (${s.run(repo, ['rev-parse', '--git-dir']).stderr.trim()})`;
+    const dry = await s.fleet(s.dir, 'enable', '--under', s.dir, '--dry-run');
+    assert.ok(dry.stderr.includes(`${plain}: ${refusal(plain)}\n`), dry.stderr);
+    const under = await s.fleet(s.dir, 'enable', '--under', s.dir);
+    assert.equal(under.status, 1);
+    assert.ok(under.stderr.includes(`${plain}: failed: ${refusal(plain)}\n`), under.stderr);
     assert.deepEqual(snapshot(plain, ignoreGitChurn), before, 'nothing written');
     const scan = await s.fleet(s.dir, 'scan', s.dir, '--json', '--check');
     assert.equal(scan.status, 1);

@@ -6,7 +6,7 @@ import type { Plan } from '../core/repo/actions.js';
 import { planJson } from '../core/repo/plan.js';
 import type { RepoState } from '../core/repo/state.js';
 import type { Row } from '../core/bulk/bulk.js';
-import { locateRepo } from '../git/repo.js';
+import { GitRefusedError, locateRepo } from '../git/repo.js';
 import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 import {
   BulkReport,
@@ -207,7 +207,14 @@ export class EnableCommand extends FleetCommand {
             this.err(`${r.path}: cannot be read: ${r.reason}`);
             return null;
           }
-          const state = assessRepo(r.state.repo, ctx);
+          let state;
+          try {
+            state = assessRepo(r.state.repo, ctx);
+          } catch (e) {
+            if (!(e instanceof GitRefusedError)) throw e;
+            this.err(`${r.path}: ${e.reason}`); // as the run would fail it
+            return null;
+          }
           return { state, plan: planAction(state, ctx, { do: 'enable', force: this.force }) };
         })
         .filter((a) => a !== null);
