@@ -108,23 +108,23 @@ export function managerAdvice(repo: Repo, hooks: HooksDir, script: string, env: 
     text: `new worktrees get the hook file through the line in ${f}`,
   });
   const runs = (f: string) => (readText(f) ?? '').includes(shQuote(script)); // this line, or one written as an older fleet-git advised
-  const inWorktree = isUnder(file, repo.root) && file !== repo.root;
-  const rel = inWorktree ? relative(repo.root, file) : '';
-  const shown = () => inWorktree && gitShows(repo.root, rel, env, home) !== false;
-  const tracked = inWorktree && gitTracks(repo.root, rel, env, home);
   const init = huskyInit(env, home);
   if (husky && runs(init)) return through(init);
-  if (runs(file) && !shown()) return through(file);
+  const inWorktree = isUnder(file, repo.root) && file !== repo.root;
+  const rel = inWorktree ? relative(repo.root, file) : '';
+  const inFile = runs(file);
+  if (inFile && !(inWorktree && gitShows(repo.root, rel, env, home) !== false)) return through(file);
+  const tracked = inWorktree && gitTracks(repo.root, rel, env, home);
   if (husky && tracked)
     return {
-      file: runs(file) ? file : init,
+      file: inFile ? file : init,
       line,
-      provides: runs(file),
+      provides: inFile,
       followed: false,
-      text: `${runs(file) ? `git status shows ${file} changed by the line in it; instead,` : 'to provision them,'} add this line to husky's ${init}, which runs before each husky hook (${file} is tracked, so a line there shows in git status): ${line} (${other})`,
+      text: `${inFile ? `git status shows ${file} changed by the line in it; instead,` : 'to provision them,'} add this line to husky's ${init}, which runs before each husky hook (${file} is tracked, so a line there shows in git status): ${line} (${other})`,
     };
   const exclude = join(repo.commonDir, 'info', 'exclude');
-  if (runs(file))
+  if (inFile)
     return {
       file,
       line,
