@@ -152,7 +152,7 @@ describe('one forwarder across an observer’s end', () => {
     const steps = got.map((g) => stepOf(g.e));
     // Hooks started after it listened: each once, in order; and no event twice.
     const after = [...fired].filter(([, at]) => at >= fresh.listening).map(([i]) => i);
-    assert.ok(after.length >= 105, `${after.length} events fired after the new observer listened`);
+    assert.ok(after.length > 100, `${after.length} events fired after the new observer listened`);
     const first = after[0]!;
     assert.deepEqual(
       steps.filter((s) => s >= first),
