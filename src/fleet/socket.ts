@@ -1,5 +1,6 @@
 // Hands events to the fleet observer: NDJSON lines on its Unix socket.
-// The observer never answers, so "sent" means the line reached the kernel.
+// The observer never answers, so "sent" means the line reached the kernel
+// (a LineSender's line: into a connection still there).
 // With no observer (no socket file: ENOENT; a stale one: ECONNREFUSED) this
 // gives up at once; with one that accepts and never reads, within `timeoutMs`.
 // Never throws, never rejects.
@@ -197,9 +198,10 @@ function socketAt(path: string): string | null {
 }
 
 /**
- * The forwarder's sender: its lines share one connection, kept until end(),
- * and so reach the observer in the order sent (the observer reads each
- * connection's lines as they come; lines of two connections may interleave).
+ * The forwarder's sender: its lines share one connection, kept until end()
+ * while its observer is there, and so reach the observer in the order sent
+ * (the observer reads each connection's lines as they come; lines of two
+ * connections may interleave).
  * A backlog of thousands of events is one connection, not one each, which an
  * observer's accept queue could not take at once (connect fails with EAGAIN
  * when it is full). A connection not made within `timeoutMs` gives the line
