@@ -190,8 +190,8 @@ const WATCH_MS = 100;
  */
 function socketAt(path: string): string | null {
   try {
-    const st = statSync(path, { bigint: true });
-    return st.isSocket() ? `${st.dev}:${st.ino}:${st.ctimeNs}` : null;
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st?.isSocket() ? `${st.dev}:${st.ino}:${st.ctimeMs}` : null;
   } catch {
     return null;
   }
@@ -304,6 +304,12 @@ class Connection {
    * error, the connection ended, another observer in the path's place).
    */
   write(line: string, timeoutMs: number): Promise<boolean | 'late'> {
+    const sock = this.sock;
+    let written = (_ok: boolean) => {};
+    sock.write(line, (err) => written(!err)); // called back on a later tick
+    // Usually the kernel takes the whole line at once; a write it refused at once (EPIPE) leaves the socket
+    // errored, and one after the observer's end of file leaves it destroyed.
+    if (sock.writableLength === 0 && !sock.destroyed && !sock.errored) return Promise.resolve(true);
     return new Promise((resolve) => {
       let settled = false;
       const done = (r: boolean | 'late') => {
@@ -311,15 +317,15 @@ class Connection {
         settled = true;
         clearTimeout(timer);
         clearInterval(watch);
-        this.sock.off('close', ended);
+        sock.off('close', ended);
         resolve(r);
       };
       const ended = () => done(false);
+      written = done;
       // As settle's: given up only after the I/O that was ready when the limit came due.
       const timer = setTimeout(() => setImmediate(() => done('late')), timeoutMs);
       const watch = setInterval(() => this.current(this.path) || done(false), WATCH_MS);
-      this.sock.once('close', ended);
-      this.sock.write(line, (err) => done(!err));
+      sock.once('close', ended);
     });
   }
 }
