@@ -109,6 +109,11 @@ export class EventListener {
     }
   }
 
+  /** Stops taking connections (the socket file goes with the server); those open are still read, as by an observer that closed its server and runs on. */
+  stopListening(): void {
+    this.server.close();
+  }
+
   close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     return new Promise((resolve) =>

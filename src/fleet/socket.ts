@@ -1,5 +1,6 @@
 // Hands events to the fleet observer: NDJSON lines on its Unix socket.
-// The observer never answers, so "sent" means the line reached the kernel.
+// The observer never answers, so "sent" means the line reached the kernel
+// (a LineSender's line: into a connection still there).
 // With no observer (no socket file: ENOENT; a stale one: ECONNREFUSED) this
 // gives up at once; with one that accepts and never reads, within `timeoutMs`.
 // Never throws, never rejects.
@@ -13,6 +14,7 @@
 // --throw-deprecation), through `net`. A LineSender, the forwarder's, sends
 // consecutive lines on one connection, through `net`: it runs off Copilot's
 // path and starts once for many events.
+import { statSync } from 'node:fs';
 import type { Socket } from 'node:net';
 
 const SEND_TIMEOUT_MS = 300;
@@ -179,51 +181,152 @@ function lineOf(event: unknown): string | null {
  * connection, it could pass the lines still queued on this one).
  */
 const WRITE_WAIT_MS = 30_000;
+/** How often a LineSender looks at the socket path while a line waits for the kernel. */
+const WATCH_MS = 100;
 
 /**
- * The forwarder's sender: its lines share one connection, kept until end(),
- * and so reach the observer in the order sent (the observer reads each
- * connection's lines as they come; lines of two connections may interleave).
+ * Which socket a path names (device, inode and the time it was made: an inode number freed by one
+ * observer's socket may come back with the next one's); null when it names none.
+ */
+function socketAt(path: string): string | null {
+  try {
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st?.isSocket() ? `${st.dev}:${st.ino}:${st.ctimeMs}` : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The forwarder's sender: its lines share one connection, kept until end()
+ * while its observer is there, and so reach the observer in the order sent
+ * (the observer reads each connection's lines as they come; lines of two
+ * connections may interleave).
  * A backlog of thousands of events is one connection, not one each, which an
  * observer's accept queue could not take at once (connect fails with EAGAIN
  * when it is full). A connection not made within `timeoutMs` gives the line
- * up, as sendEvent's; a line the kernel has not taken within WRITE_WAIT_MS (an
- * observer that does not read) ends the connection and is given up; one
- * refused on a kept connection (the observer closed it, or another observer
- * took the socket's place) is tried once on a new one.
+ * up, as sendEvent's.
+ *
+ * A line counts as sent once the kernel has taken it whole into a connection
+ * that is still there. The connection is kept only while its observer is:
+ * it is read (the observer never answers), so an end of file or a reset (the
+ * observer exited or was killed) ends it at once; and before each line the
+ * socket path must still name the socket it was made to (an observer that
+ * closed its server may keep its connections open while a new one listens at
+ * the path). A line the kernel refused or has not taken whole when the
+ * connection ended (EPIPE: the observer had gone; or a new observer took the
+ * path's place while the old one did not read) cannot have reached an
+ * observer, whose lines need their newline: it is sent once more, on a new
+ * connection, before any later line. A line the kernel had taken may sit
+ * unread in a dead observer's buffer: it is not sent again, since the
+ * protocol has no acknowledgement and the observer may have shown it (see
+ * docs/how-it-works.md). A line the kernel has not taken within WRITE_WAIT_MS
+ * (an observer that does not read) ends the connection and is given up.
  */
 export class LineSender {
-  private sock: Socket | null = null;
-  private path = '';
+  private conn: Connection | null = null;
+  private aborted = false;
 
   async send(socketPath: string, event: unknown, timeoutMs = SEND_TIMEOUT_MS): Promise<boolean> {
     const line = lineOf(event);
     if (line === null) return false;
-    if (this.path !== socketPath) this.end();
-    for (;;) {
-      const kept = this.sock;
-      const sock = kept ?? (await connect(socketPath, timeoutMs));
-      if (!sock) return false;
-      this.sock = sock;
-      this.path = socketPath;
-      const written = await write(sock, line, WRITE_WAIT_MS);
+    for (let tries = 0; tries < 2 && !this.aborted; tries++) {
+      if (this.conn && !this.conn.current(socketPath)) this.end();
+      const conn = this.conn ?? (await Connection.open(socketPath, timeoutMs));
+      if (!conn) return false;
+      if (this.aborted) {
+        conn.sock.destroy();
+        return false;
+      }
+      this.conn = conn;
+      const written = await conn.write(line, WRITE_WAIT_MS);
       if (written === true) return true;
-      sock.destroy();
-      this.sock = null;
-      if (!kept || written === 'late') return false;
+      conn.sock.destroy();
+      if (this.conn === conn) this.conn = null;
+      if (written === 'late') return false;
     }
+    return false;
   }
 
   /** Ends the connection once what was written has gone. */
   end(): void {
-    this.sock?.end();
-    this.sock = null;
+    this.conn?.sock.end();
+    this.conn = null;
   }
 
-  /** Closes the connection at once: a line still waiting for the kernel is given up. */
+  /** Closes the connection at once and sends nothing more: a line still waiting for the kernel is given up. */
   abort(): void {
-    this.sock?.destroy();
-    this.sock = null;
+    this.aborted = true;
+    this.conn?.sock.destroy();
+    this.conn = null;
+  }
+}
+
+/** A connection to an observer, and the socket it was made to. */
+class Connection {
+  /** Its observer closed it (an end of file, a reset) or it was closed here. */
+  private closed = false;
+
+  private constructor(
+    readonly sock: Socket,
+    private readonly path: string,
+    private readonly socket: string,
+  ) {
+    sock.on('end', () => (this.closed = true));
+    sock.on('close', () => (this.closed = true));
+    sock.on('error', () => (this.closed = true));
+    sock.resume(); // read, so that an end of file is seen; the observer sends nothing else
+  }
+
+  /** A connection to the observer at `socketPath`, null when there is none within `timeoutMs`. */
+  static async open(socketPath: string, timeoutMs: number): Promise<Connection | null> {
+    // The path looked at before and after the connect: a new observer may take its place meanwhile, and then
+    // which of the two took the connection is not known.
+    for (let tries = 0; tries < 3; tries++) {
+      const before = socketAt(socketPath);
+      const sock = await connect(socketPath, timeoutMs);
+      if (!sock) return null;
+      if (before !== null && socketAt(socketPath) === before) return new Connection(sock, socketPath, before);
+      sock.destroy();
+    }
+    return null;
+  }
+
+  /** Whether it still leads to the observer at `socketPath`. */
+  current(socketPath: string): boolean {
+    return !this.closed && socketPath === this.path && socketAt(this.path) === this.socket;
+  }
+
+  /**
+   * Writes a line: true once the kernel has it; 'late' when it has not after
+   * `timeoutMs` (an observer that does not read: part of it may have gone, so it
+   * is not written again); false when it cannot have reached the observer (an
+   * error, the connection ended, another observer in the path's place).
+   */
+  write(line: string, timeoutMs: number): Promise<boolean | 'late'> {
+    const sock = this.sock;
+    let written = (_ok: boolean) => {};
+    sock.write(line, (err) => written(!err)); // called back on a later tick
+    // Usually the kernel takes the whole line at once; a write it refused at once (EPIPE) leaves the socket
+    // errored, and one after the observer's end of file leaves it destroyed.
+    if (sock.writableLength === 0 && !sock.destroyed && !sock.errored) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      let settled = false;
+      const done = (r: boolean | 'late') => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        clearInterval(watch);
+        sock.off('close', ended);
+        resolve(r);
+      };
+      const ended = () => done(false);
+      written = done;
+      // As settle's: given up only after the I/O that was ready when the limit came due.
+      const timer = setTimeout(() => setImmediate(() => done('late')), timeoutMs);
+      const watch = setInterval(() => this.current(this.path) || done(false), WATCH_MS);
+      sock.once('close', ended);
+    });
   }
 }
 
@@ -247,26 +350,5 @@ async function connect(socketPath: string, timeoutMs: number): Promise<Socket | 
     }
     sock.on('error', () => finish(false));
     sock.once('connect', () => finish(true));
-  });
-}
-
-/**
- * Writes a line: true once the kernel has it; 'late' when it has not after
- * `timeoutMs` (an observer that does not read: part of it may have gone, so it
- * is not written again); false on an error (nothing of it went).
- */
-function write(sock: Socket, line: string, timeoutMs: number): Promise<boolean | 'late'> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (r: boolean | 'late') => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(r);
-    };
-    // As settle's: given up only after the I/O that was ready when the limit came due.
-    const timer = setTimeout(() => setImmediate(() => done('late')), timeoutMs);
-    sock.write(line, (err) => done(!err));
-    if (sock.writableLength === 0) done(true); // the kernel took it whole at once
   });
 }
