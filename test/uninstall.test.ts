@@ -82,7 +82,7 @@ describe('uninstall', () => {
     // The same plan as one JSON document: remove's own (as remove --dry-run --json gives it), then the rest.
     const j = await ok(s, s.dir, 'uninstall', code, '--dry-run', '--json');
     const doc = JSON.parse(j.stdout);
-    assert.deepEqual(Object.keys(doc), ['remove', 'userHook', 'setup', 'untrust', 'dataDir', 'configFile']);
+    assert.deepEqual(Object.keys(doc), ['remove', 'gone', 'kept', 'userHook', 'setup', 'untrust', 'dataDir', 'configFile']);
     assert.deepEqual(doc.remove, JSON.parse((await ok(s, s.dir, 'remove', code, '--dry-run', '--json')).stdout));
     assert.ok(doc.remove.repos.some((x: { path: string }) => x.path === app));
     assert.equal(doc.userHook, join(s.env.COPILOT_HOME, 'hooks', 'fleet.json'));

@@ -6,12 +6,15 @@ import { operands } from './options.js';
 import { EXIT, FleetCommand, InputError, type Context, type ExitCodes } from './base.js';
 import { DisableCommand } from './disable.js';
 import { RemoveCommand } from './remove.js';
-import { ask, isTty, saveTrust, wayOutConfig } from './report.js';
+import { ask, isTty, rootsOf, saveTrust, wayOutConfig } from './report.js';
 import { SetupCommand } from './setup.js';
-import { readTrustRecord, TrustEdit } from '../copilot/trust.js';
+import { readTrustRecord, TrustEdit, trustRoots } from '../copilot/trust.js';
 import { runContext } from '../core/repo/context.js';
 import { setupState } from '../core/setup/setup.js';
 import { removeIfEmpty } from '../fs/atomic.js';
+import { checkEntry, pruneEntries, readRecord, type Checked } from '../core/repo/record.js';
+import { assessRepo, type RepoState } from '../core/repo/state.js';
+import type { RunContext } from '../core/repo/context.js';
 import { removeDataDir } from '../fs/data-dir.js';
 import { userHookFile, userHooksMade, userHookState } from '../core/setup/user-hooks.js';
 import { scanRoots } from '../core/setup/user-config.js';
@@ -52,18 +55,45 @@ export class UninstallCommand extends FleetCommand {
   yes = Option.Boolean('--yes', false, { description: 'go ahead without asking' });
   quiet = Option.Boolean('-q,--quiet', false, { description: 'print only what failed or was left alone, and the summary' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plan as one JSON document' });
+  all = Option.Boolean('--all', false, {
+    description: 'with folders: also take fleet-git out of the repositories it recorded outside them (then its data folder goes too)',
+  });
   roots = operands('root');
 
   async run(): Promise<number> {
     const { env, home } = this.context;
     if (this.json && !this.dryRun) throw new InputError('--json goes with --dry-run (the plan as JSON)');
+    if (this.all && !this.roots.length)
+      throw new InputError('--all goes with folders (without one, uninstall takes every recorded repository already)');
     const config = wayOutConfig(this); // an invalid file: said once, the defaults used
-    const roots = this.roots.length ? this.roots : config.from['scan.roots'] === 'file' ? scanRoots(config.config, home) : [home];
     const ctx = runContext(env, home);
     const data = ctx.user.dataDir;
-    // The commands that take each part away, run as they run on their own.
-    const parts = Cli.from<Context>([RemoveCommand, DisableCommand, SetupCommand], { binaryName: 'fleet-git' });
+    const named = this.roots.length ? await rootsOf(this.roots, this.context.cwd) : [];
+    const found = recordedNow(ctx, named, this.all);
+    // A record begun after an upgrade does not know what the older fleet-git enabled: without a folder, uninstall
+    // also looks where that one looked (scan.roots of the config file, else the home folder).
+    const fallback = !named.length && found.partial ? (config.from['scan.roots'] === 'file' ? scanRoots(config.config, home) : [home]) : [];
+    const roots = named.length ? [...named, ...found.taken] : [...found.taken, ...fallback.filter((r) => existsSync(r))];
+    const where = named.length
+      ? `under ${named.join(', ')}${found.taken.length ? ` or recorded by fleet-git` : ''}`
+      : `recorded by fleet-git${fallback.length ? ` or under ${fallback.join(', ')}` : ''}`;
+    const remove = (argv: Partial<RemoveCommand>, stdout = this.context.stdout) =>
+      Object.assign(new RemoveCommand(), {
+        context: { ...this.context, stdout },
+        cli: this.cli,
+        color: this.color,
+        roots,
+        where,
+        quiet: this.quiet,
+        dryRun: false, // a RemoveCommand made outside clipanion has its options' markers as values: each is set
+        json: false,
+        yes: false,
+        ...argv,
+      }).run();
+    // The parts that are not repositories: taken away by the commands that take each away, run as they run on their own.
+    const parts = Cli.from<Context>([DisableCommand, SetupCommand], { binaryName: 'fleet-git' });
     const step = (argv: string[]) => parts.run(argv, this.context);
+    const keptTrust = (e: string) => found.kept.some((s) => trustRoots(s).some((r) => isUnder(e, r)));
 
     if (this.dryRun) {
       // remove's own plan, in words or (captured) as its JSON document.
@@ -74,18 +104,23 @@ export class UninstallCommand extends FleetCommand {
           done();
         },
       });
-      const code = this.json
-        ? await parts.run(['remove', ...roots, '--dry-run', '--json'], { ...this.context, stdout: capture as typeof this.context.stdout })
-        : await step(['remove', ...roots, '--dry-run']);
-      if (code !== EXIT.ok) return code;
+      if (roots.length) {
+        const code = this.json
+          ? await remove({ dryRun: true, json: true }, capture as typeof this.context.stdout)
+          : await remove({ dryRun: true });
+        if (code !== EXIT.ok) return code;
+      } else if (this.json) removePlan = JSON.stringify({ roots: [], repos: [], counts: { targets: 0, untouched: 0 } });
+      else this.out('no repository is recorded as using fleet-git');
       const userHook = userHookState(ctx).kind === 'ours' ? userHookFile(ctx.user) : null;
       const setup = setupState(env, home);
       const edit = new TrustEdit(ctx.user);
-      const untrust = readTrustRecord(ctx.user).filter((e) => !roots.some((r) => isUnder(e, r)));
-      const dataDir = existsSync(data) ? data : null;
+      const untrust = readTrustRecord(ctx.user).filter((e) => !roots.some((r) => isUnder(e, r)) && !keptTrust(e));
+      const dataDir = existsSync(data) && !found.kept.length ? data : null;
       if (this.json) {
         const doc = {
           remove: JSON.parse(removePlan) as unknown,
+          gone: found.gone.map((g) => ({ path: g.entry.path, reason: g.gone })),
+          kept: found.kept.map((s) => s.path),
           userHook,
           setup: setup.state !== 'off' ? setup.message : null,
           untrust,
@@ -95,6 +130,8 @@ export class UninstallCommand extends FleetCommand {
         this.out(JSON.stringify(doc, null, 2));
         return EXIT.ok;
       }
+      for (const g of found.gone) this.out(`would forget ${g.entry.path}, recorded by fleet-git: ${g.gone}`);
+      for (const line of this.keptLines(found, named, data)) this.out(line);
       if (userHook) this.out(`would remove the user-level hook file ${userHook}`);
       if (setup.state !== 'off') this.out(`would undo fleet-git setup (setup is ${setup.message})`);
       for (const entry of untrust) this.out(`would take ${entry} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
@@ -104,7 +141,10 @@ export class UninstallCommand extends FleetCommand {
       return EXIT.ok;
     }
     if (!this.yes) {
-      const what = `fleet-git out of every repository under ${roots.join(', ')}, the user-level hook, setup, and its data folder ${data}`;
+      const repos = named.length
+        ? `every repository under ${named.join(', ')}${found.taken.length ? ` and the ${found.taken.length} recorded outside them` : ''}`
+        : `every repository it recorded (${found.taken.length})${fallback.length ? ` or finds under ${fallback.join(', ')}` : ''}`;
+      const what = `fleet-git out of ${repos}, the user-level hook, setup${found.kept.length ? '' : `, and its data folder ${data}`}`;
       if (!isTty(this.context.stdin) || !isTty(this.context.stderr)) {
         throw new InputError(`uninstall would take ${what}, and asks first: add --yes to go ahead (--dry-run shows the plan)`);
       }
@@ -118,18 +158,27 @@ export class UninstallCommand extends FleetCommand {
     // --user) is empty only once both are done.
     const made = [userHooksMade(ctx), new TrustEdit(ctx.user).madeFolder()];
     let failed = false;
+    if (roots.length) {
+      const code = await remove({ yes: true });
+      if (code === EXIT.usage) return code;
+      if (code !== EXIT.ok) failed = true;
+    } else if (!this.quiet) this.out('no repository is recorded as using fleet-git');
+    pruneEntries(
+      ctx.user,
+      found.gone.map((g) => g.entry),
+    );
+    for (const g of found.gone) if (!this.quiet) this.out(`forgot ${g.entry.path}, recorded by fleet-git: ${g.gone}`);
     for (const argv of [
-      ['remove', ...roots, '--yes'],
       ['disable', '--user'],
       ['setup', '--undo'],
     ]) {
       const code = await step(this.quiet ? [...argv, '-q'] : argv);
-      if (code === EXIT.usage) return code; // a folder that does not exist: nothing further is done
       if (code !== EXIT.ok) failed = true;
     }
-    // Entries fleet-git added for repositories outside those folders (or gone since).
+    // Entries fleet-git added for repositories outside those folders (or gone since), but those of repositories it stays in.
     const edit = new TrustEdit(ctx.user);
     for (const entry of readTrustRecord(ctx.user)) {
+      if (keptTrust(entry)) continue;
       if (edit.remove(entry) && !this.quiet)
         this.out(`took ${entry} out of Copilot's trustedFolders in ${edit.file} (fleet-git had added it)`);
     }
@@ -139,6 +188,11 @@ export class UninstallCommand extends FleetCommand {
         `fleet-git: kept the data folder ${data}, since something above was left undone: run fleet-git uninstall again once it is fixed`,
       );
       return EXIT.partial;
+    }
+    if (found.kept.length) {
+      for (const line of this.keptLines(found, named, data)) this.out(line);
+      this.out(`uninstalled from the repositories under ${named.join(', ')}, the user-level hook and setup`);
+      return EXIT.ok;
     }
     for (const dir of made) if (dir) removeIfEmpty(dir);
     if (existsSync(data)) {
@@ -152,7 +206,49 @@ export class UninstallCommand extends FleetCommand {
       if (!this.quiet) this.out(`removed the hook events' spool folder ${spool}`);
     }
     if (config.exists && !this.quiet) this.out(`note: your config file ${config.file} stays (delete it if you like)`);
-    this.out('uninstalled: nothing of fleet-git is left here; npm uninstall -g fleet-git removes the command itself');
+    if (found.partial)
+      this.out(
+        `uninstalled from every repository fleet-git knew of; a repository fleet-git 0.2.0 or older enabled ${named.length ? `outside ${named.join(', ')}` : fallback.length ? `outside ${fallback.join(', ')}` : 'elsewhere'}, and no fleet-git met since, is not in its record: its hooks now call a data folder that is gone (fleet-git status there says so; fleet-git disable there takes it out). npm uninstall -g fleet-git removes the command itself`,
+      );
+    else this.out('uninstalled: nothing of fleet-git is left here; npm uninstall -g fleet-git removes the command itself');
     return EXIT.ok;
   }
+
+  /** The recorded repositories outside the folders that still use fleet-git and stay as they are, and what that keeps. */
+  private keptLines(found: Recorded, named: string[], data: string): string[] {
+    if (!found.kept.length) return [];
+    const n = found.kept.length;
+    return [
+      ...found.kept.map((s) => `${s.path} (recorded by fleet-git, outside ${named.join(', ')}) still uses fleet-git and stays as it is`),
+      `${this.dryRun ? 'would keep' : 'kept'} fleet-git's data folder ${data}, whose scripts the hooks of ${n === 1 ? 'that repository' : `those ${n} repositories`} run: fleet-git uninstall with no folder, or with --all, takes ${n === 1 ? 'it' : 'them'} out too`,
+    ];
+  }
+}
+
+/** What the record says, for an uninstall of the folders `named` (none: everything). */
+interface Recorded {
+  /** The recorded repositories to take fleet-git out of (those outside the folders only with `all`, or without a folder). */
+  taken: string[];
+  /** Recorded repositories outside the folders that still use fleet-git and stay (with folders, without --all). */
+  kept: RepoState[];
+  /** Entries whose repository is gone: pruned, never followed. */
+  gone: Extract<Checked, { gone: string }>[];
+  /** The record was begun after an upgrade from a fleet-git that kept none (record.ts). */
+  partial: boolean;
+}
+
+function recordedNow(ctx: RunContext, named: string[], all: boolean): Recorded {
+  const { entries, partial } = readRecord(ctx.user);
+  const out: Recorded = { taken: [], kept: [], gone: [], partial };
+  for (const c of entries.map(checkEntry)) {
+    if ('gone' in c) out.gone.push(c);
+    else if (named.some((r) => isUnder(c.entry.path, r)))
+      continue; // remove finds it there
+    else if (!named.length || all) out.taken.push(c.entry.path);
+    else {
+      const s = assessRepo(c.repo, ctx);
+      if (s.enabled) out.kept.push(s);
+    }
+  }
+  return out;
 }
