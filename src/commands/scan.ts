@@ -3,6 +3,7 @@ import { valueOption, listOption, operands } from './options.js';
 import type { Group, RowJson, SurveyJson } from '../core/bulk/bulk.js';
 import type { Style } from '../colour.js';
 import type { HookLevel } from '../core/setup/user-hooks.js';
+import type { RunContext } from '../core/repo/context.js';
 import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 import { isTty, loadBulk, rootsOf, withProgress } from './report.js';
 
@@ -25,6 +26,19 @@ const TITLES: Record<Group, string> = {
   'not-enabled': 'Not enabled',
   'not-usable': 'Not usable',
 };
+
+/** A recorded repository that is gone (record.ts, checkEntry), and why. */
+interface Gone {
+  path: string;
+  reason: string;
+}
+
+/** What scan --json adds when it lists the recorded repositories: the record's folder, whether it is partial (begun after an upgrade), the entries gone. */
+interface RecordJson {
+  folder: string;
+  partial: boolean;
+  gone: Gone[];
+}
 
 /** A path as a line of scan's plain output shows it: as it is, or quoted as a JSON string when it holds a tab, a newline, a backslash, a control character or starts with a double quote. */
 function plainPath(p: string): string {
@@ -70,10 +84,14 @@ export class ScanCommand extends FleetCommand {
   async run(): Promise<number> {
     const depth = parseDepth(this.depth);
     const { loadUserConfig, scanRoots } = await import('../core/setup/user-config.js');
-    const { config } = loadUserConfig(this.context.env, this.context.home); // an invalid file: one line, exit 2
-    const roots = await rootsOf(this.roots.length ? this.roots : scanRoots(config, this.context.home), this.context.cwd);
+    const { config, from } = loadUserConfig(this.context.env, this.context.home); // an invalid file: one line, exit 2
     const [{ surveyAsJson }, { runContext }] = await Promise.all([loadBulk(), import('../core/repo/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
+    // No folder, and none in the config file: the repositories fleet-git recorded, wherever they are.
+    const record = this.roots.length || from['scan.roots'] === 'file' ? null : await this.readRecord(ctx);
+    const roots = record
+      ? record.roots
+      : await rootsOf(this.roots.length ? this.roots : scanRoots(config, this.context.home), this.context.cwd);
     const hits = new Set<string>();
     const opts = {
       nested: this.nested,
@@ -90,9 +108,14 @@ export class ScanCommand extends FleetCommand {
       if (!hits.has(g)) this.err(`fleet-git: --ignore ${JSON.stringify(g)} matched nothing under ${roots.join(', ')}`);
     const { jsonGroup } = await loadBulk();
     const shown = this.quiet ? { ...s, repos: s.repos.filter((r) => ['problems', 'not-usable'].includes(jsonGroup(r))) } : s;
-    if (this.json) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
-    else if (!isTty(this.context.stdout)) await this.printLines(shown);
-    else await this.printTable(shown, ctx.configHooks);
+    const gone = record?.gone ?? [];
+    if (this.json) this.context.stdout.write(`${JSON.stringify(record ? { ...s, record: record.json } : s, null, 2)}\n`);
+    else if (!isTty(this.context.stdout)) await this.printLines(shown, gone);
+    else await this.printTable(shown, ctx.configHooks, gone, record ? 'recorded by fleet-git' : `under ${s.roots.join(', ')}`);
+    if (record?.json.partial)
+      this.err(
+        `fleet-git: note: this record of repositories was begun after an upgrade from a fleet-git that kept none: the repositories that one enabled are not in it until fleet-git enables them again (fleet-git scan FOLDER finds them; fleet-git enable --under FOLDER records them and changes nothing else where they are enabled already)`,
+      );
     const { withProblems, notUsable } = s.counts;
     if (!this.check || withProblems + notUsable === 0) return EXIT.ok;
     this.err(
@@ -101,8 +124,28 @@ export class ScanCommand extends FleetCommand {
     return EXIT.partial;
   }
 
-  /** Off a terminal: one line per repository and worktree, `path<TAB>state<TAB>codes` (codes comma-separated, or -). */
-  private async printLines(s: SurveyJson): Promise<void> {
+  /**
+   * The recorded repositories (record.ts) as scan's roots: those still there, each its own root; the entries
+   * whose repository is gone, with the reason, taken out of the record (when the data folder can be written).
+   */
+  private async readRecord(ctx: RunContext): Promise<{ roots: string[]; gone: Gone[]; json: RecordJson }> {
+    const { checkEntry, pruneEntries, readRecord, recordDir } = await import('../core/repo/record.js');
+    const { entries, partial } = readRecord(ctx.user);
+    const roots: string[] = [];
+    const gone: Gone[] = [];
+    for (const c of entries.map(checkEntry)) {
+      if ('gone' in c) gone.push({ path: c.entry.path, reason: c.gone });
+      else roots.push(c.entry.path);
+    }
+    pruneEntries(
+      ctx.user,
+      entries.filter((e) => gone.some((g) => g.path === e.path)),
+    );
+    return { roots, gone, json: { folder: recordDir(ctx.user), partial, gone } };
+  }
+
+  /** Off a terminal: one line per repository and worktree, `path<TAB>state<TAB>codes` (codes comma-separated, or -); a recorded one gone since, `path<TAB>gone<TAB>-`. */
+  private async printLines(s: SurveyJson, gone: Gone[]): Promise<void> {
     const { jsonGroup } = await loadBulk();
     const codes = (ps: { code: string }[]) => (ps.length ? ps.map((p) => p.code).join(',') : '-');
     const lines: string[] = [];
@@ -111,11 +154,12 @@ export class ScanCommand extends FleetCommand {
       for (const w of r.worktrees)
         lines.push(`${plainPath(w.path)}\t${w.problems.length ? 'problems' : w.enabled ? 'healthy' : 'not-enabled'}\t${codes(w.problems)}`);
     }
+    for (const g of gone) lines.push(`${plainPath(g.path)}\tgone\t-`);
     this.context.stdout.write(lines.length ? `${lines.join('\n')}\n` : '');
   }
 
   /** `viaConfig`: whether this git runs hooks named in config (config-hook.ts), which decides how enabled repositories provision new worktrees. */
-  private async printTable(s: SurveyJson, viaConfig: boolean): Promise<void> {
+  private async printTable(s: SurveyJson, viaConfig: boolean, gone: Gone[], where: string): Promise<void> {
     const { jsonGroup, GROUPS } = await loadBulk();
     const paint = this.paint();
     const tint: Record<Group, Style> = { healthy: 'green', problems: 'yellow', 'not-enabled': 'dim', 'not-usable': 'red' };
@@ -162,9 +206,14 @@ export class ScanCommand extends FleetCommand {
       }
       lines.push('');
     }
+    if (gone.length) {
+      lines.push(paint(['bold', 'dim'], `Gone since fleet-git recorded them, forgotten now (${gone.length})`));
+      for (const g of gone) lines.push(`  ${paint(['dim'], g.path)}`, `      ${g.reason}`);
+      lines.push('');
+    }
     const c = s.counts;
     lines.push(
-      `${c.repositories} repositor${c.repositories === 1 ? 'y' : 'ies'} and ${c.worktrees} linked worktree${c.worktrees === 1 ? '' : 's'} under ${s.roots.join(', ')}: ` +
+      `${c.repositories} repositor${c.repositories === 1 ? 'y' : 'ies'} and ${c.worktrees} linked worktree${c.worktrees === 1 ? '' : 's'} ${where}: ` +
         `${paint([tint.healthy], `${c.healthy} healthy`)}, ${paint([tint.problems], `${c.withProblems} with problems`)}, ${c.notEnabled} not enabled, ${paint([tint['not-usable']], `${c.notUsable} not usable`)}`,
     );
     if (copilotCounts.size)
