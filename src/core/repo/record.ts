@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, realpathSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomic } from '../../fs/atomic.js';
+import { removeStaleTemps, writeAtomic } from '../../fs/atomic.js';
 import { isPresent, lstatIfPresent, readText } from '../../fs/read.js';
 import { RECORD_DIR } from '../../fs/data-dir.js';
 import { CLIENT_FILE, KIT_DIR, type UserPaths } from '../../paths.js';
@@ -43,6 +43,14 @@ function entryText(e: RecordEntry): string {
   return `${JSON.stringify({ path: e.path, commonDir: e.commonDir })}\n`;
 }
 
+const swept = new WeakSet<UserPaths>();
+/** Removes, once a run (its UserPaths), the temporary files a fleet-git killed as it wrote an entry left in the record's folder. */
+function sweep(u: UserPaths): void {
+  if (swept.has(u)) return;
+  swept.add(u);
+  removeStaleTemps(recordDir(u));
+}
+
 /** Whether the data folder was used by a fleet-git that kept no record: it is there with a hook client or a kit, and no record folder. */
 function usedBefore(u: UserPaths): boolean {
   return isPresent(join(u.dataDir, CLIENT_FILE)) || isPresent(join(u.dataDir, KIT_DIR));
@@ -56,8 +64,9 @@ function usedBefore(u: UserPaths): boolean {
 export function recordRepo(u: UserPaths, e: RecordEntry): boolean {
   const file = entryFile(u, e.commonDir);
   const text = entryText(e);
-  if (readText(file) === text) return false;
   const dir = recordDir(u);
+  sweep(u);
+  if (readText(file) === text) return false;
   if (!isPresent(dir)) {
     const partial = usedBefore(u);
     mkdirSync(dir, { recursive: true });
@@ -68,6 +77,7 @@ export function recordRepo(u: UserPaths, e: RecordEntry): boolean {
 
 /** Takes the repository out of the record (nothing when it is not in it). */
 export function forgetRepo(u: UserPaths, commonDir: string): void {
+  sweep(u);
   try {
     unlinkSync(entryFile(u, commonDir));
   } catch {
