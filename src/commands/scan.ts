@@ -53,15 +53,18 @@ export class ScanCommand extends FleetCommand {
     2: 'a root that does not exist or is not a folder, a --depth that is not a whole number, an invalid config file',
   };
   static usage = FleetCommand.Usage({
-    description: 'show the fleet state of every repository and worktree under some folders',
+    description: 'show the fleet state of every repository fleet-git recorded, or of every repository and worktree under some folders',
     details: `
-      Walks the folders (the current one by default), stopping at each repository root and skipping node_modules, and reads each repository's state from its files, as \`fleet-git status\` does: enabled and healthy, enabled with problems (and which), not enabled, or not usable (bare, stale, broken, unreadable, with the reason). Linked worktrees are shown with their repository.
+      Without a folder (and no scan.roots in the config file), it reports the repositories fleet-git recorded, wherever they are: every repository that enable, enable --under, or the worktrees and clones its git hook provisions added, less those that disable and remove took out (the record is a folder of small files in fleet-git's data folder; \`fleet-git uninstall\` uses it too). A recorded repository that is gone since (moved or deleted, or another repository at its path now) is shown once as gone and forgotten, never read. After an upgrade from fleet-git 0.2.0, which kept no record, a line on stderr says that the repositories that version enabled are not in it until enabled again (enable --under FOLDER records those already enabled and changes nothing else there).
+
+      With folders (\`scan .\` for the current one, which is what no folder meant before the record), or those of scan.roots in the config file, it walks them, stopping at each repository root and skipping node_modules. Either way it reads each repository's state from its files, as \`fleet-git status\` does: enabled and healthy, enabled with problems (and which), not enabled, or not usable (bare, stale, broken, unreadable, with the reason). Linked worktrees are shown with their repository.
 
       For each repository it also tells whether Copilot trusts it (on a terminal: marked on the line of an enabled one that copilot -p would skip, the others counted once at the end) (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's own, the user-level one, both (each event is still sent once) or none.
 
-      On a terminal it prints a table grouped by state with counts at the end. Otherwise one line per repository and linked worktree, tab-separated: the path, the state (healthy, problems, not-enabled or not-usable) and the problem codes, comma-separated, or - when there are none (a path holding a tab, a newline, a backslash or a control character, or starting with a double quote, is printed as a JSON string). With --json, the one stable machine format, one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees", "copilot": {"trusted", "hooks"}}], "counts"} ("copilot" on usable repositories only; "hooks" is "repo", "user", "both" or "none").
+      On a terminal it prints a table grouped by state with counts at the end. Otherwise one line per repository and linked worktree, tab-separated: the path, the state (healthy, problems, not-enabled or not-usable) and the problem codes, comma-separated, or - when there are none (a path holding a tab, a newline, a backslash or a control character, or starting with a double quote, is printed as a JSON string). A recorded repository gone since is one line \`path<TAB>gone<TAB>-\`. With --json, the one stable machine format, one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees", "copilot": {"trusted", "hooks"}}], "counts"} ("copilot" on usable repositories only; "hooks" is "repo", "user", "both" or "none"), and without a folder "record": {"folder", "partial", "gone": [{"path", "reason"}]}.
     `,
     examples: [
+      ['Every repository fleet-git recorded', '$0 scan'],
       ['Every repository under ~/code', '$0 scan ~/code'],
       ['As JSON, with repositories nested inside others', '$0 scan ~/code --json --nested'],
       ['In a script or CI: fail when a repository under ~/code has a problem', '$0 scan ~/code --check'],

@@ -22,8 +22,10 @@ import { isUnder } from '../paths.js';
 
 /**
  * Everything fleet-git put on this machine, taken away by the commands that
- * take each part away (remove, disable --user, setup --undo), run in turn, then
- * the trustedFolders entries it added that are left, and last its data folder.
+ * take each part away (remove over the recorded repositories or the folders,
+ * disable --user, setup --undo), run in turn, then the trustedFolders entries
+ * it added that are left, and last its data folder, unless recorded
+ * repositories outside the folders still use it.
  */
 export class UninstallCommand extends FleetCommand {
   static paths = [['uninstall']];
@@ -32,22 +34,25 @@ export class UninstallCommand extends FleetCommand {
     return false; // it removes the data folder, kit and all
   }
   static exits: ExitCodes = {
-    0: 'everything fleet-git put on this machine is gone, or the answer to the question was no',
+    0: 'everything fleet-git put on this machine is gone, or the answer to the question was no; or, with folders, all of it but the recorded repositories outside them that still use fleet-git (named) and the data folder their hooks call',
     1: 'a step failed: what was left is said, the data folder stays, and running it again once that is fixed finishes',
-    2: 'bad input: a root that does not exist, --json without --dry-run, off a terminal without --yes',
+    2: 'bad input: a root that does not exist, --json without --dry-run, --all without a folder, off a terminal without --yes',
   };
   static usage = FleetCommand.Usage({
     description:
-      'take fleet-git off this machine: every repository under the folders, the user-level hook, setup, its trustedFolders entries, its data folder',
+      'take fleet-git off this machine: every repository it recorded (or under the folders), the user-level hook, setup, its trustedFolders entries, its data folder',
     details: `
-      Runs, in turn, \`fleet-git remove ROOT... --yes\` (without a folder: scan.roots of the config file, else your home folder; an invalid config file is ignored, said once), \`fleet-git disable --user\` and \`fleet-git setup --undo\`, then takes out of Copilot's trustedFolders every entry fleet-git added that is still there, and last removes fleet-git's data folder (the hook client, the canonical hook file, its records, setup's template folder, the code cache). Your config file stays: it is yours.
+      fleet-git records every repository it enables, wherever it is (enable, enable --under, the worktrees and clones its git hook provisions; disable and remove take it out again: see \`fleet-git scan\`). Without a folder, uninstall takes fleet-git out of every recorded repository and its worktrees; with folders, out of every repository under them, and it names each recorded repository outside them that still uses fleet-git: those stay as they are, and so does the data folder whose scripts their hooks run, so that no hook is left calling a script that is gone (--all takes them out too). A recorded repository that is gone (moved or deleted since, or another repository at its path now) is said and forgotten, never acted on. In a record begun after an upgrade from fleet-git 0.2.0, which kept none, uninstall without a folder also walks the folders that one walked (scan.roots of the config file, else your home folder) and says that a repository enabled elsewhere by the older version is not known.
 
-      The data folder goes only when every step before succeeded, since a repository still enabled runs the hook client kept there; otherwise it stays, and running uninstall again once the problem is fixed finishes the job. --dry-run prints the plan and changes nothing; with --json, as one JSON document: {"remove": what remove --dry-run --json prints, "userHook": the user-level hook file that would go or null, "setup": setup's state when it would be undone or null, "untrust": [the other trustedFolders entries fleet-git added], "dataDir": the data folder or null, "configFile": your config file, which stays, or null}. Off a terminal it acts only with --yes; on a terminal it asks first. Then \`npm uninstall -g fleet-git\` removes the command itself.
+      In turn it runs what \`fleet-git remove --yes\` does over those repositories, then \`fleet-git disable --user\` and \`fleet-git setup --undo\`, takes out of Copilot's trustedFolders every entry fleet-git added that is still there (but those of the repositories that stay), and last removes fleet-git's data folder (the hook client, the canonical hook file, its records, setup's template folder, the code cache). Your config file stays: it is yours.
+
+      The data folder goes only when every step before succeeded, since a repository still enabled runs the hook client kept there; otherwise it stays, and running uninstall again once the problem is fixed finishes the job. "Nothing of fleet-git is left" is said only when that is known. --dry-run prints the plan and changes nothing; with --json, as one JSON document: {"remove": what remove --dry-run --json prints for those repositories, "gone": [{"path", "reason"}: recorded repositories gone, which would be forgotten], "kept": [recorded repositories outside the folders that would stay], "userHook": the user-level hook file that would go or null, "setup": setup's state when it would be undone or null, "untrust": [the other trustedFolders entries fleet-git added], "dataDir": the data folder, or null when it would stay, "configFile": your config file, which stays, or null}. Off a terminal it acts only with --yes; on a terminal it asks first. Then \`npm uninstall -g fleet-git\` removes the command itself.
     `,
     examples: [
       ['See what would go', '$0 uninstall --dry-run'],
       ['The plan as JSON', '$0 uninstall --dry-run --json'],
-      ['Uninstall, repositories under ~/code, without a question', '$0 uninstall ~/code --yes'],
+      ['Uninstall everywhere, without a question', '$0 uninstall --yes'],
+      ['Only the repositories under ~/code (and the user-level parts), without a question', '$0 uninstall ~/code --yes'],
     ],
   });
 
