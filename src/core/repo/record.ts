@@ -58,21 +58,26 @@ function usedBefore(u: UserPaths): boolean {
 
 /**
  * Adds the repository to the record (nothing when its entry is already as
- * written). The record's folder is made when missing; in a data folder an
+ * written). The record's folder is made when missing (known by the write
+ * failing: one call fewer a repository in a bulk run); in a data folder an
  * older fleet-git used, it is marked partial first.
  */
 export function recordRepo(u: UserPaths, e: RecordEntry): boolean {
   const file = entryFile(u, e.commonDir);
   const text = entryText(e);
-  const dir = recordDir(u);
   sweep(u);
-  if (readText(file) === text) return false;
-  if (!isPresent(dir)) {
+  const current = readText(file);
+  if (current === text) return false;
+  try {
+    return writeAtomic(file, text, { current });
+  } catch (err) {
+    const dir = recordDir(u);
+    if (isPresent(dir)) throw err;
     const partial = usedBefore(u);
     mkdirSync(dir, { recursive: true });
     if (partial) writeAtomic(join(dir, RECORD_PARTIAL), `${new Date().toISOString()}\n`);
+    return writeAtomic(file, text, { current });
   }
-  return writeAtomic(file, text);
 }
 
 /** Takes the repository out of the record (nothing when it is not in it). */
