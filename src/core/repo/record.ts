@@ -51,7 +51,7 @@ function sweep(u: UserPaths): void {
   removeStaleTemps(recordDir(u));
 }
 
-/** Whether the data folder was used by a fleet-git that kept no record: it is there with a hook client or a kit, and no record folder. */
+/** Whether a data folder without a record folder was used by a fleet-git that kept none: it holds a hook client or a kit. */
 function usedBefore(u: UserPaths): boolean {
   return isPresent(join(u.dataDir, CLIENT_FILE)) || isPresent(join(u.dataDir, KIT_DIR));
 }
