@@ -211,14 +211,16 @@ describe('uninstall', () => {
     assert.equal(bad.status, 2);
   });
 
-  it('after an upgrade from a fleet-git that kept no record, without a folder, also looks where that one looked and says what it cannot know', async () => {
+  it('after an upgrade from a fleet-git that kept no record, without a folder, also looks where that one looked and in the folders it trusted, and says what it cannot know', async () => {
     const s = sandbox('fleet-git-uninstall-');
     const old = s.repo('home/code/old');
     const elsewhere = s.repo('elsewhere/old');
     const later = s.repo('other/later');
+    const trusted = s.repo('far/trusted');
     const before = snapshot(s.dir, gitChurn);
     await ok(s, old, 'enable');
     await ok(s, elsewhere, 'enable');
+    await ok(s, trusted, 'enable', '--trust');
     // What 0.2.0 left: a data folder with its kit and hook client, and no record.
     rmSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'repos'), { recursive: true });
     const scan = await ok(s, s.dir, 'scan');
@@ -229,7 +231,8 @@ describe('uninstall', () => {
     assert.equal((await ok(s, s.dir, 'scan')).stdout, `${later}\thealthy\t-\n`);
 
     const r = await ok(s, s.dir, 'uninstall', '--yes');
-    assert.match(r.stdout, new RegExp(`remove: 2 changed.*recorded by fleet-git or under ${s.home}`));
+    assert.match(r.stdout, new RegExp(`remove: 3 changed.*recorded by fleet-git or under ${s.home}`));
+    assert.ok(!existsSync(join(trusted, '.github')), 'found through the trustedFolders entry fleet-git had added');
     assert.match(r.stdout, /a repository fleet-git 0\.2\.0 or older enabled outside .* is not in its record/);
     assert.doesNotMatch(r.stdout, /nothing of fleet-git is left/);
     assert.ok(existsSync(join(elsewhere, '.github/hooks/fleet.json')), 'not found: outside the home folder, and not recorded');

@@ -42,7 +42,7 @@ export class UninstallCommand extends FleetCommand {
     description:
       'take fleet-git off this machine: every repository it recorded (or under the folders), the user-level hook, setup, its trustedFolders entries, its data folder',
     details: `
-      fleet-git records every repository it enables, wherever it is (enable, enable --under, the worktrees and clones its git hook provisions; disable and remove take it out again: see \`fleet-git scan\`). Without a folder, uninstall takes fleet-git out of every recorded repository and its worktrees; with folders, out of every repository under them, and it names each recorded repository outside them that still uses fleet-git: those stay as they are, and so does the data folder whose scripts their hooks run, so that no hook is left calling a script that is gone (--all takes them out too). A recorded repository that is gone (moved or deleted since, or another repository at its path now) is said and forgotten, never acted on. In a record begun after an upgrade from fleet-git 0.2.0, which kept none, uninstall without a folder also walks the folders that one walked (scan.roots of the config file, else your home folder) and says that a repository enabled elsewhere by the older version is not known.
+      fleet-git records every repository it enables, wherever it is (enable, enable --under, the worktrees and clones its git hook provisions; disable and remove take it out again: see \`fleet-git scan\`). Without a folder, uninstall takes fleet-git out of every recorded repository and its worktrees; with folders, out of every repository under them, and it names each recorded repository outside them that still uses fleet-git: those stay as they are, and so does the data folder whose scripts their hooks run, so that no hook is left calling a script that is gone (--all takes them out too). A recorded repository that is gone (moved or deleted since, or another repository at its path now) is said and forgotten, never acted on. In a record begun after an upgrade from fleet-git 0.2.0, which kept none, uninstall without a folder also walks the folders that one walked (scan.roots of the config file, else your home folder) and those fleet-git listed in Copilot's trustedFolders, and says that a repository enabled elsewhere by the older version is not known.
 
       In turn it runs what \`fleet-git remove --yes\` does over those repositories, then \`fleet-git disable --user\` and \`fleet-git setup --undo\`, takes out of Copilot's trustedFolders every entry fleet-git added that is still there (but those of the repositories that stay), and last removes fleet-git's data folder (the hook client, the canonical hook file, its records, setup's template folder, the code cache). Your config file stays: it is yours.
 
@@ -76,9 +76,11 @@ export class UninstallCommand extends FleetCommand {
     const named = this.roots.length ? await rootsOf(this.roots, this.context.cwd) : [];
     const found = recordedNow(ctx, named, this.all);
     // A record begun after an upgrade does not know what the older fleet-git enabled: without a folder, uninstall
-    // also looks where that one looked (scan.roots of the config file, else the home folder).
+    // also looks where that one looked (scan.roots of the config file, else the home folder), and in the folders
+    // that one listed in Copilot's trustedFolders (enable --trust), wherever they are.
     const fallback = !named.length && found.partial ? (config.from['scan.roots'] === 'file' ? scanRoots(config.config, home) : [home]) : [];
-    const roots = named.length ? [...named, ...found.taken] : [...found.taken, ...fallback.filter((r) => existsSync(r))];
+    const trusted = fallback.length ? readTrustRecord(ctx.user).filter((e) => !fallback.some((r) => isUnder(e, r))) : [];
+    const roots = named.length ? [...named, ...found.taken] : [...found.taken, ...[...fallback, ...trusted].filter((r) => existsSync(r))];
     const where = named.length
       ? `under ${named.join(', ')}${found.taken.length ? ` or recorded by fleet-git` : ''}`
       : `recorded by fleet-git${fallback.length ? ` or under ${fallback.join(', ')}` : ''}`;
