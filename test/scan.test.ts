@@ -362,12 +362,15 @@ describe('scan without a folder', () => {
     );
     assert.match(doc.record.gone[0].reason, /^gone: /);
     assert.equal(doc.record.partial, false);
-    // The gone entry was forgotten: the next scan lists the others only, one line each off a terminal.
+    // The gone entry was forgotten: the next scan lists the others only, one line each off a terminal, with the
+    // worktree git's hook has provisioned since.
+    s.git(b, 'worktree', 'add', '-q', join(s.dir, 'b-wt2'), '-b', 'wt2');
+    const bLines = `${b}\thealthy\t-\n${join(s.dir, 'b-wt')}\thealthy\t-\n${join(s.dir, 'b-wt2')}\thealthy\t-\n`;
     const lines = await s.fleet(s.home, 'scan');
-    assert.equal(lines.stdout, `${b}\thealthy\t-\n${join(s.dir, 'b-wt')}\thealthy\t-\n${a}\thealthy\t-\n`);
+    assert.equal(lines.stdout, `${bLines}${a}\thealthy\t-\n`);
     // disable takes a repository out of the record.
     assert.equal((await s.fleet(a, 'disable')).status, 0);
-    assert.equal((await s.fleet(s.home, 'scan')).stdout, `${b}\thealthy\t-\n${join(s.dir, 'b-wt')}\thealthy\t-\n`);
+    assert.equal((await s.fleet(s.home, 'scan')).stdout, bLines);
     // Folders named in the config file are what no folder means, as before.
     mkdirSync(join(s.env.XDG_CONFIG_HOME, 'fleet-git'), { recursive: true });
     writeFileSync(
