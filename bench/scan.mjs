@@ -144,6 +144,7 @@ function bulkCopy(root) {
     rmSync(copy, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
     rmSync(list, { force: true });
+    rmSync(`${list}.records`, { recursive: true, force: true }); // the bare script's record entries
   });
   const run = (...a) => spawnSync(node, [CLI, ...a], { env, stdio: 'ignore' });
   const doc = JSON.parse(execFileSync(node, [CLI, 'scan', copy, '--json'], { env, encoding: 'utf8', maxBuffer: 1 << 28 }));

@@ -31,6 +31,21 @@ function together(s: Sandbox, cwd: string, runs: string[][], env: Record<string,
   );
 }
 
+/** The paths of the repositories in fleet-git's record (core/repo/record.ts), sorted; no temporary file may be left there. */
+function recorded(s: Sandbox): string[] {
+  const dir = join(s.env.XDG_DATA_HOME, 'fleet-git', 'repos');
+  const names = existsSync(dir) ? readdirSync(dir) : [];
+  assert.deepEqual(
+    names.filter((n) => n.endsWith('.tmp')),
+    [],
+    'no temporary file left in the record',
+  );
+  return names
+    .filter((n) => /^[0-9a-f]{32}$/.test(n))
+    .map((n) => (JSON.parse(readFileSync(join(dir, n), 'utf8')) as { path: string }).path)
+    .sort();
+}
+
 function withForeignHook(s: Sandbox, name: string): string {
   const repo = s.repo(name);
   const hook = join(repo, '.git/hooks/post-checkout');
@@ -98,6 +113,7 @@ describe('concurrent runs on one repository', () => {
       }
       assert.equal(s.git(repo, 'status', '--porcelain', '--untracked-files=all'), '', `round ${round}`);
       assert.ok(!existsSync(join(repo, '.git', LOCK)), 'no lock left behind');
+      assert.equal(recorded(s).includes(repo), st.enabled, `round ${round}: recorded exactly when it ends enabled`);
     }
   });
 });
@@ -230,6 +246,11 @@ describe('the repository lock', () => {
       assert.equal(s.git(repo, 'status', '--porcelain', '--untracked-files=all'), '', repo);
       assert.ok(!existsSync(join(repo, '.git', LOCK)), `${repo}: no lock left`);
     }
+    assert.deepEqual(
+      recorded(s),
+      repos.filter((r) => existsSync(join(r, HOOK))),
+      'the record holds exactly the repositories that end enabled',
+    );
     const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
     assert.deepEqual(
       readdirSync(data).filter((n) => n.startsWith('bulk-lock-')),

@@ -235,8 +235,8 @@ describe('scan', () => {
     );
   });
 
-  it('uses the current folder when no root is given', async () => {
-    const r = await sb.fleet(join(ws.root, 'states'), 'scan', '--json');
+  it("walks the current folder when given '.'", async () => {
+    const r = await sb.fleet(join(ws.root, 'states'), 'scan', '.', '--json');
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(
       JSON.parse(r.stdout).repos.map((x: any) => x.path),
@@ -346,5 +346,58 @@ describe('scan: what Copilot makes of each repository', () => {
       /^Copilot, by repository: 1 trusted with repository hooks, 1 untrusted with no hooks, 1 untrusted with repository hooks \(marked above\)$/m,
     );
     assert.match(out, /^1 enabled repository is not trusted by Copilot: copilot -p sessions skip their hooks silently/m);
+  });
+});
+
+describe('scan without a folder', () => {
+  it('lists exactly the repositories fleet-git recorded, wherever they are; one gone since is said once and forgotten; scan.roots in the config file still rule', async () => {
+    const s = sandbox('fleet-git-scan-record-');
+    const a = s.repo('work/a');
+    const b = s.repo('other/deep/b');
+    s.git(b, 'worktree', 'add', '-q', join(s.dir, 'b-wt'), '-b', 'wt');
+    s.repo('work/not-enabled');
+    const c = s.repo('gone/c');
+    for (const r of [a, c]) assert.equal((await s.fleet(r, 'enable')).status, 0);
+    assert.equal((await s.fleet(s.dir, 'enable', '--under', join(s.dir, 'other'))).status, 0);
+    rmSync(join(s.dir, 'gone'), { recursive: true });
+    // Run from a folder holding none of them.
+    const r = await s.fleet(s.home, 'scan', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    const doc = JSON.parse(r.stdout);
+    assert.deepEqual(
+      doc.repos.map((x: any) => [x.path, x.enabled, x.worktrees.map((w: any) => w.path)]),
+      [
+        [b, true, [join(s.dir, 'b-wt')]],
+        [a, true, []],
+      ],
+    );
+    assert.deepEqual(
+      doc.record.gone.map((g: any) => g.path),
+      [c],
+    );
+    assert.match(doc.record.gone[0].reason, /^gone: /);
+    assert.equal(doc.record.partial, false);
+    // The gone entry was forgotten: the next scan lists the others only, one line each off a terminal, with the
+    // worktree git's hook has provisioned since.
+    s.git(b, 'worktree', 'add', '-q', join(s.dir, 'b-wt2'), '-b', 'wt2');
+    const bLines = `${b}\thealthy\t-\n${join(s.dir, 'b-wt')}\thealthy\t-\n${join(s.dir, 'b-wt2')}\thealthy\t-\n`;
+    const lines = await s.fleet(s.home, 'scan');
+    assert.equal(lines.stdout, `${bLines}${a}\thealthy\t-\n`);
+    // disable takes a repository out of the record.
+    assert.equal((await s.fleet(a, 'disable')).status, 0);
+    assert.equal((await s.fleet(s.home, 'scan')).stdout, bLines);
+    // Folders named in the config file are what no folder means, as before.
+    mkdirSync(join(s.env.XDG_CONFIG_HOME, 'fleet-git'), { recursive: true });
+    writeFileSync(
+      join(s.env.XDG_CONFIG_HOME, 'fleet-git', 'config.json5'),
+      `{ scan: { roots: [${JSON.stringify(join(s.dir, 'work'))}] } }`,
+    );
+    const cfg = JSON.parse((await s.fleet(s.home, 'scan', '--json')).stdout);
+    assert.deepEqual(
+      cfg.repos.map((x: any) => x.path),
+      [a, join(s.dir, 'work/not-enabled')],
+    );
+    assert.equal(cfg.record, undefined);
   });
 });

@@ -2,7 +2,7 @@
 // --trust and --user), setup and the rest, the home, the global git config and
 // every repository are byte for byte as they were before.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
@@ -82,7 +82,7 @@ describe('uninstall', () => {
     // The same plan as one JSON document: remove's own (as remove --dry-run --json gives it), then the rest.
     const j = await ok(s, s.dir, 'uninstall', code, '--dry-run', '--json');
     const doc = JSON.parse(j.stdout);
-    assert.deepEqual(Object.keys(doc), ['remove', 'userHook', 'setup', 'untrust', 'dataDir', 'configFile']);
+    assert.deepEqual(Object.keys(doc), ['remove', 'gone', 'kept', 'userHook', 'setup', 'untrust', 'dataDir', 'configFile']);
     assert.deepEqual(doc.remove, JSON.parse((await ok(s, s.dir, 'remove', code, '--dry-run', '--json')).stdout));
     assert.ok(doc.remove.repos.some((x: { path: string }) => x.path === app));
     assert.equal(doc.userHook, join(s.env.COPILOT_HOME, 'hooks', 'fleet.json'));
@@ -127,6 +127,116 @@ describe('uninstall', () => {
     await ok(s, repo, 'enable');
     const r = await ok(s, repo, 'uninstall', '--yes');
     assert.match(r.stdout, new RegExp(`${repo}: removed`));
+    assert.deepEqual(snapshot(s.dir, gitChurn), before);
+  });
+
+  it('without a folder, takes fleet-git out of every repository it recorded, under unrelated folders, byte for byte; a deleted one is gone, not an error', async () => {
+    // Neither folder is under the home folder, nor in the config file: only the record knows them.
+    const s = sandbox('fleet-git-uninstall-');
+    const first = s.repo('work/first');
+    const second = s.repo('other/second');
+    s.git(second, 'worktree', 'add', '-q', join(s.dir, 'other/second-wt'), '-b', 'wt');
+    const deleted = s.repo('tmp/deleted');
+    const before = snapshot(s.dir, gitChurn);
+    await ok(s, first, 'enable');
+    await ok(s, s.dir, 'enable', '--under', join(s.dir, 'other'));
+    await ok(s, deleted, 'enable');
+    rmSync(join(s.dir, 'tmp'), { recursive: true });
+    const records = join(s.env.XDG_DATA_HOME, 'fleet-git', 'repos');
+    assert.deepEqual(
+      readdirSync(records)
+        .map((f) => JSON.parse(readFileSync(join(records, f), 'utf8')).path)
+        .sort(),
+      [deleted, first, second].sort(),
+    );
+
+    const dry = await ok(s, s.dir, 'uninstall', '--dry-run');
+    assert.match(dry.stdout, new RegExp(`^${first}: would$`, 'm'));
+    assert.match(dry.stdout, new RegExp(`^${second}: would$`, 'm'));
+    assert.match(dry.stdout, new RegExp(`would forget ${deleted}, recorded by fleet-git: gone: `));
+    assert.match(dry.stdout, /would remove fleet-git's data folder/);
+    const doc = JSON.parse((await ok(s, s.dir, 'uninstall', '--dry-run', '--json')).stdout);
+    assert.deepEqual(doc.remove.repos.map((r: { path: string }) => r.path).sort(), [first, second].sort());
+    assert.deepEqual(
+      doc.gone.map((g: { path: string }) => g.path),
+      [deleted],
+    );
+    assert.deepEqual(doc.kept, []);
+
+    const r = await ok(s, s.dir, 'uninstall', '--yes');
+    assert.equal(r.stderr, '');
+    assert.match(r.stdout, /remove: 2 changed, 0 unchanged, 0 failed \(2 of 2 repositories recorded by fleet-git have/);
+    assert.match(r.stdout, new RegExp(`forgot ${deleted}, recorded by fleet-git: gone: `));
+    assert.match(r.stdout, /uninstalled: nothing of fleet-git is left here/);
+    assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git')), 'the data folder is gone');
+    assert.deepEqual(snapshot(s.dir, gitChurn), Object.fromEntries(Object.entries(before).filter(([k]) => !k.startsWith('tmp'))));
+  });
+
+  it('with a folder, names the recorded repositories outside it that still use fleet-git and keeps the data folder their hooks call', async () => {
+    const s = sandbox('fleet-git-uninstall-');
+    const first = s.repo('work/first');
+    const second = s.repo('other/second');
+    const before = snapshot(s.dir, gitChurn);
+    await ok(s, first, 'enable');
+    await ok(s, second, 'enable');
+    const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
+
+    const dry = await ok(s, s.dir, 'uninstall', join(s.dir, 'work'), '--dry-run');
+    assert.match(dry.stdout, new RegExp(`^${first}: would$`, 'm'));
+    assert.doesNotMatch(dry.stdout, new RegExp(`^${second}: would`, 'm'));
+    assert.match(dry.stdout, new RegExp(`^${second} \\(recorded by fleet-git, outside .*\\) still uses fleet-git`, 'm'));
+    assert.match(dry.stdout, /would keep fleet-git's data folder/);
+    assert.doesNotMatch(dry.stdout, /would remove fleet-git's data folder/);
+    const doc = JSON.parse((await ok(s, s.dir, 'uninstall', join(s.dir, 'work'), '--dry-run', '--json')).stdout);
+    assert.deepEqual(doc.kept, [second]);
+    assert.equal(doc.dataDir, null);
+
+    const r = await ok(s, s.dir, 'uninstall', join(s.dir, 'work'), '--yes');
+    assert.match(r.stdout, new RegExp(`${second} \\(recorded by fleet-git, outside .*\\) still uses fleet-git and stays as it is`));
+    assert.match(r.stdout, /kept fleet-git's data folder .*: fleet-git uninstall with no folder, or with --all, takes it out too/);
+    assert.doesNotMatch(r.stdout, /nothing of fleet-git is left/);
+    assert.ok(!existsSync(join(first, '.github/hooks/fleet.json')));
+    // The second still works: healthy, its hook file calling a data folder that is there.
+    const st = await ok(s, second, 'status', '--json');
+    assert.equal(JSON.parse(st.stdout).problems.length, 0, st.stdout);
+    assert.ok(existsSync(join(data, 'hook.sh')));
+
+    // --all takes the rest, and then the data folder goes.
+    const all = await ok(s, s.dir, 'uninstall', join(s.dir, 'work'), '--all', '--yes');
+    assert.match(all.stdout, new RegExp(`^${second}: removed`, 'm'));
+    assert.match(all.stdout, /nothing of fleet-git is left here/);
+    assert.ok(!existsSync(data));
+    assert.deepEqual(snapshot(s.dir, gitChurn), before);
+    const bad = await s.fleet(s.dir, 'uninstall', '--all', '--yes');
+    assert.equal(bad.status, 2);
+  });
+
+  it('after an upgrade from a fleet-git that kept no record, without a folder, also looks where that one looked and in the folders it trusted, and says what it cannot know', async () => {
+    const s = sandbox('fleet-git-uninstall-');
+    const old = s.repo('home/code/old');
+    const elsewhere = s.repo('elsewhere/old');
+    const later = s.repo('other/later');
+    const trusted = s.repo('far/trusted');
+    const before = snapshot(s.dir, gitChurn);
+    await ok(s, old, 'enable');
+    await ok(s, elsewhere, 'enable');
+    await ok(s, trusted, 'enable', '--trust');
+    // What 0.2.0 left: a data folder with its kit and hook client, and no record.
+    rmSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'repos'), { recursive: true });
+    const scan = await ok(s, s.dir, 'scan');
+    assert.equal(scan.stdout, '');
+    assert.match(scan.stderr, /this record of repositories was begun after an upgrade from a fleet-git that kept none/);
+    await ok(s, later, 'enable');
+    assert.ok(existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'repos', 'begun-after-upgrade')));
+    assert.equal((await ok(s, s.dir, 'scan')).stdout, `${later}\thealthy\t-\n`);
+
+    const r = await ok(s, s.dir, 'uninstall', '--yes');
+    assert.match(r.stdout, new RegExp(`remove: 3 changed.*recorded by fleet-git or under ${s.home}`));
+    assert.ok(!existsSync(join(trusted, '.github')), 'found through the trustedFolders entry fleet-git had added');
+    assert.match(r.stdout, /a repository fleet-git 0\.2\.0 or older enabled outside .* is not in its record/);
+    assert.doesNotMatch(r.stdout, /nothing of fleet-git is left/);
+    assert.ok(existsSync(join(elsewhere, '.github/hooks/fleet.json')), 'not found: outside the home folder, and not recorded');
+    await ok(s, elsewhere, 'disable');
     assert.deepEqual(snapshot(s.dir, gitChurn), before);
   });
 });

@@ -355,7 +355,13 @@ describe('upgrades, the real Copilot CLI', { skip: copilotSkip, concurrency: 2 }
         const { 'user-hooks': userHooks, setup } = m.doctor();
         const files = m.files;
         const before = files();
+        // The previous release kept no record of the repositories it enabled: scan with no folder says so, and
+        // enable --under, which repairs them, records them.
+        const unrecorded = fleet(sb.home, ['scan']);
+        assert.equal(unrecorded.stdout, '');
+        assert.match(unrecorded.stderr, /this record of repositories was begun after an upgrade from a fleet-git that kept none/);
         fleet(code, ['enable', '--under', code]);
+        assert.deepEqual(fleet(sb.home, ['scan']).stdout.trim().split('\n'), [`${repo}\thealthy\t-`, `${wt}\thealthy\t-`]);
         const repaired = files();
         fleet(repo, ['enable', '--user']);
         fleet(repo, ['setup']);

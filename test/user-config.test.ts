@@ -32,8 +32,9 @@ describe('scan.roots and scan.ignore', () => {
       assert.equal(r.status, 0, r.stderr);
       return JSON.parse(r.stdout).repos.map((x: { path: string }) => x.path);
     };
-    // No file: the current folder.
-    assert.deepEqual(paths(await s.fleet(join(s.dir, 'elsewhere'), 'scan', '--json')), [c]);
+    // No file: the recorded repositories (none yet), not the current folder; '.' is that.
+    assert.deepEqual(paths(await s.fleet(join(s.dir, 'elsewhere'), 'scan', '--json')), []);
+    assert.deepEqual(paths(await s.fleet(join(s.dir, 'elsewhere'), 'scan', '.', '--json')), [c]);
     writeConfig(s, `{ scan: { roots: ["${join(s.dir, 'code')}", "${join(s.dir, 'elsewhere')}"], ignore: ["skipped"] } }`);
     assert.deepEqual(paths(await s.fleet(s.home, 'scan', '--json')), [a, c]);
     assert.deepEqual(

@@ -44,6 +44,8 @@ export class RemoveCommand extends FleetCommand {
   quiet = Option.Boolean('-q,--quiet', false, { description: 'print only what failed or was left alone, and the summary' });
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plan as one JSON document' });
   roots = operands('root', 1);
+  /** Set by uninstall, which gives the recorded repositories as the roots: where they are, in words, for the summary (default: under the roots). */
+  where: string | undefined = undefined;
 
   protected refreshesKit(): boolean {
     return !this.dryRun; // a dry run changes nothing
@@ -83,7 +85,7 @@ export class RemoveCommand extends FleetCommand {
     const out = new LineBuffer(this.context.stdout);
     const err = new LineBuffer(this.context.stderr);
     const foundLine = (n: number, of: number) =>
-      `${n} of ${of} repositor${of === 1 ? 'y' : 'ies'} under ${s.roots.join(', ')} ha${n === 1 ? 's' : 've'} fleet-git or upstream fleet files`;
+      `${n} of ${of} repositor${of === 1 ? 'y' : 'ies'} ${this.where ?? `under ${s.roots.join(', ')}`} ha${n === 1 ? 's' : 've'} fleet-git or upstream fleet files`;
     const found = foundLine(targets.length, targets.length + untouched);
 
     if (this.dryRun && this.json) {

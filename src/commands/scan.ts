@@ -27,6 +27,19 @@ const TITLES: Record<Group, string> = {
   'not-usable': 'Not usable',
 };
 
+/** A recorded repository that is gone (record.ts, checkEntry), and why. */
+interface Gone {
+  path: string;
+  reason: string;
+}
+
+/** What scan --json adds when it lists the recorded repositories: the record's folder, whether it is partial (begun after an upgrade), the entries gone. */
+interface RecordJson {
+  folder: string;
+  partial: boolean;
+  gone: Gone[];
+}
+
 /** A path as a line of scan's plain output shows it: as it is, or quoted as a JSON string when it holds a tab, a newline, a backslash, a control character or starts with a double quote. */
 function plainPath(p: string): string {
   return /[\x00-\x1f\x7f\\]|^"/.test(p) ? JSON.stringify(p) : p;
@@ -40,15 +53,18 @@ export class ScanCommand extends FleetCommand {
     2: 'a root that does not exist or is not a folder, a --depth that is not a whole number, an invalid config file',
   };
   static usage = FleetCommand.Usage({
-    description: 'show the fleet state of every repository and worktree under some folders',
+    description: 'show the fleet state of every repository fleet-git recorded, or of every repository and worktree under some folders',
     details: `
-      Walks the folders (the current one by default), stopping at each repository root and skipping node_modules, and reads each repository's state from its files, as \`fleet-git status\` does: enabled and healthy, enabled with problems (and which), not enabled, or not usable (bare, stale, broken, unreadable, or refused by git itself, with the reason: git's own words for a repository fleet-git has something in). Linked worktrees are shown with their repository.
+      Without a folder (and no scan.roots in the config file), it reports the repositories fleet-git recorded, wherever they are: every repository that enable, enable --under, or the worktrees and clones its git hook provisions added, less those that disable and remove took out (the record is a folder of small files in fleet-git's data folder; \`fleet-git uninstall\` uses it too). A recorded repository that is gone since (moved or deleted, or another repository at its path now) is shown once as gone and forgotten, never read. After an upgrade from fleet-git 0.2.0, which kept no record, a line on stderr says that the repositories that version enabled are not in it until enabled again (enable --under FOLDER records those already enabled and changes nothing else there).
+
+      With folders (\`scan .\` for the current one, which is what no folder meant before the record), or those of scan.roots in the config file, it walks them, stopping at each repository root and skipping node_modules. Either way it reads each repository's state from its files, as \`fleet-git status\` does: enabled and healthy, enabled with problems (and which), not enabled, or not usable (bare, stale, broken, unreadable, or refused by git itself, with the reason: git's own words for a repository fleet-git has something in). Linked worktrees are shown with their repository.
 
       For each repository it also tells whether Copilot trusts it (on a terminal: marked on the line of an enabled one that copilot -p would skip, the others counted once at the end) (copilot -p sessions skip an untrusted repository's hooks silently) and which fleet hook file reports it: the repository's own, the user-level one, both (each event is still sent once) or none.
 
-      On a terminal it prints a table grouped by state with counts at the end. Otherwise one line per repository and linked worktree, tab-separated: the path, the state (healthy, problems, not-enabled or not-usable) and the problem codes, comma-separated, or - when there are none (a path holding a tab, a newline, a backslash or a control character, or starting with a double quote, is printed as a JSON string). With --json, the one stable machine format, one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees", "copilot": {"trusted", "hooks"}}], "counts"} ("copilot" on usable repositories only; "hooks" is "repo", "user", "both" or "none").
+      On a terminal it prints a table grouped by state with counts at the end. Otherwise one line per repository and linked worktree, tab-separated: the path, the state (healthy, problems, not-enabled or not-usable) and the problem codes, comma-separated, or - when there are none (a path holding a tab, a newline, a backslash or a control character, or starting with a double quote, is printed as a JSON string). A recorded repository gone since is one line \`path<TAB>gone<TAB>-\`. With --json, the one stable machine format, one JSON document: {"roots", "repos": [{"path", "kind", "enabled", "problems", "worktrees", "copilot": {"trusted", "hooks"}}], "counts"} ("copilot" on usable repositories only; "hooks" is "repo", "user", "both" or "none"), and without a folder "record": {"folder", "partial", "gone": [{"path", "reason"}]} ("roots" then lists the recorded repositories still there).
     `,
     examples: [
+      ['Every repository fleet-git recorded', '$0 scan'],
       ['Every repository under ~/code', '$0 scan ~/code'],
       ['As JSON, with repositories nested inside others', '$0 scan ~/code --json --nested'],
       ['In a script or CI: fail when a repository under ~/code has a problem', '$0 scan ~/code --check'],
@@ -72,10 +88,14 @@ export class ScanCommand extends FleetCommand {
   async run(): Promise<number> {
     const depth = parseDepth(this.depth);
     const { loadUserConfig, scanRoots } = await import('../core/setup/user-config.js');
-    const { config } = loadUserConfig(this.context.env, this.context.home); // an invalid file: one line, exit 2
-    const roots = await rootsOf(this.roots.length ? this.roots : scanRoots(config, this.context.home), this.context.cwd);
+    const { config, from } = loadUserConfig(this.context.env, this.context.home); // an invalid file: one line, exit 2
     const [{ surveyAsJson }, { runContext }] = await Promise.all([loadBulk(), import('../core/repo/context.js')]);
     const ctx = runContext(this.context.env, this.context.home);
+    // No folder, and none in the config file: the repositories fleet-git recorded, wherever they are.
+    const record = this.roots.length || from['scan.roots'] === 'file' ? null : await this.readRecord(ctx);
+    const roots = record
+      ? record.roots
+      : await rootsOf(this.roots.length ? this.roots : scanRoots(config, this.context.home), this.context.cwd);
     const hits = new Set<string>();
     const opts = {
       nested: this.nested,
@@ -92,9 +112,14 @@ export class ScanCommand extends FleetCommand {
       if (!hits.has(g)) this.err(`fleet-git: --ignore ${JSON.stringify(g)} matched nothing under ${roots.join(', ')}`);
     const { jsonGroup } = await loadBulk();
     const shown = this.quiet ? { ...s, repos: s.repos.filter((r) => ['problems', 'not-usable'].includes(jsonGroup(r))) } : s;
-    if (this.json) this.context.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
-    else if (!isTty(this.context.stdout)) await this.printLines(shown);
-    else await this.printTable(shown, ctx);
+    const gone = record?.gone ?? [];
+    if (this.json) this.context.stdout.write(`${JSON.stringify(record ? { ...s, record: record.json } : s, null, 2)}\n`);
+    else if (!isTty(this.context.stdout)) await this.printLines(shown, gone);
+    else await this.printTable(shown, ctx, gone, record ? 'recorded by fleet-git' : `under ${s.roots.join(', ')}`);
+    if (record?.json.partial)
+      this.err(
+        `fleet-git: note: this record of repositories was begun after an upgrade from a fleet-git that kept none: the repositories that one enabled are not in it until fleet-git enables them again (fleet-git scan FOLDER finds them; fleet-git enable --under FOLDER records them and changes nothing else where they are enabled already)`,
+      );
     const { withProblems } = s.counts;
     // A bare repository is listed as not usable but fails no check: it has no worktree, so nothing for fleet-git to do there.
     const notUsable = s.repos.filter((r) => r.kind !== 'bare' && jsonGroup(r) === 'not-usable').length;
@@ -105,8 +130,28 @@ export class ScanCommand extends FleetCommand {
     return EXIT.partial;
   }
 
-  /** Off a terminal: one line per repository and worktree, `path<TAB>state<TAB>codes` (codes comma-separated, or -). */
-  private async printLines(s: SurveyJson): Promise<void> {
+  /**
+   * The recorded repositories (record.ts) as scan's roots: those still there, each its own root; the entries
+   * whose repository is gone, with the reason, taken out of the record (when the data folder can be written).
+   */
+  private async readRecord(ctx: RunContext): Promise<{ roots: string[]; gone: Gone[]; json: RecordJson }> {
+    const { checkEntry, pruneEntries, readRecord, recordDir } = await import('../core/repo/record.js');
+    const { entries, partial } = readRecord(ctx.user);
+    const roots: string[] = [];
+    const gone: Gone[] = [];
+    for (const c of entries.map(checkEntry)) {
+      if ('gone' in c) gone.push({ path: c.entry.path, reason: c.gone });
+      else roots.push(c.entry.path);
+    }
+    pruneEntries(
+      ctx.user,
+      entries.filter((e) => gone.some((g) => g.path === e.path)),
+    );
+    return { roots, gone, json: { folder: recordDir(ctx.user), partial, gone } };
+  }
+
+  /** Off a terminal: one line per repository and worktree, `path<TAB>state<TAB>codes` (codes comma-separated, or -); a recorded one gone since, `path<TAB>gone<TAB>-`. */
+  private async printLines(s: SurveyJson, gone: Gone[]): Promise<void> {
     const { jsonGroup } = await loadBulk();
     const codes = (ps: { code: string }[]) => (ps.length ? ps.map((p) => p.code).join(',') : '-');
     const lines: string[] = [];
@@ -115,11 +160,12 @@ export class ScanCommand extends FleetCommand {
       for (const w of r.worktrees)
         lines.push(`${plainPath(w.path)}\t${w.problems.length ? 'problems' : w.enabled ? 'healthy' : 'not-enabled'}\t${codes(w.problems)}`);
     }
+    for (const g of gone) lines.push(`${plainPath(g.path)}\tgone\t-`);
     this.context.stdout.write(lines.length ? `${lines.join('\n')}\n` : '');
   }
 
   /** `ctx.configHooks`: whether this git runs hooks named in config (config-hook.ts), which decides how enabled repositories provision new worktrees. */
-  private async printTable(s: SurveyJson, ctx: RunContext): Promise<void> {
+  private async printTable(s: SurveyJson, ctx: RunContext, gone: Gone[], where: string): Promise<void> {
     const viaConfig = ctx.configHooks;
     const { jsonGroup, GROUPS } = await loadBulk();
     const paint = this.paint();
@@ -167,9 +213,14 @@ export class ScanCommand extends FleetCommand {
       }
       lines.push('');
     }
+    if (gone.length) {
+      lines.push(paint(['bold', 'dim'], `Gone since fleet-git recorded them, forgotten now (${gone.length})`));
+      for (const g of gone) lines.push(`  ${paint(['dim'], g.path)}`, `      ${g.reason}`);
+      lines.push('');
+    }
     const c = s.counts;
     lines.push(
-      `${c.repositories} repositor${c.repositories === 1 ? 'y' : 'ies'} and ${c.worktrees} linked worktree${c.worktrees === 1 ? '' : 's'} under ${s.roots.join(', ')}: ` +
+      `${c.repositories} repositor${c.repositories === 1 ? 'y' : 'ies'} and ${c.worktrees} linked worktree${c.worktrees === 1 ? '' : 's'} ${where}: ` +
         `${paint([tint.healthy], `${c.healthy} healthy`)}, ${paint([tint.problems], `${c.withProblems} with problems`)}, ${c.notEnabled} not enabled, ${paint([tint['not-usable']], `${c.notUsable} not usable`)}`,
     );
     if (copilotCounts.size)

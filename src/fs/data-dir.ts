@@ -9,11 +9,18 @@ import { removeEmptyUpTo, writeAtomic } from './atomic.js';
 import { readText } from './read.js';
 
 const MADE_ABOVE = 'made-folders-above';
+/** The record of the repositories fleet-git enabled (core/repo/record.ts), a folder in the data folder. */
+export const RECORD_DIR = 'repos';
 
-/** Makes the data folder when it is missing. */
+/**
+ * Makes the data folder when it is missing, with its (empty) record folder: a
+ * data folder without one was made by a fleet-git that kept no record.
+ */
 export function makeDataDir(dataDir: string): void {
   const first = mkdirSync(dataDir, { recursive: true });
-  if (first !== undefined && first !== dataDir) writeAtomic(join(dataDir, MADE_ABOVE), `${first}\n`);
+  if (first === undefined) return;
+  mkdirSync(join(dataDir, RECORD_DIR), { recursive: true });
+  if (first !== dataDir) writeAtomic(join(dataDir, MADE_ABOVE), `${first}\n`);
 }
 
 /** Removes the data folder and everything in it, and the folders above it that makeDataDir made, when empty. */

@@ -12,6 +12,7 @@ import type { Repo } from '../../git/repo.js';
 import { LOCK_FILE, type Env } from '../../paths.js';
 import { planClientHookFile, planDisable, planEnable, type Outcome, type Plan } from './actions.js';
 import { applyPlan, outcomeOf } from './plan.js';
+import { forgetRepo, recordRepo } from './record.js';
 import type { RunContext } from './context.js';
 import { assessRepo, type RepoState } from './state.js';
 
@@ -67,7 +68,32 @@ export function planAction(s: RepoState, ctx: RunContext, action: RepoAction, ki
 
 /** Plans and applies the action to a state read under the repository's lock (`killed`: see withRepoLock). */
 export function applyAction(s: RepoState, ctx: RunContext, action: RepoAction, killed: boolean): Outcome {
-  return applyPlan(planAction(s, ctx, action, killed));
+  return applyRecorded(s, ctx, action, planAction(s, ctx, action, killed));
+}
+
+/**
+ * Applies an action's plan, keeping the record of enabled repositories
+ * (record.ts) in step, under the same lock: enable adds the repository before
+ * its first change (a fleet-git killed halfway leaves an entry that checkEntry
+ * and remove find with nothing to do, never an enabled repository nobody
+ * recorded), and takes a new entry out again when the plan fails; disable takes
+ * it out once the plan is done and left nothing alone. Every command that
+ * changes a repository comes here (actOnRepo, the bulk runs' helpers).
+ */
+function applyRecorded(s: RepoState, ctx: RunContext, action: RepoAction, plan: Plan): Outcome {
+  const entry = { path: s.path, commonDir: s.repo.commonDir };
+  if (action.do === 'disable') {
+    const outcome = applyPlan(plan);
+    if (!plan.notes.length) forgetRepo(ctx.user, entry.commonDir);
+    return outcome;
+  }
+  const added = action.do === 'enable' && (s.enabled || plan.changes.length > 0) && recordRepo(ctx.user, entry);
+  try {
+    return applyPlan(plan);
+  } catch (e) {
+    if (added && !s.enabled) forgetRepo(ctx.user, entry.commonDir);
+    throw e;
+  }
 }
 
 /**
@@ -94,7 +120,7 @@ export function actOnRepo(
   return withRepoLock(repo, ctx.env, (killed) => {
     const state = assessRepo(repo, ctx);
     const plan = planAction(state, ctx, action, killed);
-    return { state, plan, outcome: applyPlan(plan) };
+    return { state, plan, outcome: applyRecorded(state, ctx, action, plan) };
   });
 }
 

@@ -1,7 +1,7 @@
 // The user config file, ${XDG_CONFIG_HOME:-~/.config}/fleet-git/config.json5:
 // which new clones the setup template provisions (include/exclude, matched by
 // the clone hook through the sh compiled from them, see clone-rules.ts) and the
-// folders `scan` walks when given none (scan.roots, default the current one)
+// folders `scan` walks when given none (scan.roots; unset, scan lists the recorded repositories)
 // and the folders scan, enable --under and remove skip (scan.ignore);
 // `trust: true` makes `enable` also list repositories in Copilot's trustedFolders;
 // `vscode: false` keeps VS Code's agent sessions out of the observer (the hook
