@@ -417,3 +417,21 @@ describeNeeding(skip, 'run on a terminal: the profile picker', () => {
     });
   }
 });
+
+describeNeeding(skip, 'reading order on a terminal', () => {
+  // stdout and stderr are one stream on a terminal: what was left alone (stderr) comes before the note that explains it (stdout).
+  const sb = sandbox('fleet-git-tty-order-');
+  it("enable, and its --dry-run, in a repository with the user's own hook file: the line left alone, then the note that explains it", async () => {
+    const repo = sb.repo('own');
+    mkdirSync(join(repo, '.github', 'hooks'), { recursive: true });
+    writeFileSync(join(repo, HOOK), '{"version": 1, "hooks": {}}\n');
+    for (const args of [['enable'], ['enable', '--dry-run']]) {
+      const r = await fleetGit(args, { cwd: repo, env: sb.env });
+      assert.equal(r.code, args.length > 1 ? 0 : 1, r.text);
+      const left = r.text.indexOf(`left ${join(repo, HOOK)} alone`);
+      const note = r.text.indexOf('note: so nothing else was changed here');
+      assert.ok(left >= 0 && note >= 0, r.text);
+      assert.ok(left < note, `${args.join(' ')}: the explanation comes after the line it explains:\n${r.text}`);
+    }
+  });
+});
