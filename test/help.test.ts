@@ -2,12 +2,14 @@
 // for an unknown one, and the completion scripts run by real bash, zsh and fish.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { definedOptions } from '../src/commands/base.js';
 import { commandDefinitions } from '../src/commands/command-line.js';
 import { needs, sandbox } from './helpers.js';
+import { ptySpawn } from './pty.js';
+import { shQuote } from '../src/core/repo/templates.js';
 
 const COMMANDS = ['enable', 'disable', 'status', 'setup', 'config', 'scan', 'remove', 'run', 'model', 'doctor', 'uninstall', 'completion'];
 
@@ -162,6 +164,13 @@ describe('completion', () => {
     writeFileSync(join(sb.dir, 'a-file'), '');
     assert.deepEqual(complete('fleet-git', 'enable', '--under', 'hom').slice(0, -1), ['home'], 'a folder, not a file');
     assert.match(complete('fleet-git', '').at(-1)!, /^complete .*-F _fleet_git fleet-git$/);
+    // The values of an option or operand that takes one of a few, not folders (a folder named like one shows it is not listed).
+    mkdirSync(join(sb.dir, 'bash-folder'), { recursive: true });
+    assert.deepEqual(complete('fleet-git', 'completion', '').slice(0, -1), ['bash', 'zsh', 'fish']);
+    assert.deepEqual(complete('fleet-git', 'completion', 'ba').slice(0, -1), ['bash']);
+    assert.deepEqual(complete('fleet-git', 'completion', '--color', 'never', '').slice(0, -1), ['bash', 'zsh', 'fish']);
+    assert.deepEqual(complete('fleet-git', 'status', '--color', '').slice(0, -1), ['auto', 'always', 'never']);
+    assert.deepEqual(complete('fleet-git', 'scan', '--color', 'a').slice(0, -1), ['auto', 'always']);
   });
 
   test('fish: loaded by real fish, complete -C gives the commands and options', { skip: needs('fish') }, async () => {
@@ -187,6 +196,10 @@ describe('completion', () => {
     assert.ok(complete('fleet-git ').includes('enable'));
     assert.deepEqual(complete('fleet-git enable --u').sort(), ['--under', '--user']);
     assert.deepEqual(complete('fleet-git model '), ['list']);
+    mkdirSync(join(sb.dir, 'fish-folder'), { recursive: true });
+    assert.deepEqual(complete('fleet-git completion ').sort(), ['bash', 'fish', 'zsh']);
+    assert.deepEqual(complete('fleet-git completion --color never ').sort(), ['bash', 'fish', 'zsh']);
+    assert.deepEqual(complete('fleet-git status --color ').sort(), ['always', 'auto', 'never']);
   });
 
   test('zsh: accepted by real zsh (zsh -n), and with compinit it registers _fleet_git for fleet-git', { skip: needs('zsh') }, async () => {
@@ -207,6 +220,34 @@ describe('completion', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, '_fleet_git\n_fleet_git: function\n');
   });
+
+  test(
+    'zsh: on a terminal, Tab lists the values of an operand or option that takes one of a few, not folders',
+    { skip: needs('zsh') || needs('script') },
+    async () => {
+      const file = await script('zsh');
+      mkdirSync(join(sb.dir, 'zsh-folder'), { recursive: true });
+      const shell = ptySpawn(['zsh', '-f', '-i'], { cwd: sb.dir, env: { ...sb.env, ZDOTDIR: sb.dir, TERM: 'dumb' } });
+      shell.type(
+        `PS1='> '; autoload -Uz compinit && compinit -u -D && source ${shQuote(file)}; setopt autolist nolistbeep; print RE''ADY\n`,
+      );
+      await shell.waitFor(/\nREADY\r\n/);
+      /** The words zsh lists under the line for a Tab after `line`, sorted. */
+      const listed = async (line: string) => {
+        const from = shell.output().length;
+        shell.type(`${line}\t`);
+        const list = new RegExp(`${line.replace(/[-]/g, '\\$&')}\\r\\r\\n([^\\r]*)\\r\\n`);
+        await shell.waitFor(list);
+        const words = list.exec(shell.output().slice(from))![1]!.trim().split(/\s+/).sort();
+        shell.type('\x15'); // Ctrl-U: an empty line for the next one
+        return words;
+      };
+      assert.deepEqual(await listed('fleet-git completion '), ['bash', 'fish', 'zsh']);
+      assert.deepEqual(await listed('fleet-git status --color '), ['always', 'auto', 'never']);
+      shell.type('exit\n');
+      assert.equal((await shell.done).code, 0);
+    },
+  );
 
   test('an unknown shell is exit 2 with one line', async () => {
     const r = await sb.fleet(sb.dir, 'completion', 'tcsh');

@@ -1,8 +1,8 @@
 // What every command shares: the context it runs in (so tests run commands
 // in-process with their own cwd, env and streams), one-line errors, exit codes.
 import { Command, type BaseContext, type Definition } from 'clipanion';
-import { valueOption } from './options.js';
-import { colourMode, painter, useColour } from '../colour.js';
+import { choicesOf, valueOption } from './options.js';
+import { COLOUR_MODES, colourMode, painter, useColour } from '../colour.js';
 import { permissionLine, UsageError } from '../errors.js';
 import { userPaths, type Env } from '../paths.js';
 import { refreshKit, type KitFound } from '../core/repo/kit.js';
@@ -31,6 +31,8 @@ export interface DefinedOption {
   name: string;
   value: boolean;
   description: string;
+  /** The values it takes, when it takes one of a few (`--color`: auto, always, never). */
+  choices?: readonly string[];
 }
 
 /**
@@ -41,7 +43,10 @@ export interface DefinedOption {
 export function definedOptions(d: Definition): DefinedOption[] {
   return d.options.flatMap((o) => {
     const [names, ...values] = o.definition.split(' ');
-    return names.split(',').map((name) => ({ name, value: values.length > 0, description: o.description ?? '' }));
+    return names.split(',').map((name) => {
+      const choices = choicesOf(name);
+      return { name, value: values.length > 0, description: o.description ?? '', ...(choices ? { choices } : {}) };
+    });
   });
 }
 
@@ -53,6 +58,7 @@ export abstract class FleetCommand extends Command<Context> {
     '--color',
     'WHEN',
     'auto (the default: on a terminal, unless NO_COLOR is set or FORCE_COLOR says otherwise), always or never',
+    COLOUR_MODES,
   );
 
   abstract run(): Promise<number>;

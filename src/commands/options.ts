@@ -14,10 +14,19 @@ const valueNames = new Map<string, string>();
 /** Marks the operands option of a command with its name. */
 const OPERANDS = Symbol('operands');
 
-/** An option that takes one value, shown as `name VALUE`. */
-export function valueOption(name: string, value: string, description: string): string | undefined {
+/** The values an option takes, for those that take one of a few (`--color` → auto, always, never): what completion offers. */
+const optionChoices = new Map<string, readonly string[]>();
+
+/** An option that takes one value, shown as `name VALUE`; `choices`, when given, are the values it takes. */
+export function valueOption(name: string, value: string, description: string, choices?: readonly string[]): string | undefined {
   valueNames.set(name, value);
+  if (choices) optionChoices.set(name, choices);
   return Option.String(name, { description });
+}
+
+/** The values an option takes (valueOption's `choices`), or undefined when any value goes. */
+export function choicesOf(name: string): readonly string[] | undefined {
+  return optionChoices.get(name);
 }
 
 /** An option that takes one value and may be given more than once, shown as `name VALUE`. */
