@@ -356,7 +356,7 @@ describe('bad input', () => {
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.equal(
       r.stderr,
-      `fleet-git: cannot create the folder ${file}/share: ${file} is a file, not a folder (ENOTDIR); move it aside, or set the variable that points there (XDG_DATA_HOME, XDG_CONFIG_HOME, COPILOT_HOME) to a folder\n`,
+      `fleet-git: cannot create the folder ${file}/share: ${file} is a file, not a folder; move it aside, or set the variable that points there (XDG_DATA_HOME, XDG_CONFIG_HOME, COPILOT_HOME) to a folder\n`,
     );
     assert.deepEqual(snapshot(repo, ignoreGitChurn), before);
   });
