@@ -44,7 +44,7 @@ describe('help', () => {
     assert.match(enable, /^ {2}--under ROOT {4,}enable every repository/m);
     const none = await sb.fleet(sb.dir, 'help', 'nosuch');
     assert.equal(none.status, 2);
-    assert.equal(none.stderr, 'fleet-git: Command not found: help nosuch (fleet-git help lists the commands)\n');
+    assert.equal(none.stderr, 'fleet-git: no command "nosuch": help nosuch (fleet-git help lists the commands)\n');
     // A mistyped command: the nearest one.
     for (const [typed, meant] of [
       ['enabel', 'enable'],
@@ -52,7 +52,7 @@ describe('help', () => {
       ['remve', 'remove'],
     ]) {
       const r = await sb.fleet(sb.dir, typed);
-      assert.deepEqual([r.status, r.stderr], [2, `fleet-git: Command not found: ${typed} (did you mean fleet-git ${meant}?)\n`]);
+      assert.deepEqual([r.status, r.stderr], [2, `fleet-git: no command "${typed}": ${typed} (did you mean fleet-git ${meant}?)\n`]);
     }
   });
 
@@ -74,7 +74,9 @@ describe('help', () => {
       assert.equal(r.stdout, '');
       assert.match(
         r.stderr,
-        new RegExp(`^fleet-git: (Unsupported|Invalid) option name .*: ${args.join(' ')} \\(${hint.replace(/[?]/g, '\\?')}\\)\\n$`),
+        new RegExp(
+          `^fleet-git: ${args[0]} has no option ${args.find((a) => a.startsWith('-'))!.split('=')[0]}: ${args.join(' ')} \\(${hint.replace(/[?]/g, '\\?')}\\)\\n$`,
+        ),
       );
     }
   });
@@ -82,23 +84,43 @@ describe('help', () => {
 
 describe('operands', () => {
   const sb = sandbox();
-  test('more operands than a command takes: said as such, not "Command not found" (exit 2)', () => {
-    for (const args of [
-      ['status', 'a', 'b'],
-      ['doctor', 'a', 'b'],
-      ['setup', 'x'],
-    ]) {
+  test('more or fewer operands than a command takes: said as such, with what it takes (exit 2)', () => {
+    for (const [args, what] of [
+      [['status', 'a', 'b'], 'status takes at most one repo, not "b"'],
+      [['doctor', 'a', 'b'], 'doctor takes at most one repo, not "b"'],
+      [['setup', 'x'], 'setup takes nothing but options, not "x"'],
+      [['remove'], 'remove needs at least one root'],
+      [['completion'], 'completion needs a shell'],
+    ] as const) {
       const r = sb.cli(sb.dir, ...args);
       assert.equal(r.status, 2, args.join(' '));
-      assert.match(
-        r.stderr,
-        new RegExp(
-          `^fleet-git: Extraneous positional arguments?(?: \\("x"\\))?: ${args.join(' ')} \\(fleet-git help ${args[0]} lists its options\\)\n$`,
-        ),
-      );
+      assert.equal(r.stderr, `fleet-git: ${what}: ${args.join(' ')} (fleet-git help ${args[0]} says what it takes)\n`);
     }
     // A command named in part is still offered whole.
-    assert.equal(sb.cli(sb.dir, 'model').stderr, 'fleet-git: Command not found: model (did you mean fleet-git model list?)\n');
+    assert.equal(
+      sb.cli(sb.dir, 'model').stderr,
+      'fleet-git: "model" is not a command on its own: model (did you mean fleet-git model list?)\n',
+    );
+  });
+});
+
+describe('bad command lines', () => {
+  const sb = sandbox();
+  test("one line in fleet-git's words, none of the argument parser's own (exit 2)", async () => {
+    for (const [args, line] of [
+      [['enable', '--bogus'], 'enable has no option --bogus: enable --bogus (fleet-git help enable lists its options)'],
+      [['enable', '--under'], '--under needs a value: enable --under (fleet-git help enable lists its options)'],
+      [['status', '--color'], '--color needs a value: status --color (it takes auto, always, never)'],
+      [['enable', '--force=yes'], '--force takes no value: enable --force=yes (fleet-git help enable lists its options)'],
+      [['--bogus'], 'unknown option --bogus: --bogus (fleet-git help lists the commands)'],
+      [['remove'], 'remove needs at least one root: remove (fleet-git help remove says what it takes)'],
+    ] as const) {
+      const r = await sb.fleet(sb.dir, ...args);
+      assert.deepEqual([r.status, r.stdout, r.stderr], [2, '', `fleet-git: ${line}\n`], args.join(' '));
+      assert.doesNotMatch(r.stderr, /Unsupported|Invalid option|positional|Not enough|Command not found|Extraneous|While running/);
+    }
+    // Short options together are options (-q of enable).
+    assert.doesNotMatch((await sb.fleet(sb.dir, 'status', '-qz')).stderr, /-q\b.*no option -q\b/);
   });
 });
 

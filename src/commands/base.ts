@@ -20,7 +20,8 @@ export const EXITS: ExitCodes = {
   [EXIT.ok]: 'done',
   [EXIT.partial]:
     'something was left alone or failed (a file fleet-git did not write, one git tracks, a folder it cannot write); the line on stderr says what and what to do',
-  [EXIT.usage]: 'bad input (not a repository, a folder that does not exist, an unknown command or option, an invalid config file)',
+  [EXIT.usage]:
+    'bad input (not a repository, a folder that does not exist, an unknown command or option, an option without its value, more or fewer operands than the command takes, an invalid config file)',
 };
 
 /** A mistake in what the user asked for on the command line: one line, exit code 2. */

@@ -5,7 +5,8 @@ import { Builtins, Cli, Command, type CommandClass, type Definition, type Usage 
 import pkg from '../../package.json' with { type: 'json' }; // bundled: --version is package.json's
 import { definedOptions, EXIT, type Context, type ExitCodes } from './base.js';
 import { colourInArgv, colourMode, useColour, type ColourMode } from '../colour.js';
-import { named } from './options.js';
+import { named, operandsOf } from './options.js';
+import { misuse, type KnownCommand } from './misuse.js';
 
 type Load = () => Promise<CommandClass<Context>>;
 
@@ -101,8 +102,19 @@ export function nearest(typed: string, names: string[]): string | null {
   return best;
 }
 
+/** The commands registered in `cli`, with their options and operands, for misuse(). */
+function knownCommands(cli: FleetCli, definitions: Definition[]): KnownCommand[] {
+  return cli.classes
+    .filter((c) => c.paths?.[0]?.length && !c.paths[0][0]!.startsWith('-'))
+    .map((c) => {
+      const words = c.paths![0]!;
+      const d = definitions.find((x) => x.path === `fleet-git ${words.join(' ')}`);
+      return { words, options: d ? definedOptions(d) : [], operands: operandsOf(c) };
+    });
+}
+
 /** The Cli for one command line: only the command its first word names, or every command when it names none. */
-async function makeCli(argv: string[], colours: boolean): Promise<Cli<Context>> {
+async function makeCli(argv: string[], colours: boolean): Promise<FleetCli> {
   const cli = new FleetCli({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: pkg.version, enableColors: colours });
   // completion describes every command, so it loads them all.
   const named = Object.hasOwn(COMMANDS, argv[0] ?? '') && argv[0] !== 'completion' ? [COMMANDS[argv[0]]] : Object.values(COMMANDS);
@@ -138,44 +150,11 @@ export async function main(argv: string[], context: Context): Promise<number> {
   try {
     command = cli.process(argv, context);
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    const first = message.split('\n').find((l) => l.trim()) ?? 'invalid command line';
-    let what = first
-      .trim()
-      .replace(/[;:]? *did you mean.*$/i, '')
-      .replace(/\.$/, '');
-    // clipanion names one command it thinks was meant on a line of its own: "$ fleet-git model list".
-    let meant = /did you mean:\s*\n\s*\$ (.+?)\s*$/m.exec(message)?.[1]?.replace(/ \[[^\]]*\]| \.\.\./g, '');
-    const known = Object.hasOwn(COMMANDS, argv[0] ?? '');
-    const options = known
-      ? definitions.filter((d) => d.path.split(' ')[1] === argv[0]).flatMap((d) => definedOptions(d).map((o) => o.name))
-      : [];
-    // An unknown option: the nearest option of the command named (clipanion names none). After a
-    // folder (`scan ~/code --jsn`), clipanion says only "Command not found": the option is found here.
-    let unknown = /(?:Unsupported|Invalid) option name \("([^"]+)"\)/.exec(message)?.[1];
-    if (!unknown && known && /^Command not found/.test(what)) {
-      const end = argv.indexOf('--');
-      unknown = (end < 0 ? argv : argv.slice(0, end))
-        .slice(1)
-        .find((a) => /^--?[A-Za-z]/.test(a) && !options.includes(a.split('=')[0]!) && a !== '-h' && a !== '--help');
-      // Else more operands than it takes (`status a b`), as clipanion says of a command without optional ones.
-      what = unknown ? `Unsupported option name ("${unknown}")` : meant ? what : 'Extraneous positional arguments';
-    }
-    if (unknown && !meant && known) {
-      const near = nearest(unknown.split('=')[0]!, options);
-      if (near) meant = near;
-    }
-    // A mistyped command (`enabel`): the nearest command, clipanion naming none.
-    if (!meant && !known && /^[a-z]/.test(argv[0] ?? '')) {
-      const near = nearest(argv[0]!, [...Object.keys(COMMANDS), 'help']);
-      if (near) meant = `fleet-git ${typed[0] === 'help' ? 'help ' : ''}${near}`;
-    }
-    const hint = meant
-      ? `did you mean ${meant}?`
-      : known
-        ? `fleet-git help ${argv[0]} lists its options`
-        : 'fleet-git help lists the commands';
-    context.stderr.write(`fleet-git: ${what}: ${typed.join(' ')} (${hint})\n`);
+    // clipanion's errors about the command line carry its ErrorMeta; what is wrong is found from the
+    // commands' definitions (misuse.ts), not from its message.
+    const ours = typeof e === 'object' && e !== null && 'clipanion' in e;
+    const what = ours ? misuse(argv, typed, knownCommands(cli, definitions), nearest) : String((e as Error)?.message ?? e).split('\n')[0];
+    context.stderr.write(`fleet-git: ${what}\n`);
     return EXIT.usage;
   }
   return cli.run(command, context).then((code) => (command.help ? EXIT.ok : code));

@@ -1,7 +1,7 @@
 // `fleet-git completion bash|zsh|fish`: a completion script for the shell,
 // made from the commands' own definitions (their names, options and whether
 // an option takes a value), so it cannot drift from what the commands accept.
-import { Option } from 'clipanion';
+import { operand } from './options.js';
 import { definedOptions, FleetCommand, EXIT, InputError, type ExitCodes } from './base.js';
 
 /** One command as completion sees it: its words after fleet-git, its description, its options. */
@@ -187,7 +187,7 @@ export class CompletionCommand extends FleetCommand {
     ],
   });
 
-  shell = Option.String({ name: 'shell' });
+  shell = operand('shell', true);
 
   async run(): Promise<number> {
     const make = { bash: bashScript, zsh: zshScript, fish: fishScript }[this.shell];

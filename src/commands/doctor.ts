@@ -13,7 +13,7 @@ import { loadUserConfig } from '../core/setup/user-config.js';
 import { copilotView, userHookFile, vscodeLine, type CopilotView } from '../core/setup/user-hooks.js';
 import { locateRepo, NotARepoError } from '../git/repo.js';
 import { Option } from 'clipanion';
-import { valueOption } from './options.js';
+import { operand, valueOption } from './options.js';
 import { REPO_HOOK_ENTRY } from '../core/repo/config-hook.js';
 import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 
@@ -89,7 +89,7 @@ export class DoctorCommand extends FleetCommand {
   copilot = valueOption('--copilot', 'PATH', 'with --live: the copilot to run (default: the one on PATH)');
   json = Option.Boolean('--json', false, { description: 'the checks (with --live, the report) as one JSON document' });
   timeout = valueOption('--timeout', 'S', 'with --live: seconds Copilot may take (default and most: 50)');
-  repo = Option.String({ required: false, name: 'repo' });
+  repo = operand('repo');
 
   async run(): Promise<number> {
     if (this.live)

@@ -35,15 +35,32 @@ export function listOption(name: string, value: string, description: string): st
   return Option.Array(name, [], { description });
 }
 
-/** The command's operands, any number of them (at least `required`), shown as `[name...]`. */
-export function operands(name: string, required = 0): string[] {
-  return Object.assign(Option.Rest({ name, required }), { [OPERANDS]: name });
+/** What a command's operands are: their name, and how many it takes (`max` Infinity: any number, shown as `[name...]`). */
+export interface Operands {
+  name: string;
+  min: number;
+  max: number;
 }
 
-/** The name of a command's operands (operands()), or null when it takes none. */
-function operandsOf(cls: CommandLike): string | null {
+/** The command's operands, any number of them (at least `required`), shown as `[name...]`. */
+export function operands(name: string, required = 0): string[] {
+  return Object.assign(Option.Rest({ name, required }), { [OPERANDS]: { name, min: required, max: Infinity } satisfies Operands });
+}
+
+/** The command's one operand, shown as `<name>` when required, `[name]` otherwise. */
+export function operand(name: string, required: true): string;
+export function operand(name: string, required?: false): string | undefined;
+export function operand(name: string, required = false): string | undefined {
+  const option = required ? Option.String({ name, required: true }) : Option.String({ name, required: false });
+  return Object.assign(option as unknown as object, {
+    [OPERANDS]: { name, min: required ? 1 : 0, max: 1 } satisfies Operands,
+  }) as unknown as string;
+}
+
+/** A command's operands (operands() or operand()), or null when it takes none. */
+export function operandsOf(cls: CommandLike): Operands | null {
   for (const v of Object.values(new cls()))
-    if (typeof v === 'object' && v !== null && OPERANDS in v) return (v as { [OPERANDS]: string })[OPERANDS];
+    if (typeof v === 'object' && v !== null && OPERANDS in v) return (v as { [OPERANDS]: Operands })[OPERANDS];
   return null;
 }
 
@@ -53,7 +70,7 @@ function operandsOf(cls: CommandLike): string | null {
  * and help's option lists aligned again.
  */
 export function named(text: string, commands: readonly CommandLike[] = []): string {
-  const rest = new Map(commands.map((c) => [c.paths?.[0]?.[0] ?? '', operandsOf(c)]));
+  const rest = new Map(commands.map((c) => [c.paths?.[0]?.[0] ?? '', operandsOf(c)?.name]));
   const lines = text
     .replace(
       /(--?[A-Za-z][\w-]*)((?: #\d+)+)/g,
