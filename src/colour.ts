@@ -15,7 +15,7 @@ import { UsageError } from './errors.js';
 /** The values --color takes. */
 export const COLOUR_MODES = ['auto', 'always', 'never'] as const;
 export type ColourMode = (typeof COLOUR_MODES)[number];
-export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow';
+export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan';
 
 /** The --color value (undefined: auto); anything else is a usage error. */
 export function colourMode(value: string | undefined): ColourMode {

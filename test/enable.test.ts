@@ -387,7 +387,10 @@ describe('bad input', () => {
       assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, r.stderr);
     }
     // One command clipanion thinks was meant is named.
-    assert.equal(s.cli(repo, 'model').stderr, 'fleet-git: "model" is not a command on its own: model (did you mean fleet-git model list?)\n');
+    assert.equal(
+      s.cli(repo, 'model').stderr,
+      'fleet-git: "model" is not a command on its own: model (did you mean fleet-git model list?)\n',
+    );
   });
 });
 

@@ -435,3 +435,46 @@ describeNeeding(skip, 'reading order on a terminal', () => {
     }
   });
 });
+
+describeNeeding(skip, 'help on a terminal', () => {
+  const sb = sandbox('fleet-git-tty-help-');
+  /** `fleet-git ARGS` on a terminal of `cols` columns; what it showed, colour codes taken out, and the raw text. */
+  const onTerminal = async (cols: number, args: string[], env: Record<string, string>) => {
+    const r = await ptyRun(['sh', '-c', `stty cols ${cols} rows 50 && exec "$0" "$@"`, process.execPath, CLI, ...args], {
+      cwd: sb.dir,
+      env,
+    });
+    assert.equal(r.code, 0, r.text);
+    return { raw: r.text, plain: r.text.replace(SGR, '') };
+  };
+  /** The words of a help text but the rules' (a cut word would be two). */
+  const words = (text: string) => text.split(/\s+/).filter((w) => w && !/^━+$/.test(w));
+
+  for (const cols of [80, 60]) {
+    it(`help enable and the list of commands fit ${cols} columns, in colour or not: no line wraps, no word is cut, the options' descriptions in one column`, async () => {
+      for (const args of [['help', 'enable'], ['help']]) {
+        const piped = sb.cli(sb.dir, ...args, '--color=never');
+        assert.equal(piped.status, 0, piped.stderr);
+        for (const env of [withoutNoColor(sb.env), sb.env]) {
+          const { raw, plain } = await onTerminal(cols, args, env);
+          const what = `${args.join(' ')}, ${cols} columns, ${env.NO_COLOR ? 'NO_COLOR' : 'colour'}`;
+          if (!env.NO_COLOR) assert.match(raw, SGR, `${what}: coloured`);
+          const long = plain.split('\n').filter((l) => [...l].length >= cols);
+          assert.deepEqual(long, [], `${what}: every line shorter than the terminal`);
+          assert.deepEqual(words(plain), words(piped.stdout), `${what}: the same words as off a terminal, none cut`);
+          if (args.length === 1) continue;
+          assert.ok(
+            plain.split('\n').some((l) => /\bFORCE_COLOR\b/.test(l)),
+            what,
+          );
+          // Each option's description starts in the same column, with or without a value.
+          const starts = plain
+            .split('\n')
+            .filter((l) => /^ {2}-/.test(l))
+            .map((l) => /^ {2}\S+(?: [A-Z]+)? +/.exec(l)![0].length);
+          assert.ok(starts.length > 5 && new Set(starts).size === 1, `${what}: ${starts.join(' ')}\n${plain}`);
+        }
+      }
+    });
+  }
+});

@@ -7,6 +7,7 @@ import { definedOptions, EXIT, type Context, type ExitCodes } from './base.js';
 import { colourInArgv, colourMode, useColour, type ColourMode } from '../colour.js';
 import { named, operandsOf } from './options.js';
 import { misuse, type KnownCommand } from './misuse.js';
+import { commandHelp, commandList, helpWidth } from './help.js';
 
 type Load = () => Promise<CommandClass<Context>>;
 
@@ -55,27 +56,43 @@ function negativeValuesJoined(argv: string[], definitions: Definition[]): string
   return out;
 }
 
-/** A command's exit codes as its help ends with them (`Exit codes`, then `  0  done` lines). */
-export function exitCodesText(exits: ExitCodes): string {
-  return `Exit codes\n\n${Object.entries(exits)
-    .map(([code, what]) => `  ${code}    ${what}`)
-    .join('\n')}\n`;
-}
-
 class FleetCli extends Cli<Context> {
   /** The command classes registered, whose operands help names (options.ts). */
   readonly classes: CommandClass<Context>[] = [];
+  /** The width help is laid out for (help.ts's helpWidth). */
+  width = 80;
 
   register(cls: CommandClass<Context>): void {
     this.classes.push(cls);
     super.register(cls);
   }
 
+  /**
+   * Help as help.ts lays it out, to the terminal's width: the list of commands (no command) and one
+   * command's help (detailed); a command's usage line alone as clipanion writes it, its values named.
+   */
   usage(...args: Parameters<Cli<Context>['usage']>): string {
-    const [command, opts] = args;
-    const text = named(super.usage(...args), this.classes);
-    const cls = (command && (command instanceof Command ? command.constructor : command)) as { exits?: ExitCodes } | null;
-    return opts?.detailed && cls?.exits ? `${text.trimEnd()}\n\n${exitCodesText(cls.exits)}` : text;
+    const [command = null, opts = {}] = args;
+    const cls = (command instanceof Command ? command.constructor : command) as (CommandClass<Context> & { exits?: ExitCodes }) | null;
+    const layout = { width: this.width, colour: opts.colored ?? this.enableColors ?? false };
+    if (!cls && opts.prefix === undefined)
+      return commandList(
+        this.binaryVersion ?? '',
+        this.classes
+          .filter((c) => c.usage)
+          .map((c) => ({ synopsis: this.usage(c, { colored: false }).trim(), description: c.usage!.description ?? '' })),
+        layout,
+      );
+    if (cls?.usage && opts.detailed) return commandHelp({ definition: this.definitionOf(cls), usage: cls.usage, exits: cls.exits }, layout);
+    return named(super.usage(...args), this.classes);
+  }
+
+  /** A registered command's definition as clipanion gives it, its values and operands named. */
+  definitionOf(cls: CommandClass<Context>): Definition {
+    const path = `fleet-git ${cls.paths![0]!.join(' ')}`;
+    const d = this.definitions().find((x) => x.path === path);
+    if (!d) throw new Error(`no definition for ${path}`);
+    return { ...d, usage: named(d.usage, this.classes), options: d.options.map((o) => ({ ...o, definition: named(o.definition) })) };
   }
 }
 
@@ -142,6 +159,7 @@ export async function main(argv: string[], context: Context): Promise<number> {
     /* the command says so */
   }
   const cli = await makeCli(argv, useColour(mode, context.stdout, context.env));
+  cli.width = helpWidth(context.stdout);
   const definitions = cli.definitions();
   argv = negativeValuesJoined(argv, definitions);
   // The list of commands takes --color too (clipanion's own help command has no options).

@@ -2,8 +2,10 @@
 // option's value (its help prints `--under #0`) and of a command's operands (a
 // bare `...`). The commands declare such options through valueOption,
 // listOption and operands, which give clipanion the option and keep the name;
-// named() writes the names into clipanion's help text (FleetCli.usage), the
-// option lists aligned again.
+// named() writes the names into clipanion's usage lines and option
+// definitions (`--under #0`, `fleet-git enable ...`), the notation of
+// clipanion 3's definitions() and usage(), which help.test pins: help.ts lays
+// out the rest.
 import { Option } from 'clipanion';
 
 /** A command class, as much of it as named() reads: its paths, and its options once made. */
@@ -65,13 +67,12 @@ export function operandsOf(cls: CommandLike): Operands | null {
 }
 
 /**
- * A usage text with each option's value named (`--under ROOT`), not numbered,
- * each command's operands named (`[repo...]`, for the commands in `commands`),
- * and help's option lists aligned again.
+ * A usage line or option definition with each option's value named (`--under ROOT`), not
+ * numbered, and each command's operands named (`[repo...]`, for the commands in `commands`).
  */
 export function named(text: string, commands: readonly CommandLike[] = []): string {
   const rest = new Map(commands.map((c) => [c.paths?.[0]?.[0] ?? '', operandsOf(c)?.name]));
-  const lines = text
+  return text
     .replace(
       /(--?[A-Za-z][\w-]*)((?: #\d+)+)/g,
       (_m, name: string, args: string) => `${name}${args.replace(/ #\d+/g, ` ${valueNames.get(name) ?? 'VALUE'}`)}`,
@@ -79,20 +80,5 @@ export function named(text: string, commands: readonly CommandLike[] = []): stri
     .replace(/^(\s*(?:\$ )?fleet-git ([a-z]+)\b.*) \.\.\.$/gm, (m, line: string, command: string) => {
       const name = rest.get(command);
       return name ? `${line} [${name}...]` : m;
-    })
-    .split('\n');
-  // Help's option list: "  --name VALUE   description" lines, padded by clipanion to the numbered widths.
-  const row = /^ {2}(-\S*(?: [A-Z]+)*) {2,}(\S.*)$/;
-  for (let i = 0; i < lines.length; i++) {
-    let j = i;
-    while (j < lines.length && row.test(lines[j])) j++;
-    if (j === i) continue;
-    const rows = lines.slice(i, j).map((l) => row.exec(l)!);
-    const width = Math.max(...rows.map((m) => m[1].length));
-    rows.forEach((m, k) => {
-      lines[i + k] = `  ${m[1].padEnd(width)}    ${m[2]}`;
     });
-    i = j;
-  }
-  return lines.join('\n');
 }
