@@ -1,6 +1,6 @@
 // What fleet-git does only on a terminal, run on a real pseudo-terminal
 // (pty.ts): scan's table and colours, the progress line of a long walk,
-// remove's y/N question, and run's profile picker.
+// remove's y/N question, run's profile picker, help's width and doctor --live's progress.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { styleText } from 'node:util';
@@ -14,6 +14,7 @@ import { runCli } from './spawn.js';
 import { acquireLock } from '../src/fs/lock.js';
 import { LOCK_FILE } from '../src/paths.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
+import { shQuote } from '../src/core/repo/templates.js';
 
 const HOOK = '.github/hooks/fleet.json';
 /** Every test here runs on a pseudo-terminal made by util-linux's script (test/pty.ts). */
@@ -477,4 +478,43 @@ describeNeeding(skip, 'help on a terminal', () => {
       }
     });
   }
+});
+
+describeNeeding(skip, 'doctor --live on a terminal', () => {
+  // A copilot that runs until the test lets it end (it sees the progress line first), whatever the machine's speed.
+  const sb = sandbox('fleet-git-tty-live-');
+  const go = join(sb.dir, 'go');
+  const fake = join(sb.dir, 'copilot');
+  before(() => {
+    writeFileSync(fake, `#!/bin/sh\nwhile [ ! -e ${shQuote(go)} ]; do sleep 0.05; done\n`, { mode: 0o755 });
+  });
+  const LIVE = /\rfleet-git: doctor --live: ([^\r\n\x1b]*), (\d+) s\x1b\[K/g;
+
+  it('shows what it is doing and for how long while the session runs, cleared before the report', async () => {
+    rmSync(go, { force: true });
+    const repo = sb.repo('live');
+    const run = ptySpawn([process.execPath, CLI, 'doctor', '--live', '--copilot', fake], { cwd: repo, env: sb.env });
+    try {
+      await run.waitFor(`\rfleet-git: doctor --live: running one Copilot session in ${repo}, `);
+    } finally {
+      writeFileSync(go, ''); // the session ends, shown or not
+    }
+    const r = await run.done;
+    assert.equal(r.code, 1, r.text); // no event came: this copilot runs no hook
+    const lines = [...r.raw.matchAll(LIVE)];
+    const last = lines.at(-1)!;
+    assert.ok(r.raw.slice(last.index! + last[0].length).startsWith('\r\x1b[K'), 'the last progress line is cleared at once');
+    const report = r.raw.slice(last.index! + last[0].length + 4);
+    assert.match(report, /^one offline Copilot session in /, 'the report starts on a clean line');
+    assert.doesNotMatch(report, /doctor --live: /);
+  });
+
+  it('off a terminal, nothing but the report', async () => {
+    writeFileSync(go, '');
+    const repo = sb.repo('live-piped');
+    const r = await runCli(['doctor', '--live', '--copilot', fake], { cwd: repo, env: sb.env });
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.match(r.stdout, /^one offline Copilot session in /);
+  });
 });

@@ -226,7 +226,7 @@ export async function withApplyProgress<T>(
 }
 
 /** One line on stderr replaced in place: only on a terminal, only once the work has taken 300 ms, at most every `gapMs`. */
-class StatusLine {
+export class StatusLine {
   private readonly start = Date.now();
   private last = 0;
   private shown = false;
