@@ -35,8 +35,8 @@ export function wrap(text: string, room: number, indent = '', first = indent): s
   return lines;
 }
 
-/** A usage text's paragraphs, each on one line (the source indents them). */
-function paragraphs(text: string | undefined): string[] {
+/** A usage text's paragraphs, each on one line (the source indents them): for help and scripts/docs.ts. */
+export function paragraphs(text: string | undefined): string[] {
   return (text ?? '')
     .split(/\n\s*\n/)
     .map((p) =>
