@@ -71,6 +71,23 @@ export function permissionLine(err: unknown): string | null {
 }
 
 /**
+ * Any error as one line in words: a permission error as permissionLine says it, another
+ * system error as `cannot VERB PATH: reason` (never Node's `ENOENT: no such file or
+ * directory, open '...'`), any other error by its message.
+ */
+export function errorLine(err: unknown): string {
+  const line = permissionLine(err);
+  if (line) return line;
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e?.code === 'string' && typeof e.syscall === 'string' && typeof e.path === 'string') {
+    const [verb] = ACTS[e.syscall] ?? [e.syscall];
+    return `cannot ${verb} ${e.path}: ${describeError(e)}`;
+  }
+  if (typeof e?.code === 'string' && e.message?.startsWith(`${e.code}: `)) return describeError(e);
+  return e instanceof Error ? e.message : String(err);
+}
+
+/**
  * A folder made with all the folders above it (mkdir's recursive option) that
  * failed because of what is above it: the deepest path there is cannot be
  * written (EACCES, or ENOENT on some Node versions), or is a file (ENOTDIR).

@@ -3,7 +3,7 @@
 import { Command, type BaseContext, type Definition } from 'clipanion';
 import { choicesOf, valueOption } from './options.js';
 import { COLOUR_MODES, colourMode, painter, useColour } from '../colour.js';
-import { permissionLine, UsageError } from '../errors.js';
+import { errorLine, UsageError } from '../errors.js';
 import { userPaths, type Env } from '../paths.js';
 import { refreshKit, type KitFound } from '../core/repo/kit.js';
 
@@ -92,7 +92,7 @@ export abstract class FleetCommand extends Command<Context> {
         this.context.stderr.write(`fleet-git: ${e.message}\n`);
         return EXIT.usage;
       }
-      const msg = permissionLine(e) ?? (e instanceof Error ? e.message : String(e));
+      const msg = errorLine(e);
       this.context.stderr.write(`fleet-git: ${msg}\n`);
       return EXIT.partial;
     }
