@@ -186,18 +186,13 @@ export async function commandDefinitions(): Promise<Definition[]> {
 /** Every command of fleet-git in help's order: what scripts/docs.ts makes docs/commands.md and the man page of. */
 export async function commandReference(): Promise<CommandDoc[]> {
   const cli = await makeCli([], false);
-  const definitions = cli.definitions();
   const classes = await Promise.all(Object.values(COMMANDS).map((load) => load()));
   return classes.map((c) => {
-    const path = `fleet-git ${c.paths![0]!.join(' ')}`;
-    const definition = definitions.find((d) => d.path === path);
-    if (!definition) throw new Error(`no definition for ${path}`);
-    const synopsis = cli.usage(c, { colored: false }).replace(/^\$ /, '').trim();
-    const options = definition.options.map((o) => ({ ...o, definition: named(o.definition) }));
+    const definition = cli.definitionOf(c);
     return {
-      path,
-      synopsis,
-      definition: { ...definition, options },
+      path: definition.path,
+      synopsis: cli.usage(c, { colored: false }).replace(/^\$ /, '').trim(),
+      definition,
       usage: c.usage ?? {},
       exits: (c as unknown as { exits: ExitCodes }).exits,
     };
