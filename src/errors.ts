@@ -143,6 +143,7 @@ export function describeError(err: unknown): string {
     EPERM: 'operation not permitted',
     ENOENT: 'does not exist',
     ENOTDIR: 'not a folder',
+    EISDIR: 'is a folder, not a file',
     ELOOP: 'too many levels of symbolic links',
     EIO: 'input/output error',
     ENOSPC: 'no space left on the disk',
@@ -154,7 +155,7 @@ export function describeError(err: unknown): string {
   };
   if (code && words[code]) return words[code];
   const message = String((e as Error)?.message ?? err);
-  if (code && message.startsWith(`${code}: `)) return message.slice(code.length + 2).replace(/, [a-z]+ '.*$/, '');
+  if (code && message.startsWith(`${code}: `)) return message.slice(code.length + 2).replace(/, [a-z]+(?: '.*)?$/, '');
   return message;
 }
 
