@@ -8,26 +8,13 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { commandReference, type CommandDoc } from '../src/commands/command-line.js';
 import { EXITS, type ExitCodes } from '../src/commands/base.js';
+import { paragraphs } from '../src/commands/help.js';
 import pkg from '../package.json' with { type: 'json' };
 
 const ROOT = join(import.meta.dirname, '..');
 export const COMMANDS_MD = join(ROOT, 'docs', 'commands.md');
 export const MAN_PAGE = join(ROOT, 'man', 'fleet-git.1');
 export const END = '<!-- end of the part npm run docs writes; what follows is kept as written -->';
-
-/** A usage text's details as paragraphs, each one line (clipanion's text is indented in the source). */
-function paragraphs(details: string | undefined): string[] {
-  return (details ?? '')
-    .split(/\n\s*\n/)
-    .map((p) =>
-      p
-        .split('\n')
-        .map((l) => l.trim())
-        .filter(Boolean)
-        .join(' '),
-    )
-    .filter(Boolean);
-}
 
 /** An example's command line as typed (`$0` is the binary). */
 const typed = (cmd: string) => cmd.replace(/\$0/g, 'fleet-git');

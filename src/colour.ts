@@ -12,12 +12,15 @@
 import * as util from 'node:util';
 import { UsageError } from './errors.js';
 
-export type ColourMode = 'auto' | 'always' | 'never';
-export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow';
+/** The values --color takes. */
+export const COLOUR_MODES = ['auto', 'always', 'never'] as const;
+export type ColourMode = (typeof COLOUR_MODES)[number];
+export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan';
 
 /** The --color value (undefined: auto); anything else is a usage error. */
 export function colourMode(value: string | undefined): ColourMode {
-  if (value === undefined || value === 'auto' || value === 'always' || value === 'never') return value ?? 'auto';
+  if (value === undefined) return 'auto';
+  if ((COLOUR_MODES as readonly string[]).includes(value)) return value as ColourMode;
   throw new UsageError(`--color takes auto, always or never, not "${value}"`);
 }
 

@@ -27,8 +27,8 @@ function closedAbove(path: string): string | null {
 export function unreachableReason(path: string): string {
   const blocked = closedAbove(path);
   return blocked
-    ? `cannot enter ${blocked}: permission denied (EACCES); fleet-git needs to enter every folder above it (ls -ld ${blocked})`
-    : 'permission denied (EACCES): check the permissions of the folders above it';
+    ? `cannot enter ${blocked}: permission denied; fleet-git needs to enter every folder above it (ls -ld ${blocked})`
+    : 'permission denied: check the permissions of the folders above it';
 }
 
 const ACTS: Record<string, [verb: string, needs: 'write-parent' | 'reach']> = {
@@ -62,12 +62,29 @@ export function permissionLine(err: unknown): string | null {
   if (!e || (e.code !== 'EACCES' && e.code !== 'EPERM' && e.code !== 'EROFS') || typeof e.path !== 'string') return null;
   const [verb, needs] = ACTS[e.syscall ?? ''] ?? [e.syscall ?? 'use', 'reach'];
   const folder = e.path.slice(0, Math.max(1, e.path.lastIndexOf('/')));
-  if (e.code === 'EROFS') return `cannot ${verb} ${e.path}: the file system is read-only (EROFS)`;
+  if (e.code === 'EROFS') return `cannot ${verb} ${e.path}: the file system is read-only`;
   const fix =
     needs === 'write-parent'
       ? `${folder} must be writable by you (see ls -ld ${folder}; fix its owner or mode, or run as its owner)`
       : `check that you can read it and enter every folder above it (ls -ld ${folder}), or run as its owner`;
-  return `cannot ${verb} ${e.path}: permission denied (${e.code}); ${fix}`;
+  return `cannot ${verb} ${e.path}: ${describeError(e)}; ${fix}`;
+}
+
+/**
+ * Any error as one line in words: a permission error as permissionLine says it, another
+ * system error as `cannot VERB PATH: reason` (never Node's `ENOENT: no such file or
+ * directory, open '...'`), any other error by its message.
+ */
+export function errorLine(err: unknown): string {
+  const line = permissionLine(err);
+  if (line) return line;
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e?.code === 'string' && typeof e.syscall === 'string' && typeof e.path === 'string') {
+    const [verb] = ACTS[e.syscall] ?? [e.syscall];
+    return `cannot ${verb} ${e.path}: ${describeError(e)}`;
+  }
+  if (typeof e?.code === 'string' && e.message?.startsWith(`${e.code}: `)) return describeError(e);
+  return e instanceof Error ? e.message : String(err);
 }
 
 /**
@@ -83,21 +100,21 @@ function blockedMkdir(e: NodeJS.ErrnoException): string | null {
   while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
   const above = dirname(missing);
   if (!statSync(above, { throwIfNoEntry: false })?.isDirectory())
-    return `cannot create the folder ${missing}: ${above} is a file, not a folder (ENOTDIR); move it aside, or set the variable that points there (XDG_DATA_HOME, XDG_CONFIG_HOME, COPILOT_HOME) to a folder`;
+    return `cannot create the folder ${missing}: ${above} is a file, not a folder; move it aside, or set the variable that points there (XDG_DATA_HOME, XDG_CONFIG_HOME, COPILOT_HOME) to a folder`;
   try {
     accessSync(above, constants.W_OK | constants.X_OK);
     return null; // writable: not what stopped it
   } catch {
-    return `cannot create the folder ${missing}: permission denied (EACCES); ${above} must be writable by you (see ls -ld ${above}; fix its owner or mode, or run as its owner)`;
+    return `cannot create the folder ${missing}: permission denied; ${above} must be writable by you (see ls -ld ${above}; fix its owner or mode, or run as its owner)`;
   }
 }
 
-/** For a file that could not be read: its error code, and for a permission error what to check. */
+/** For a file that could not be read: why, in words, and for a permission error what to check. */
 export function unreadableReason(file: string, err: unknown): string {
-  const code = (err as NodeJS.ErrnoException)?.code ?? 'error';
+  const code = (err as NodeJS.ErrnoException)?.code;
   return code === 'EACCES' || code === 'EPERM'
-    ? `cannot be read (${code}): check that you can read it and enter every folder above it (ls -ld ${dirname(file)} ${file})`
-    : `cannot be read (${code})`;
+    ? `cannot be read: ${describeError(err)}; check that you can read it and enter every folder above it (ls -ld ${dirname(file)} ${file})`
+    : `cannot be read: ${describeError(err)}`;
 }
 
 // File-system errors in words: what could not be written and why, in one line.
@@ -113,7 +130,11 @@ export function linkRefused(path: string): Error {
 /** linkRefused's errors, which writeFailure passes on as they are. */
 const REFUSED = new WeakSet<Error>();
 
-/** A short human reason for a file-system error: `permission denied (EACCES)`. */
+/**
+ * A short human reason for a file-system error, in words and without its code: `permission denied`.
+ * A code not listed here is said in the system's words that Node puts in the message
+ * (`EXDEV: cross-device link not permitted, rename ...` gives `cross-device link not permitted`).
+ */
 export function describeError(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   const code = typeof e?.code === 'string' ? e.code : undefined;
@@ -122,6 +143,7 @@ export function describeError(err: unknown): string {
     EPERM: 'operation not permitted',
     ENOENT: 'does not exist',
     ENOTDIR: 'not a folder',
+    EISDIR: 'is a folder, not a file',
     ELOOP: 'too many levels of symbolic links',
     EIO: 'input/output error',
     ENOSPC: 'no space left on the disk',
@@ -131,12 +153,13 @@ export function describeError(err: unknown): string {
     EMFILE: 'too many open files',
     ENAMETOOLONG: 'name too long',
   };
-  if (code && words[code]) return `${words[code]} (${code})`;
-  if (code) return `${e.message ?? 'error'} (${code})`.replace(/^[A-Z]+: /, '');
-  return String((e as Error)?.message ?? err);
+  if (code && words[code]) return words[code];
+  const message = String((e as Error)?.message ?? err);
+  if (code && message.startsWith(`${code}: `)) return message.slice(code.length + 2).replace(/, [a-z]+(?: '.*)?$/, '');
+  return message;
 }
 
-/** An error of writing `path`, in one line that says where: `could not write PATH: no space left on the disk (ENOSPC)`; the code is kept. */
+/** An error of writing `path`, in one line that says where: `could not write PATH: no space left on the disk`; the error's code is kept on it. */
 export function writeFailure(e: unknown, path: string): Error {
   if (REFUSED.has(e as Error)) return e as Error; // says it already
   const code = (e as NodeJS.ErrnoException)?.code;

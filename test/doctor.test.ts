@@ -268,7 +268,7 @@ const c = net.connect(path.join(process.env.FLEET_GIT_OBSERVER_DIR, 'fleet.sock'
       { cwd: repo, env },
     );
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    const line = 'FAIL  cannot run /bin/bash (EACCES): Copilot runs hooks with it';
+    const line = 'FAIL  cannot run /bin/bash: permission denied; Copilot runs hooks with it';
     assert.deepEqual(lines(r.stdout, line), [line], r.stdout + r.stderr);
   });
 });

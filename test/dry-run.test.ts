@@ -303,7 +303,7 @@ describe('the applier undoes what it did when a step fails', () => {
         planned += p.changes.length;
         for (let at = 0; at < p.changes.length; at++) {
           const before = snap();
-          assert.throws(() => applyPlan(failing(p, at)), /ENOENT/);
+          assert.throws(() => applyPlan(failing(p, at)), { code: 'ENOENT' });
           assert.deepEqual(snap(), before, `${name}: failing in change ${at} (${p.changes[at].did}) leaves the folder as it was`);
         }
         applyPlan(p); // and the plan itself goes through

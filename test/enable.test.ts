@@ -415,7 +415,7 @@ describe('bad input', () => {
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.equal(
       r.stderr,
-      `fleet-git: cannot create the folder ${file}/share: ${file} is a file, not a folder (ENOTDIR); move it aside, or set the variable that points there (XDG_DATA_HOME, XDG_CONFIG_HOME, COPILOT_HOME) to a folder\n`,
+      `fleet-git: cannot create the folder ${file}/share: ${file} is a file, not a folder; move it aside, or set the variable that points there (XDG_DATA_HOME, XDG_CONFIG_HOME, COPILOT_HOME) to a folder\n`,
     );
     assert.deepEqual(snapshot(repo, ignoreGitChurn), before);
   });
@@ -446,7 +446,10 @@ describe('bad input', () => {
       assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, r.stderr);
     }
     // One command clipanion thinks was meant is named.
-    assert.equal(s.cli(repo, 'model').stderr, 'fleet-git: Command not found: model (did you mean fleet-git model list?)\n');
+    assert.equal(
+      s.cli(repo, 'model').stderr,
+      'fleet-git: "model" is not a command on its own: model (did you mean fleet-git model list?)\n',
+    );
   });
 });
 

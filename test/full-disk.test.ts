@@ -88,7 +88,7 @@ describeNeeding(needsRoot('mount a 200 KiB tmpfs'), 'a full disk', () => {
     const before = snapshot(repo, gitChurn);
     const r = await s.fleet(repo, 'enable');
     assertOneLineFailure(r);
-    assert.match(r.stderr, /could not write .*\/\.git\/info\/exclude: no space left on the disk \(ENOSPC\)/);
+    assert.match(r.stderr, /could not write .*\/\.git\/info\/exclude: no space left on the disk$/m);
     assert.deepEqual(snapshot(repo, gitChurn), before, 'nothing changed, nothing left behind');
     // With room again, enable and disable leave nothing either.
     truncateSync(filler, 0);

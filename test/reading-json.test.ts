@@ -47,7 +47,11 @@ describe('--json on every reading command', () => {
   test('the list of commands: every one has --json but those that only act', () => {
     const help = sb.cli(code, 'help');
     assert.equal(help.status, 0, help.stderr);
-    const usage = help.stdout.split('\n').filter((l) => /^ {2}fleet-git [a-z]/.test(l));
+    // Each usage line whole (one that does not fit goes on under it, indented).
+    const usage = help.stdout
+      .replace(/\n {6}/g, ' ')
+      .split('\n')
+      .filter((l) => /^ {2}fleet-git [a-z]/.test(l));
     assert.ok(usage.length >= 12, help.stdout);
     const without = usage.filter((l) => !l.includes('[--json]')).map((l) => l.split(' ')[3]);
     assert.deepEqual(without.sort(), ACTING_ONLY);

@@ -203,7 +203,7 @@ describe('remove', () => {
     const r = await sb.fleet(sb.dir, 'remove', ws.root, '--yes');
     assert.equal(r.status, 1, r.stdout + r.stderr);
     assert.match(r.stderr, new RegExp(`${ws.p.solo}: failed: a git process holds ${join(ws.p.solo, '.git/index.lock')}`));
-    assert.match(r.stderr, new RegExp(`${ws.p.archived}: failed: .*EISDIR`));
+    assert.match(r.stderr, new RegExp(`${ws.p.archived}: failed: cannot be read: is a folder, not a file\n`));
     assert.match(r.stdout, /remove: \d+ changed, \d+ unchanged, 2 failed/);
     assert.ok(existsSync(join(ws.p.solo, HOOK)), 'the locked repository was not touched');
     for (const p of [ws.p.app, ws.p.appWorktree, ws.p.separate, ws.p.lefthook, ws.p.upstream])

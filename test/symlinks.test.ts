@@ -238,7 +238,7 @@ describe('check, then write: a link at the final name is refused by the write it
     const outBefore = snapshot(out);
     const target = join(dir, 'new.json');
     writeFileSync(target, 'someone else\n');
-    assert.throws(() => writeAtomic(target, 'x\n', { current: null, create: true }), /EEXIST/);
+    assert.throws(() => writeAtomic(target, 'x\n', { current: null, create: true }), { code: 'EEXIST' });
     assert.equal(readFileSync(target, 'utf8'), 'someone else\n');
     assert.deepEqual(
       readdirSync(dir).filter((n) => n.endsWith('.tmp')),
@@ -252,7 +252,7 @@ describe('check, then write: a link at the final name is refused by the write it
     const realNow = Date.now;
     Date.now = () => now;
     try {
-      assert.throws(() => writeAtomic(fresh, 'x\n'), /EEXIST/);
+      assert.throws(() => writeAtomic(fresh, 'x\n'), { code: 'EEXIST' });
     } finally {
       Date.now = realNow;
     }

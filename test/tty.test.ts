@@ -1,6 +1,6 @@
 // What fleet-git does only on a terminal, run on a real pseudo-terminal
 // (pty.ts): scan's table and colours, the progress line of a long walk,
-// remove's y/N question, and run's profile picker.
+// remove's y/N question, run's profile picker, help's width and doctor --live's progress.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { styleText } from 'node:util';
@@ -14,6 +14,7 @@ import { runCli } from './spawn.js';
 import { acquireLock } from '../src/fs/lock.js';
 import { LOCK_FILE } from '../src/paths.js';
 import { buildWorkspace, type Workspace } from './workspace.js';
+import { shQuote } from '../src/core/repo/templates.js';
 
 const HOOK = '.github/hooks/fleet.json';
 /** Every test here runs on a pseudo-terminal made by util-linux's script (test/pty.ts). */
@@ -416,4 +417,104 @@ describeNeeding(skip, 'run on a terminal: the profile picker', () => {
       assert.ok(!existsSync(t.log), 'copilot was not started');
     });
   }
+});
+
+describeNeeding(skip, 'reading order on a terminal', () => {
+  // stdout and stderr are one stream on a terminal: what was left alone (stderr) comes before the note that explains it (stdout).
+  const sb = sandbox('fleet-git-tty-order-');
+  it("enable, and its --dry-run, in a repository with the user's own hook file: the line left alone, then the note that explains it", async () => {
+    const repo = sb.repo('own');
+    mkdirSync(join(repo, '.github', 'hooks'), { recursive: true });
+    writeFileSync(join(repo, HOOK), '{"version": 1, "hooks": {}}\n');
+    for (const args of [['enable'], ['enable', '--dry-run']]) {
+      const r = await fleetGit(args, { cwd: repo, env: sb.env });
+      assert.equal(r.code, args.length > 1 ? 0 : 1, r.text);
+      const left = r.text.indexOf(`left ${join(repo, HOOK)} alone`);
+      const note = r.text.indexOf('note: so nothing else was changed here');
+      assert.ok(left >= 0 && note >= 0, r.text);
+      assert.ok(left < note, `${args.join(' ')}: the explanation comes after the line it explains:\n${r.text}`);
+    }
+  });
+});
+
+describeNeeding(skip, 'help on a terminal', () => {
+  const sb = sandbox('fleet-git-tty-help-');
+  /** `fleet-git ARGS` on a terminal of `cols` columns; what it showed, colour codes taken out, and the raw text. */
+  const onTerminal = async (cols: number, args: string[], env: Record<string, string>) => {
+    const r = await ptyRun(['sh', '-c', `stty cols ${cols} rows 50 && exec "$0" "$@"`, process.execPath, CLI, ...args], {
+      cwd: sb.dir,
+      env,
+    });
+    assert.equal(r.code, 0, r.text);
+    return { raw: r.text, plain: r.text.replace(SGR, '') };
+  };
+  /** The words of a help text but the rules' (a cut word would be two). */
+  const words = (text: string) => text.split(/\s+/).filter((w) => w && !/^━+$/.test(w));
+
+  for (const cols of [80, 60]) {
+    it(`help enable and the list of commands fit ${cols} columns, in colour or not: no line wraps, no word is cut, the options' descriptions in one column`, async () => {
+      for (const args of [['help', 'enable'], ['help']]) {
+        const piped = sb.cli(sb.dir, ...args, '--color=never');
+        assert.equal(piped.status, 0, piped.stderr);
+        for (const env of [withoutNoColor(sb.env), sb.env]) {
+          const { raw, plain } = await onTerminal(cols, args, env);
+          const what = `${args.join(' ')}, ${cols} columns, ${env.NO_COLOR ? 'NO_COLOR' : 'colour'}`;
+          if (!env.NO_COLOR) assert.match(raw, SGR, `${what}: coloured`);
+          const long = plain.split('\n').filter((l) => [...l].length >= cols);
+          assert.deepEqual(long, [], `${what}: every line shorter than the terminal`);
+          assert.deepEqual(words(plain), words(piped.stdout), `${what}: the same words as off a terminal, none cut`);
+          if (args.length === 1) continue;
+          assert.ok(
+            plain.split('\n').some((l) => /\bFORCE_COLOR\b/.test(l)),
+            what,
+          );
+          // Each option's description starts in the same column, with or without a value.
+          const starts = plain
+            .split('\n')
+            .filter((l) => /^ {2}-/.test(l))
+            .map((l) => /^ {2}\S+(?: [A-Z]+)? +/.exec(l)![0].length);
+          assert.ok(starts.length > 5 && new Set(starts).size === 1, `${what}: ${starts.join(' ')}\n${plain}`);
+        }
+      }
+    });
+  }
+});
+
+describeNeeding(skip, 'doctor --live on a terminal', () => {
+  // A copilot that runs until the test lets it end (it sees the progress line first), whatever the machine's speed.
+  const sb = sandbox('fleet-git-tty-live-');
+  const go = join(sb.dir, 'go');
+  const fake = join(sb.dir, 'copilot');
+  before(() => {
+    writeFileSync(fake, `#!/bin/sh\nwhile [ ! -e ${shQuote(go)} ]; do sleep 0.05; done\n`, { mode: 0o755 });
+  });
+  const LIVE = /\rfleet-git: doctor --live: ([^\r\n\x1b]*), (\d+) s\x1b\[K/g;
+
+  it('shows what it is doing and for how long while the session runs, cleared before the report', async () => {
+    rmSync(go, { force: true });
+    const repo = sb.repo('live');
+    const run = ptySpawn([process.execPath, CLI, 'doctor', '--live', '--copilot', fake], { cwd: repo, env: sb.env });
+    try {
+      await run.waitFor(`\rfleet-git: doctor --live: running one Copilot session in ${repo}, `);
+    } finally {
+      writeFileSync(go, ''); // the session ends, shown or not
+    }
+    const r = await run.done;
+    assert.equal(r.code, 1, r.text); // no event came: this copilot runs no hook
+    const lines = [...r.raw.matchAll(LIVE)];
+    const last = lines.at(-1)!;
+    assert.ok(r.raw.slice(last.index! + last[0].length).startsWith('\r\x1b[K'), 'the last progress line is cleared at once');
+    const report = r.raw.slice(last.index! + last[0].length + 4);
+    assert.match(report, /^one offline Copilot session in /, 'the report starts on a clean line');
+    assert.doesNotMatch(report, /doctor --live: /);
+  });
+
+  it('off a terminal, nothing but the report', async () => {
+    writeFileSync(go, '');
+    const repo = sb.repo('live-piped');
+    const r = await runCli(['doctor', '--live', '--copilot', fake], { cwd: repo, env: sb.env });
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.match(r.stdout, /^one offline Copilot session in /);
+  });
 });

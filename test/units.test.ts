@@ -12,6 +12,7 @@ import { ConfigReader, parseConfigValues } from '../src/git/config.js';
 import { isTracked, isTrackedInIndex, locateRepo, objectNameSize } from '../src/git/repo.js';
 import { gitTracks } from '../src/git/process.js';
 import { run, sandbox } from './helpers.js';
+import { errorLine } from '../src/errors.js';
 import { NO_NODE_FIX, OLDEST_NODE } from '../src/core/session/hook-trial.js';
 
 describe('the exclude block', () => {
@@ -425,5 +426,38 @@ describe('the oldest Node', () => {
     const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { engines: { node: string } };
     assert.equal(Number(/^\^?(\d+)\./.exec(pkg.engines.node)?.[1]), OLDEST_NODE);
     assert.match(NO_NODE_FIX, new RegExp(`install Node ${OLDEST_NODE} or later`));
+  });
+});
+
+describe('error lines', () => {
+  it('a system error is said in words with what could not be done and where, never with its code or Node English', () => {
+    const sb = sandbox('fleet-git-error-lines-');
+    const missing = join(sb.dir, 'missing');
+    const file = join(sb.dir, 'a-file');
+    writeFileSync(file, '');
+    const line = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return errorLine(e);
+      }
+      throw new Error('did not throw');
+    };
+    assert.equal(
+      line(() => readFileSync(missing)),
+      `cannot open ${missing}: does not exist`,
+    );
+    assert.equal(
+      line(() => readdirSync(file)),
+      `cannot list the folder ${file}: not a folder`,
+    );
+    assert.equal(
+      line(() => JSON.parse('{')),
+      line(() => JSON.parse('{')),
+    );
+    assert.doesNotMatch(
+      line(() => readFileSync(missing)),
+      /ENOENT|no such file/,
+    );
   });
 });

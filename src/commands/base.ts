@@ -1,9 +1,9 @@
 // What every command shares: the context it runs in (so tests run commands
 // in-process with their own cwd, env and streams), one-line errors, exit codes.
 import { Command, type BaseContext, type Definition } from 'clipanion';
-import { valueOption } from './options.js';
-import { colourMode, painter, useColour } from '../colour.js';
-import { permissionLine, UsageError } from '../errors.js';
+import { choicesOf, valueOption } from './options.js';
+import { COLOUR_MODES, colourMode, painter, useColour } from '../colour.js';
+import { errorLine, UsageError } from '../errors.js';
 import { userPaths, type Env } from '../paths.js';
 import { refreshKit, type KitFound } from '../core/repo/kit.js';
 
@@ -20,7 +20,8 @@ export const EXITS: ExitCodes = {
   [EXIT.ok]: 'done',
   [EXIT.partial]:
     'something was left alone or failed (a file fleet-git did not write, one git tracks, a folder it cannot write); the line on stderr says what and what to do',
-  [EXIT.usage]: 'bad input (not a repository, a folder that does not exist, an unknown command or option, an invalid config file)',
+  [EXIT.usage]:
+    'bad input (not a repository, a folder that does not exist, an unknown command or option, an option without its value, more or fewer operands than the command takes, an invalid config file)',
 };
 
 /** A mistake in what the user asked for on the command line: one line, exit code 2. */
@@ -31,6 +32,8 @@ export interface DefinedOption {
   name: string;
   value: boolean;
   description: string;
+  /** The values it takes, when it takes one of a few (`--color`: auto, always, never). */
+  choices?: readonly string[];
 }
 
 /**
@@ -41,7 +44,10 @@ export interface DefinedOption {
 export function definedOptions(d: Definition): DefinedOption[] {
   return d.options.flatMap((o) => {
     const [names, ...values] = o.definition.split(' ');
-    return names.split(',').map((name) => ({ name, value: values.length > 0, description: o.description ?? '' }));
+    return names.split(',').map((name) => {
+      const choices = choicesOf(name);
+      return { name, value: values.length > 0, description: o.description ?? '', ...(choices ? { choices } : {}) };
+    });
   });
 }
 
@@ -53,6 +59,7 @@ export abstract class FleetCommand extends Command<Context> {
     '--color',
     'WHEN',
     'auto (the default: on a terminal, unless NO_COLOR is set or FORCE_COLOR says otherwise), always or never',
+    COLOUR_MODES,
   );
 
   abstract run(): Promise<number>;
@@ -85,7 +92,7 @@ export abstract class FleetCommand extends Command<Context> {
         this.context.stderr.write(`fleet-git: ${e.message}\n`);
         return EXIT.usage;
       }
-      const msg = permissionLine(e) ?? (e instanceof Error ? e.message : String(e));
+      const msg = errorLine(e);
       this.context.stderr.write(`fleet-git: ${msg}\n`);
       return EXIT.partial;
     }

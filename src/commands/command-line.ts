@@ -5,7 +5,9 @@ import { Builtins, Cli, Command, type CommandClass, type Definition, type Usage 
 import pkg from '../../package.json' with { type: 'json' }; // bundled: --version is package.json's
 import { definedOptions, EXIT, type Context, type ExitCodes } from './base.js';
 import { colourInArgv, colourMode, useColour, type ColourMode } from '../colour.js';
-import { named } from './options.js';
+import { named, operandsOf } from './options.js';
+import { misuse, type KnownCommand } from './misuse.js';
+import { commandHelp, commandList, helpWidth } from './help.js';
 
 type Load = () => Promise<CommandClass<Context>>;
 
@@ -54,27 +56,43 @@ function negativeValuesJoined(argv: string[], definitions: Definition[]): string
   return out;
 }
 
-/** A command's exit codes as its help ends with them (`Exit codes`, then `  0  done` lines). */
-export function exitCodesText(exits: ExitCodes): string {
-  return `Exit codes\n\n${Object.entries(exits)
-    .map(([code, what]) => `  ${code}    ${what}`)
-    .join('\n')}\n`;
-}
-
 class FleetCli extends Cli<Context> {
   /** The command classes registered, whose operands help names (options.ts). */
   readonly classes: CommandClass<Context>[] = [];
+  /** The width help is laid out for (help.ts's helpWidth). */
+  width = 80;
 
   register(cls: CommandClass<Context>): void {
     this.classes.push(cls);
     super.register(cls);
   }
 
+  /**
+   * Help as help.ts lays it out, to the terminal's width: the list of commands (no command) and one
+   * command's help (detailed); a command's usage line alone as clipanion writes it, its values named.
+   */
   usage(...args: Parameters<Cli<Context>['usage']>): string {
-    const [command, opts] = args;
-    const text = named(super.usage(...args), this.classes);
-    const cls = (command && (command instanceof Command ? command.constructor : command)) as { exits?: ExitCodes } | null;
-    return opts?.detailed && cls?.exits ? `${text.trimEnd()}\n\n${exitCodesText(cls.exits)}` : text;
+    const [command = null, opts = {}] = args;
+    const cls = (command instanceof Command ? command.constructor : command) as (CommandClass<Context> & { exits?: ExitCodes }) | null;
+    const layout = { width: this.width, colour: opts.colored ?? this.enableColors ?? false };
+    if (!cls && opts.prefix === undefined)
+      return commandList(
+        this.binaryVersion ?? '',
+        this.classes
+          .filter((c) => c.usage)
+          .map((c) => ({ synopsis: this.usage(c, { colored: false }).trim(), description: c.usage!.description ?? '' })),
+        layout,
+      );
+    if (cls?.usage && opts.detailed) return commandHelp({ definition: this.definitionOf(cls), usage: cls.usage, exits: cls.exits }, layout);
+    return named(super.usage(...args), this.classes);
+  }
+
+  /** A registered command's definition as clipanion gives it, its values and operands named. */
+  definitionOf(cls: CommandClass<Context>): Definition {
+    const path = `fleet-git ${cls.paths![0]!.join(' ')}`;
+    const d = this.definitions().find((x) => x.path === path);
+    if (!d) throw new Error(`no definition for ${path}`);
+    return { ...d, usage: named(d.usage, this.classes), options: d.options.map((o) => ({ ...o, definition: named(o.definition) })) };
   }
 }
 
@@ -101,8 +119,19 @@ export function nearest(typed: string, names: string[]): string | null {
   return best;
 }
 
+/** The commands registered in `cli`, with their options and operands, for misuse(). */
+function knownCommands(cli: FleetCli, definitions: Definition[]): KnownCommand[] {
+  return cli.classes
+    .filter((c) => c.paths?.[0]?.length && !c.paths[0][0]!.startsWith('-'))
+    .map((c) => {
+      const words = c.paths![0]!;
+      const d = definitions.find((x) => x.path === `fleet-git ${words.join(' ')}`);
+      return { words, options: d ? definedOptions(d) : [], operands: operandsOf(c) };
+    });
+}
+
 /** The Cli for one command line: only the command its first word names, or every command when it names none. */
-async function makeCli(argv: string[], colours: boolean): Promise<Cli<Context>> {
+async function makeCli(argv: string[], colours: boolean): Promise<FleetCli> {
   const cli = new FleetCli({ binaryLabel: 'fleet-git', binaryName: 'fleet-git', binaryVersion: pkg.version, enableColors: colours });
   // completion describes every command, so it loads them all.
   const named = Object.hasOwn(COMMANDS, argv[0] ?? '') && argv[0] !== 'completion' ? [COMMANDS[argv[0]]] : Object.values(COMMANDS);
@@ -130,6 +159,7 @@ export async function main(argv: string[], context: Context): Promise<number> {
     /* the command says so */
   }
   const cli = await makeCli(argv, useColour(mode, context.stdout, context.env));
+  cli.width = helpWidth(context.stdout);
   const definitions = cli.definitions();
   argv = negativeValuesJoined(argv, definitions);
   // The list of commands takes --color too (clipanion's own help command has no options).
@@ -138,44 +168,11 @@ export async function main(argv: string[], context: Context): Promise<number> {
   try {
     command = cli.process(argv, context);
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    const first = message.split('\n').find((l) => l.trim()) ?? 'invalid command line';
-    let what = first
-      .trim()
-      .replace(/[;:]? *did you mean.*$/i, '')
-      .replace(/\.$/, '');
-    // clipanion names one command it thinks was meant on a line of its own: "$ fleet-git model list".
-    let meant = /did you mean:\s*\n\s*\$ (.+?)\s*$/m.exec(message)?.[1]?.replace(/ \[[^\]]*\]| \.\.\./g, '');
-    const known = Object.hasOwn(COMMANDS, argv[0] ?? '');
-    const options = known
-      ? definitions.filter((d) => d.path.split(' ')[1] === argv[0]).flatMap((d) => definedOptions(d).map((o) => o.name))
-      : [];
-    // An unknown option: the nearest option of the command named (clipanion names none). After a
-    // folder (`scan ~/code --jsn`), clipanion says only "Command not found": the option is found here.
-    let unknown = /(?:Unsupported|Invalid) option name \("([^"]+)"\)/.exec(message)?.[1];
-    if (!unknown && known && /^Command not found/.test(what)) {
-      const end = argv.indexOf('--');
-      unknown = (end < 0 ? argv : argv.slice(0, end))
-        .slice(1)
-        .find((a) => /^--?[A-Za-z]/.test(a) && !options.includes(a.split('=')[0]!) && a !== '-h' && a !== '--help');
-      // Else more operands than it takes (`status a b`), as clipanion says of a command without optional ones.
-      what = unknown ? `Unsupported option name ("${unknown}")` : meant ? what : 'Extraneous positional arguments';
-    }
-    if (unknown && !meant && known) {
-      const near = nearest(unknown.split('=')[0]!, options);
-      if (near) meant = near;
-    }
-    // A mistyped command (`enabel`): the nearest command, clipanion naming none.
-    if (!meant && !known && /^[a-z]/.test(argv[0] ?? '')) {
-      const near = nearest(argv[0]!, [...Object.keys(COMMANDS), 'help']);
-      if (near) meant = `fleet-git ${typed[0] === 'help' ? 'help ' : ''}${near}`;
-    }
-    const hint = meant
-      ? `did you mean ${meant}?`
-      : known
-        ? `fleet-git help ${argv[0]} lists its options`
-        : 'fleet-git help lists the commands';
-    context.stderr.write(`fleet-git: ${what}: ${typed.join(' ')} (${hint})\n`);
+    // clipanion's errors about the command line carry its ErrorMeta; what is wrong is found from the
+    // commands' definitions (misuse.ts), not from its message.
+    const ours = typeof e === 'object' && e !== null && 'clipanion' in e;
+    const what = ours ? misuse(argv, typed, knownCommands(cli, definitions), nearest) : String((e as Error)?.message ?? e).split('\n')[0];
+    context.stderr.write(`fleet-git: ${what}\n`);
     return EXIT.usage;
   }
   return cli.run(command, context).then((code) => (command.help ? EXIT.ok : code));
@@ -189,18 +186,13 @@ export async function commandDefinitions(): Promise<Definition[]> {
 /** Every command of fleet-git in help's order: what scripts/docs.ts makes docs/commands.md and the man page of. */
 export async function commandReference(): Promise<CommandDoc[]> {
   const cli = await makeCli([], false);
-  const definitions = cli.definitions();
   const classes = await Promise.all(Object.values(COMMANDS).map((load) => load()));
   return classes.map((c) => {
-    const path = `fleet-git ${c.paths![0]!.join(' ')}`;
-    const definition = definitions.find((d) => d.path === path);
-    if (!definition) throw new Error(`no definition for ${path}`);
-    const synopsis = cli.usage(c, { colored: false }).replace(/^\$ /, '').trim();
-    const options = definition.options.map((o) => ({ ...o, definition: named(o.definition) }));
+    const definition = cli.definitionOf(c);
     return {
-      path,
-      synopsis,
-      definition: { ...definition, options },
+      path: definition.path,
+      synopsis: cli.usage(c, { colored: false }).replace(/^\$ /, '').trim(),
+      definition,
       usage: c.usage ?? {},
       exits: (c as unknown as { exits: ExitCodes }).exits,
     };

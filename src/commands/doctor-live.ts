@@ -3,6 +3,7 @@
 // arrived exactly once (and its ppid was Copilot), 1 otherwise.
 import { liveProbe, MAX_SESSION_S, type Cause, type EventReport, type LiveReport } from '../core/session/live-probe.js';
 import { EXIT, InputError, type Context } from './base.js';
+import { StatusLine } from './report.js';
 
 const LABELS: Record<EventReport['id'], string> = {
   sessionStart: 'sessionStart',
@@ -75,13 +76,30 @@ export async function doctorLive(context: Context, o: LiveOptions): Promise<numb
       throw new InputError(`--timeout ${o.timeout}: give a whole number of seconds from 1 to ${MAX_SESSION_S}`);
     timeoutMs = n * 1000;
   }
-  const report = await liveProbe({
-    path: o.repo ?? context.cwd,
-    cwd: context.cwd,
-    copilot: o.copilot,
-    env: context.env,
-    home: context.home,
-    timeoutMs,
-  });
+  // On a terminal, one line on stderr says what the probe is doing and for how long, redrawn each
+  // 250 ms (a session takes seconds) and cleared before the report; nothing off a terminal.
+  const line = StatusLine.on(context, 0);
+  const started = Date.now();
+  let step = 'starting';
+  const draw = () => line?.show(`doctor --live: ${step}, ${Math.floor((Date.now() - started) / 1000)} s`);
+  const ticker = line ? setInterval(draw, 250) : undefined;
+  let report;
+  try {
+    report = await liveProbe({
+      path: o.repo ?? context.cwd,
+      cwd: context.cwd,
+      copilot: o.copilot,
+      env: context.env,
+      home: context.home,
+      timeoutMs,
+      onStep: (what) => {
+        step = what;
+        draw();
+      },
+    });
+  } finally {
+    clearInterval(ticker);
+    line?.clear();
+  }
   return printLive(report, o.json, (line) => context.stdout.write(`${line}\n`));
 }

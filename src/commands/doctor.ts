@@ -14,7 +14,7 @@ import { fixFirst } from '../copilot/trust.js';
 import { copilotView, userHookFile, vscodeLine, type CopilotView } from '../core/setup/user-hooks.js';
 import { GitRefusedError, locateRepo, NotARepoError } from '../git/repo.js';
 import { Option } from 'clipanion';
-import { valueOption } from './options.js';
+import { operand, valueOption } from './options.js';
 import { REPO_HOOK_ENTRY } from '../core/repo/config-hook.js';
 import { EXIT, FleetCommand, InputError, type ExitCodes } from './base.js';
 
@@ -77,7 +77,7 @@ export class DoctorCommand extends FleetCommand {
 
       Each line is "ok", "note" (an optional part that is off: no observer listening, no Copilot CLI for a user of VS Code's agent, no setup for new clones, the repository here not enabled or not trusted, core.hooksPath elsewhere; each says the command that turns it on) or "FAIL" (something broken, with what to do: Copilot's config.json that enable --trust would refuse, for an enabled repository it does not trust, is one). --json prints {"checks": [{"id", "level": "ok"|"note"|"fault", "message", "fix"?}], "repo": path or null, "counts": {"ok", "notes", "faults"}}.
 
-      With --live: one short, real Copilot session in the repository (REPO, or the current one), run offline by the user's own copilot (from PATH, or --copilot PATH) against a scripted model server of fleet-git's on loopback, with the user's trust and hook levels but a temporary COPILOT_HOME and a socket of its own (the user's dashboard sees nothing). It reports each expected event (sessionStart, postToolUse for a bash and a view call, agentStop with the final message, sessionEnd) as received once, missing or twice, from which hook level, whether ppid was the Copilot process, how long Copilot waited on the hooks, and for each miss the cause (not-trusted, repo-not-loaded, both-levels, no-node, invalid-json, timeout, client-missing, not-enabled, session-failed, no-message) and the command that fixes it. It ends within 60 s (--timeout, at most 50 s, is the session's share) and leaves no process behind. --json prints the report as one JSON document: {"repo", "copilot": {"path", "version"}, "ok", "events": [{"id", "status", "count", "levels", "waitedMs", "cause": {"code", "message", "fix"}}], "ppid", "hookFiles", "causes", "notes", "session"}.
+      With --live: one short, real Copilot session in the repository (REPO, or the current one), run offline by the user's own copilot (from PATH, or --copilot PATH) against a scripted model server of fleet-git's on loopback, with the user's trust and hook levels but a temporary COPILOT_HOME and a socket of its own (the user's dashboard sees nothing). It reports each expected event (sessionStart, postToolUse for a bash and a view call, agentStop with the final message, sessionEnd) as received once, missing or twice, from which hook level, whether ppid was the Copilot process, how long Copilot waited on the hooks, and for each miss the cause (not-trusted, repo-not-loaded, both-levels, no-node, invalid-json, timeout, client-missing, not-enabled, session-failed, no-message) and the command that fixes it. It ends within 60 s (--timeout, at most 50 s, is the session's share) and leaves no process behind; on a terminal, one line on stderr says what it is doing and for how long, cleared before the report (never off a terminal). --json prints the report as one JSON document: {"repo", "copilot": {"path", "version"}, "ok", "events": [{"id", "status", "count", "levels", "waitedMs", "cause": {"code", "message", "fix"}}], "ppid", "hookFiles", "causes", "notes", "session"}.
     `,
     examples: [
       ['Check', '$0 doctor'],
@@ -90,7 +90,7 @@ export class DoctorCommand extends FleetCommand {
   copilot = valueOption('--copilot', 'PATH', 'with --live: the copilot to run (default: the one on PATH)');
   json = Option.Boolean('--json', false, { description: 'the checks (with --live, the report) as one JSON document' });
   timeout = valueOption('--timeout', 'S', 'with --live: seconds Copilot may take (default and most: 50)');
-  repo = Option.String({ required: false, name: 'repo' });
+  repo = operand('repo');
 
   async run(): Promise<number> {
     if (this.live)

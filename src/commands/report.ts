@@ -57,9 +57,10 @@ export function printOutcome(cmd: FleetCommand, o: Outcome, verb: string, quiet 
   }
   if (o.changes.length === 0 && o.notes.length === 0) cmd.out(`${o.path}: already ${verb}, nothing changed`);
   else cmd.out(`${o.path}:`);
+  // What was done, then what was left alone, then the notes that explain it: in reading order on a terminal, where both streams show.
   for (const c of o.changes) cmd.out(`  ${c}`);
-  for (const n of o.info) cmd.out(`  note: ${n}`);
   for (const n of o.notes) cmd.err(`  ${n}`);
+  for (const n of o.info) cmd.out(`  note: ${n}`);
   return o.notes.length > 0;
 }
 
@@ -73,8 +74,8 @@ export function printPlan(cmd: FleetCommand, p: Plan, verb: string, extra: strin
   if (would.length === 0 && p.notes.length === 0) cmd.out(`${p.path}: already ${verb}, nothing would change`);
   else cmd.out(`${p.path}: would`);
   for (const c of would) cmd.out(`  ${c}`);
-  for (const n of p.info) cmd.out(`  note: ${n}`);
   for (const n of p.notes) cmd.err(`  ${n}`);
+  for (const n of p.info) cmd.out(`  note: ${n}`);
 }
 
 /**
@@ -225,7 +226,7 @@ export async function withApplyProgress<T>(
 }
 
 /** One line on stderr replaced in place: only on a terminal, only once the work has taken 300 ms, at most every `gapMs`. */
-class StatusLine {
+export class StatusLine {
   private readonly start = Date.now();
   private last = 0;
   private shown = false;

@@ -1,4 +1,5 @@
 import { Option } from 'clipanion';
+import { operand } from './options.js';
 import { runContext } from '../core/repo/context.js';
 import { LEGACY_SUFFIX } from '../core/repo/git-hook.js';
 import { setupState } from '../core/setup/setup.js';
@@ -29,7 +30,7 @@ export class StatusCommand extends FleetCommand {
   });
 
   json = Option.Boolean('--json', false, { description: 'print one JSON document' });
-  repo = Option.String({ name: 'repo', required: false });
+  repo = operand('repo');
 
   async run(): Promise<number> {
     // The config file (its vscode key shows below): an invalid one stops here with its one line, as with enable and scan.

@@ -107,7 +107,7 @@ export async function discover(roots: string[], opts: DiscoverOptions = {}): Pro
     try {
       const st = await fsp.stat(root);
       if (!st.isDirectory()) {
-        unreadable.set(root, { path: root, reason: 'not a folder (ENOTDIR)' });
+        unreadable.set(root, { path: root, reason: 'not a folder' });
         continue;
       }
     } catch (err) {

@@ -4,6 +4,7 @@
 // first left, finds its work done or does what is left, and undoes only its
 // own steps. The lock is `fleet-git.lock` in the common git dir (shared by all
 // worktrees), made as git makes `index.lock` (see fs/lock.ts).
+import { describeError } from '../../errors.js';
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPresent, readText } from '../../fs/read.js';
@@ -37,7 +38,7 @@ export function withRepoLock<T>(repo: Repo, env: Env, fn: (killed: boolean) => T
     const code = (e as NodeJS.ErrnoException).code;
     if (e instanceof LockBusyError || typeof code !== 'string') throw e;
     throw new Error(
-      `cannot make ${path}, the lock fleet-git holds while it changes this repository (${code}): check that ${repo.commonDir} is writable`,
+      `cannot make ${path}, the lock fleet-git holds while it changes this repository: ${describeError(e)}; check that ${repo.commonDir} is writable`,
     );
   }
   try {

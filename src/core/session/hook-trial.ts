@@ -6,6 +6,7 @@
 // otherwise the cause, and what to do. `fleet-git doctor` reports it. Nothing is
 // written in the data folder (the spool is the temporary folder's, whatever
 // XDG_RUNTIME_DIR is) and nothing reaches the user's observer.
+import { describeError } from '../../errors.js';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -164,7 +165,7 @@ export async function tryHookEvent(o: {
       return {
         ok: false,
         cause: 'no-bash',
-        message: `cannot run /bin/bash (${(r.error as NodeJS.ErrnoException).code}): Copilot runs hooks with it`,
+        message: `cannot run /bin/bash: ${describeError(r.error)}; Copilot runs hooks with it`,
       };
     if (r.status !== 0 || r.stdout !== '')
       return {

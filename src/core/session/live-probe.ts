@@ -118,6 +118,8 @@ export interface ProbeOptions {
   home: string;
   /** Copilot's own share of the budget, at most BUDGET_MS. */
   timeoutMs?: number;
+  /** Told what the probe is doing as it starts each step, for a progress line. */
+  onStep?: (what: string) => void;
 }
 
 function findCopilotBin(opts: ProbeOptions): string {
@@ -219,6 +221,7 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
   let listener: EventListener | null = null;
   let server: Awaited<ReturnType<typeof startModelServer>> | null = null;
   try {
+    opts.onStep?.('starting an observer and a scripted model');
     mkdirSync(probeHome, { recursive: true, mode: 0o700 });
     mkdirSync(runtimeDir, { mode: 0o700 });
     const config = copilotConfigFile(ctx.user);
@@ -255,6 +258,7 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
       NO_PROXY: [opts.env.NO_PROXY, '127.0.0.1', 'localhost'].filter(Boolean).join(','),
     });
     const budget = Math.min(opts.timeoutMs ?? MAX_SESSION_S * 1000, MAX_SESSION_S * 1000, started + BUDGET_MS - AFTER_EXIT_MS - Date.now());
+    opts.onStep?.(`running one Copilot session in ${root}`);
     const run = await runSession(bin, ['-p', PROMPT, '--allow-all', '--no-auto-update', '--log-level', 'debug'], {
       cwd: root,
       env,
@@ -264,6 +268,7 @@ export async function liveProbe(opts: ProbeOptions): Promise<LiveReport> {
     // second copies), or the session's end and its agentStop are, or, with no
     // sessionEnd at all, a short while.
     const exited = Date.now();
+    opts.onStep?.("waiting for the session's last events");
     const has = (id: ExpectedId) => listener!.events.some((e) => expectedOf(e) === id);
     const settled = () =>
       EXPECTED.every(has) || (has('sessionEnd') && has('agentStop')) || (!has('sessionEnd') && Date.now() - exited >= NO_END_MS);

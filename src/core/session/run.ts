@@ -2,7 +2,7 @@
 // repository made ready first (enabled and trusted). The session owns the
 // terminal (stdio inherited); fleet-git passes signals on and returns its exit
 // code. Nothing here prints an API key.
-import { UsageError } from '../../errors.js';
+import { describeError, UsageError } from '../../errors.js';
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
@@ -132,7 +132,7 @@ export function runCopilot(bin: string, args: string[], env: Record<string, stri
     };
     child.on('error', (e: NodeJS.ErrnoException) => {
       done();
-      reject(new RunError(`cannot start ${bin} (${e.code ?? e.message}): reinstall it with ${INSTALL_HINT}`));
+      reject(new RunError(`cannot start ${bin}: ${describeError(e)}; reinstall it with ${INSTALL_HINT}`));
     });
     child.on('exit', (code, signal) => {
       done();
