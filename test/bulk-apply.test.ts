@@ -49,7 +49,7 @@ describe('bulk enable and remove in helper threads', () => {
     assert.equal(one.counts.failed, 2, one.lines.join('\n'));
     assert.ok(
       one.lines.some((l) => l.startsWith(`${ws.p.solo}: a git process holds`)) &&
-        one.lines.some((l) => l.startsWith(`${ws.p.archived}: `) && l.includes('EISDIR')),
+        one.lines.some((l) => l.startsWith(`${ws.p.archived}: `) && l.includes('is a folder, not a file')),
     );
     const enabledByOne = snap();
     const oneOff = await run(remove, { threads: 1 });
