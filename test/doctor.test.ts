@@ -253,7 +253,7 @@ const c = net.connect(path.join(process.env.FLEET_GIT_OBSERVER_DIR, 'fleet.sock'
       assert.equal(said.length, 1, r.stdout);
       assert.match(
         said[0]!,
-        /: timestamp; pid; ppid \(none, not the process that ran the hook, \d+\); _tool and tool \("copilot"\): run fleet-git enable$/,
+        /: timestamp; pid and ppid \(none and none, not null: a hook whose parent is no Copilot CLI names no process\); _tool and tool \("copilot"\): run fleet-git enable$/,
       );
     } finally {
       enabled();

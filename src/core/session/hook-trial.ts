@@ -66,14 +66,15 @@ export type TrialCause = 'no-bash' | 'hook-failed' | 'client-missing' | 'no-node
 export type HookTrial = { ok: true; event: Received; ms: number } | { ok: false; cause: TrialCause; message: string; fix?: string };
 
 /** What a SessionStart needs for the observer to make a card of it and follow its process (fleet-observer-protocol.md). */
-function missingFields(e: Received, want: { sessionId: string; cwd: string; ppid: number }): string[] {
+function missingFields(e: Received, want: { sessionId: string; cwd: string }): string[] {
   const missing: string[] = [];
   const shown = (v: unknown) => JSON.stringify(v) ?? 'none';
   if (e.event !== 'SessionStart') missing.push(`event (${shown(e.event)}, not "SessionStart")`);
   if (e.cwd !== want.cwd) missing.push(`cwd (${shown(e.cwd)}, not ${JSON.stringify(want.cwd)})`);
   if (typeof e.timestamp !== 'number') missing.push('timestamp');
-  if (typeof e.pid !== 'number') missing.push('pid');
-  if (e.ppid !== want.ppid) missing.push(`ppid (${shown(e.ppid)}, not the process that ran the hook, ${want.ppid})`);
+  // The hook's parent here is this process, no Copilot CLI: the event names no process (src/copilot/copilot-process.ts).
+  if (e.pid !== null || e.ppid !== null)
+    missing.push(`pid and ppid (${shown(e.pid)} and ${shown(e.ppid)}, not null: a hook whose parent is no Copilot CLI names no process)`);
   if (e._tool !== 'copilot' || e.tool !== 'copilot') missing.push('_tool and tool ("copilot")');
   return missing;
 }
@@ -200,7 +201,7 @@ export async function tryHookEvent(o: {
     const arrived = await arrival(listener, mine, join(run, 'fleet-git'), waitMs);
     const ms = Date.now() - started;
     if (typeof arrived === 'object') {
-      const missing = missingFields(arrived, { sessionId, cwd: o.cwd, ppid: process.pid });
+      const missing = missingFields(arrived, { sessionId, cwd: o.cwd });
       if (missing.length === 0) return { ok: true, event: arrived, ms };
       return {
         ok: false,
