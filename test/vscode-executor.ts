@@ -86,6 +86,8 @@ export interface ShellUnderTest {
   sh: string;
   /** Put before the command: an imitation's set-up (bash 3.2's missing variables). */
   prefix: string;
+  /** The PATH the editor has, when not the test's (a machine with BusyBox alone). */
+  path?: string;
   skip: string | false;
 }
 
@@ -110,7 +112,22 @@ export function shellsUnderTest(dir: string): ShellUnderTest[] {
     { name: 'bash 5 as sh', sh: bashAsSh, prefix: '', skip: false },
     { name: 'bash 3.2 as sh', sh: bashAsSh, prefix: 'unset EPOCHREALTIME EPOCHSECONDS BASHPID; ', skip: false },
     { name: 'BusyBox ash as sh', sh: busybox ? '/nonexistent' : named('busybox-as-sh', where), prefix: '', skip: busybox },
+    {
+      name: 'BusyBox alone (no bash on the PATH)',
+      sh: join(dir, 'busybox-as-sh', 'sh'),
+      prefix: '',
+      path: busybox ? undefined : busyboxOnly(join(dir, 'busybox-only'), where),
+      skip: busybox,
+    },
   ];
+}
+
+/** A folder for PATH holding BusyBox's tools that the hook runs (cat, mkdir, rm, setsid) and node: nothing else. */
+function busyboxOnly(bin: string, busybox: string): string {
+  mkdirSync(bin, { recursive: true });
+  for (const tool of ['cat', 'mkdir', 'rm', 'setsid']) symlinkSync(busybox, join(bin, tool));
+  symlinkSync(process.execPath, join(bin, 'node'));
+  return bin;
 }
 
 /**

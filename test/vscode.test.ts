@@ -300,7 +300,7 @@ describe("VS Code's sessions through the real hook command, forwarder and a sock
 const shellsDir = sandbox('fleet-git-vscode-sh-').dir;
 for (const shell of shellsUnderTest(shellsDir))
   describeNeeding(shell.skip, `both hook files run as VS Code runs them with ${shell.name} as /bin/sh`, () => {
-    const world = enabledHooks(`fleet-git-vscode-${shell.name.replace(/\W+/g, '-')}-`, 300);
+    const world = enabledHooks(`fleet-git-vs-${shell.name.split(' ')[0]}-`, 300);
     const { sb, paths, spool } = world;
     let obs: TestObserver;
     before(async () => {
@@ -320,7 +320,11 @@ for (const shell of shellsUnderTest(shellsDir))
         ];
         assert.deepEqual([...files[0]!.keys()].sort(), ['PostToolUse', 'SessionStart', 'Stop']);
         assert.deepEqual([...files[1]!.keys()].sort(), ['PostToolUse', 'SessionStart', 'Stop']);
-        const opts = { sh: shell.sh, prefix: shell.prefix, env: { ...world.env, ...TERMINAL } };
+        const opts = {
+          sh: shell.sh,
+          prefix: shell.prefix,
+          env: { ...world.env, ...TERMINAL, ...(shell.path ? { PATH: shell.path } : {}) },
+        };
         const queues = SESSIONS.map((s) => s.events.map((e) => () => fireFixture(sb.dir, sb.home, s, e, opts, files)));
         while (queues.some((q) => q.length)) for (const q of queues) await q.shift()?.();
         await hooksSettled(sb.home, spool);
