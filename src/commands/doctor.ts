@@ -220,13 +220,7 @@ export class DoctorCommand extends FleetCommand {
       );
       return false;
     }
-    const t = await tryHookEvent({
-      dataDir: ctx.user.dataDir,
-      env: this.context.env,
-      home: this.context.home,
-      cwd: this.context.cwd,
-      node,
-    });
+    const t = await this.trial(ctx, node, false);
     if (!t.ok) add('hook-client', 'fault', t.message, t.fix);
     else if (!clientIsCurrent(ctx.user.hookClient))
       add('hook-client', 'fault', `the hook client ${ctx.user.hookClient} is from another fleet-git version`, 'fleet-git enable');
@@ -241,16 +235,14 @@ export class DoctorCommand extends FleetCommand {
     return false;
   }
 
+  /** The hook command for a test sessionStart, run as Copilot runs it or (`vscode`) as VS Code's agent does. */
+  private trial(ctx: RunContext, node: NodeFound, vscode: boolean) {
+    return tryHookEvent({ dataDir: ctx.user.dataDir, env: this.context.env, home: this.context.home, cwd: this.context.cwd, node, vscode });
+  }
+
   /** The hook command as VS Code's agent runs it: with /bin/sh (dash on Debian and Ubuntu), its environment, a VS Code payload. */
   private async checkVsCodeHook(ctx: RunContext, node: NodeFound, add: Add): Promise<void> {
-    const t = await tryHookEvent({
-      dataDir: ctx.user.dataDir,
-      env: this.context.env,
-      home: this.context.home,
-      cwd: this.context.cwd,
-      node,
-      vscode: true,
-    });
+    const t = await this.trial(ctx, node, true);
     const sh = `VS Code's agent runs hooks with ${vscodeShell()}`;
     if (!t.ok) add('vscode-hook', 'fault', `${sh}: ${t.message}`, t.fix);
     else

@@ -5,10 +5,10 @@
 //
 // - The hook (templates/hook.sh, which each hook file command sources) runs no
 //   node: it writes each event into the spool folder (mode 0700, files 0600)
-//   as one file, `<EPOCHREALTIME digits>.<hook pid>.ev` (bash 3.2, macOS's, has
-//   no EPOCHREALTIME: `n.<hook pid>.ev`, or `n.<pid>.<random>.ev` while a file
-//   of the same PID still waits), holding the payload and then the hook's
-//   facts, each ended by a NUL byte (bash strips NULs from the payload):
+//   as one file, `<EPOCHREALTIME digits>.<hook pid>.ev` (a shell without
+//   EPOCHREALTIME, bash 3.2 or dash: `n.<hook pid>.ev`, or `n.<pid>.<count>.ev`
+//   while a file of the same PID still waits), holding the payload and then the
+//   hook's facts, each ended by a NUL byte (the shell strips NULs from the payload):
 //
 //     payload, event, ppid, pid, HOME, COPILOT_HOME, COPILOT_HOOK_DIR,
 //     COPILOT_MODEL, FLEET_MODEL_NAME, TERM_PROGRAM, ITERM_SESSION_ID,
