@@ -5,8 +5,8 @@
 // as VS Code's executor does (/bin/sh, test/vscode-executor.ts). Through the real hook, forwarder and a
 // socket. (test/macos.test.ts: the same judgment without /proc, by ps.)
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isCopilotCommand, judgeParent } from '../src/copilot/copilot-process.js';
@@ -14,6 +14,7 @@ import { isAlive } from '../src/fs/process.js';
 import { FIXTURES } from './helpers.js';
 import { CLIENT, enabledHooks, until } from './hook-run.js';
 import { TestObserver, type Received } from './observer-server.js';
+import { start } from './spawn.js';
 import { executorEnv } from './vscode-executor.js';
 
 test('what a Copilot CLI command is', () => {
@@ -21,6 +22,7 @@ test('what a Copilot CLI command is', () => {
   assert.ok(isCopilotCommand(['copilot']));
   assert.ok(isCopilotCommand(['/usr/bin/node', '/usr/lib/node_modules/@github/copilot/index.js']));
   assert.ok(isCopilotCommand(['x'], '/opt/homebrew/bin/copilot'));
+  assert.ok(isCopilotCommand(['/usr/bin/node', '/usr/local/bin/copilot', '-p', 'x']), 'node running the bin on PATH');
   for (const argv of [
     ['/usr/share/code/code', '--type=extensionHost'],
     ['/bin/bash', '-c', 'copilot'],
@@ -44,7 +46,7 @@ for (const h of JSON.parse(process.argv[1])) {
 }
 setInterval(() => {}, 1000);
 `;
-  return spawn(process.execPath, ['-e', script, JSON.stringify(hooks)], { argv0, env, stdio: 'ignore' });
+  return start(process.execPath, ['-e', script, JSON.stringify(hooks)], { argv0, env }).child;
 }
 
 /** fleet's kill key on a card, as claude-code-fleet 1.4.4's Master.killWorker does it: SIGTERM to its ppid when it has one. */
@@ -135,6 +137,18 @@ describe("a card's process: the Copilot CLI's own, or none", () => {
     const before = judgeParent(p.pid!, Date.now() - 60_000);
     assert.deepEqual([before.isCopilot, before.why], [false, 'it started after the event (a PID reused)']);
     assert.deepEqual(judgeParent(process.pid, Date.now()).why, 'not a Copilot CLI process');
+    // A Copilot CLI that node runs from its bin on PATH (a script named copilot): as the kernel starts it, `node .../copilot`.
+    const bin = join(sb.dir, 'node-bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'copilot'), `#!${process.execPath}\nsetInterval(() => {}, 1000);\n`, { mode: 0o755 });
+    const script = start(join(bin, 'copilot'), [], { env: world.env }).child;
+    running.push(script);
+    await until('the script runs', () => judgeParent(script.pid!, Date.now()).command !== null, 5000);
+    const judged = judgeParent(script.pid!, Date.now() + 1000);
+    assert.deepEqual(
+      [judged.isCopilot, judged.why, judged.command],
+      [true, 'a Copilot CLI process, running since before the event', `${process.execPath} ${join(bin, 'copilot')}`],
+    );
     p.kill('SIGKILL');
     await exited(p);
     assert.equal(judgeParent(p.pid!, Date.now()).why, 'the process is gone');

@@ -18,10 +18,11 @@
 //   (default 30 s), SIGTERM, then SIGKILL 5 s later.
 //
 // The shells a user's /bin/sh may be, each run as `sh` (shellsUnderTest).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { needs } from './helpers.js';
+import { start } from './spawn.js';
 
 /** A hook file's camelCase key and the VS Code event it becomes (PascalCase keys are events already). */
 const EVENT_OF_KEY: Readonly<Record<string, string>> = {
@@ -134,25 +135,17 @@ function busyboxOnly(bin: string, busybox: string): string {
  * Runs one entry of a hook file as VS Code's executor does, with the shell `sh`,
  * `payload` on stdin. `env` is the editor's environment, `home` its user's home.
  */
-export function runAsVsCode(
+export async function runAsVsCode(
   entry: HookEntry,
   payload: string | object,
   opts: { sh: string; prefix?: string; env: Record<string, string>; home: string },
 ): Promise<Executed> {
-  const child = spawn((opts.prefix ?? '') + entry.bash, [], {
+  const { child, done } = start((opts.prefix ?? '') + entry.bash, [], {
     shell: opts.sh,
     cwd: entry.cwd ?? opts.home,
     env: executorEnv(opts.env, entry.env),
-    stdio: 'pipe',
+    input: typeof payload === 'string' ? payload : JSON.stringify(payload),
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  child.stdin.on('error', () => {
-    /* the shell ended without reading it: ignored, as VS Code does */
-  });
-  child.stdin.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
   let timedOut = false;
   const timer = setTimeout(
     () => {
@@ -162,13 +155,10 @@ export function runAsVsCode(
     },
     (entry.timeoutSec ?? 30) * 1000,
   );
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, outcome: outcomeOf(code, timedOut), stdout, stderr, pid: child.pid! });
-    });
-  });
+  const r = await done;
+  clearTimeout(timer);
+  if (r.error) throw r.error;
+  return { code: r.code, outcome: outcomeOf(r.code, timedOut), stdout: r.stdout, stderr: r.stderr, pid: r.pid };
 }
 
 /** Runs every entry VS Code runs for `payload`'s event (its hook_event_name), one after another; [] when the file has none. */

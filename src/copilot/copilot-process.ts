@@ -6,8 +6,9 @@
 // Agent Host, a wrapper or a shell may be the parent too: none of them is named.
 //
 // A PID alone is never trusted. The parent is a Copilot CLI when its command
-// is one (argv[0] or the executable named `copilot`, or node running
-// @github/copilot's index.js, as CLIs before the native binary ran) and it
+// is one (argv[0] or the executable named `copilot`, or node running a
+// `copilot` script or @github/copilot's index.js, as CLIs before the native
+// binary ran) and it
 // started no later than the event was spooled (a PID reused after the CLI
 // exited started later). Linux reads /proc; elsewhere (macOS) `ps`.
 import { spawnSync } from 'node:child_process';
@@ -33,7 +34,11 @@ export interface ParentJudgment {
 export function isCopilotCommand(argv: readonly string[], exe?: string | null): boolean {
   const name = (p: string | undefined | null) => (p ? basename(p) : '');
   if (name(exe) === 'copilot' || name(argv[0]) === 'copilot') return true;
-  return /^node(js)?$/.test(name(argv[0])) && /[\\/]@github[\\/]copilot[\\/](index|npm-loader)\.js$/.test(argv[1] ?? '');
+  // A Copilot CLI that node runs: its bin (`copilot` on PATH, a script) or the package's own file.
+  return (
+    /^node(js)?$/.test(name(argv[0])) &&
+    (name(argv[1]) === 'copilot' || /[\\/]@github[\\/]copilot[\\/](index|npm-loader)\.js$/.test(argv[1] ?? ''))
+  );
 }
 
 /** Boot time in ms (Linux), read once. */
