@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2034,SC1091,SC1083 # e is for hook.sh, which is the data folder's; {{event}} is a name
+# shellcheck shell=sh disable=SC2034,SC1091,SC1083 # e is for hook.sh, which is the data folder's; {{event}} is a name
 # The command of each event in a Copilot hook file fleet-git writes, its last
 # line (these comment lines are not part of it): the shim. It names the data
 # folder and the event, and sources the data folder's hook.sh (templates/hook.sh)

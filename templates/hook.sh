@@ -1,9 +1,9 @@
-# shellcheck shell=bash
+# shellcheck shell=sh
 # fleet-git's Copilot hook, kept in fleet-git's data folder as hook.sh.
 #
 # Each command of a repository's .github/hooks/fleet.json is one short line,
 # the shim, that sets the data folder (d) and the event (e) and sources this
-# file with bash's `.` (no process started for the hand-over):
+# file with the shell's `.` (no process started for the hand-over):
 #
 #   d='<data folder>'; e=postToolUse; [ -f "$d/hook.sh" ] && . "$d/hook.sh"; exit 0 # claude-code-fleet fleet-git hook 2
 #
@@ -16,8 +16,14 @@
 # place, together with the hook client it names (kit/<build>/): an event
 # reads one whole file, old or new, and runs that file's client.
 #
-# Written for bash 3.2 too (macOS's /bin/bash): EPOCHREALTIME and /proc may be
-# missing, and no bash 4 syntax is used.
+# Plain POSIX sh: the Copilot CLI runs the shim with bash, VS Code's agent with
+# /bin/sh (dash on Debian and Ubuntu, bash 3.2 as sh on macOS, BusyBox ash on
+# Alpine). bash's EPOCHREALTIME (BusyBox ash has it too) and $(</dev/stdin)
+# are used where the shell has them, and nothing else of bash. Nothing here may
+# end the shell with a non-zero status (VS Code reads 2 as a blocking error):
+# every way out is `exit 0`, a redirection that can fail is made by `command
+# exec` (a failed one does not end the shell), and numbers are checked to be
+# plain digits before arithmetic takes them.
 # shellcheck disable=SC2154 # d and e are set by the shim that sources this file
 
 # FLEET_GIT=0: fleet-git's hooks do nothing.
@@ -33,7 +39,7 @@ w=/dev/null
 case ${FLEET_GIT_DEBUG-} in
 '') exec 2>/dev/null ;;
 1) ;;
-/*) if true 2>/dev/null >>"$FLEET_GIT_DEBUG"; then exec 2>>"$FLEET_GIT_DEBUG" && w=$FLEET_GIT_DEBUG; else exec 2>/dev/null; fi ;;
+/*) if true 2>/dev/null >>"$FLEET_GIT_DEBUG" && command exec 2>>"$FLEET_GIT_DEBUG"; then w=$FLEET_GIT_DEBUG; else exec 2>/dev/null; fi ;;
 *) exec 2>/dev/null ;;
 esac
 fleet_git_say() {
@@ -56,16 +62,23 @@ if [ -n "$r" ] && [ -d "$r" ] && [ -O "$r" ]; then s=$r/fleet-git; else s=$d/spo
 # One file per event, named by the clock in microseconds (the forwarder's
 # order) and this shell's pid: the payload, then the hook's facts, each ended
 # by a NUL byte, the trailer last (a file without it is still being written).
-# Without EPOCHREALTIME (bash 3.2), n.<pid>.ev, ordered by the file's time; a
-# PID that came back while a file of it still waits takes n.<pid>.<random>.ev.
-# The format is fleet-git-event-1 whatever the release: a forwarder of an
-# older or newer fleet-git reads it.
-t=${EPOCHREALTIME/[.,]/}
+# Without EPOCHREALTIME (bash 3.2, dash), n.<pid>.ev, ordered by the file's
+# time; a PID that came back while a file of it still waits takes
+# n.<pid>.<count>.ev. The format is fleet-git-event-1 whatever the release: a
+# forwarder of an older or newer fleet-git reads it.
+# shellcheck disable=SC3028 # bash's and BusyBox ash's clock; empty in other shells, which take the fallback
+t=${EPOCHREALTIME-}
+case $t in *[.,]*) t=${t%[.,]*}${t#*[.,]} ;; *) t= ;; esac
+case $t in *[!0-9]* | 0*) t= ;; esac
 f=$s/${t:-n}.$$.ev
 if [ -z "$t" ]; then
-	while [ -e "$f" ]; do f=$s/n.$$.$RANDOM.ev; done
+	i=0
+	while [ -e "$f" ]; do f=$s/n.$$.$((i += 1)).ev; done
 fi
-if [ -p /dev/stdin ]; then v=$(</dev/stdin); else v=$(cat); fi
+# The payload: bash reads a pipe itself ($(<file), hidden from other shells by
+# eval, as dash would read it as an empty command); cat otherwise (a socket, as
+# node gives its children, cannot be opened as /dev/stdin).
+if [ -n "${BASH_VERSION-}" ] && [ -p /dev/stdin ]; then eval 'v=$(</dev/stdin)'; else v=$(cat); fi
 if ! printf '%s\0' "$v" "$e" "$PPID" "$$" "$HOME" "${COPILOT_HOME-}" "${COPILOT_HOOK_DIR-}" "${COPILOT_MODEL-}" \
 	"${FLEET_MODEL_NAME-}" "${TERM_PROGRAM-}" "${ITERM_SESSION_ID-}" "${FLEET_GIT_OBSERVER_DIR-}" "${FLEET_GIT_PROBE-}" \
 	fleet-git-event-1 >"$f"; then
@@ -85,15 +98,17 @@ fi
 # Whether a forwarder runs is told by its lease, forwarder.lease, never by a
 # PID (the protocol: the top of src/copilot/forwarder.ts), with builtins only:
 # with EPOCHREALTIME, its deadline (microseconds) against the clock, one over
-# 5 s ahead being a clock set back; in bash 3.2, its file time after this event
-# file's, and the lock's, forwarder.sock (the deadline less 5 s), not. An empty
-# one is a hook's claim (below), or bash 3.2's: it holds while no older than it.
+# 5 s ahead being a clock set back; without (bash 3.2, dash), its file time
+# after this event file's, and the lock's, forwarder.sock (the deadline less
+# 5 s), not. An empty one is a hook's claim (below), or a clockless shell's:
+# it holds while no older than it.
+# shellcheck disable=SC3013 # -nt: dash, bash and BusyBox ash all have it
 fleet_git_leased() {
 	l=
 	read -r l _ 2>/dev/null <"$s/forwarder.lease" || [ -e "$s/forwarder.lease" ] || return 1
 	case $l in
 	'') [ ! "$f" -nt "$s/forwarder.lease" ] ;;
-	*[!0-9]*) return 1 ;;
+	*[!0-9]* | 0*) return 1 ;;
 	*) if [ -n "$t" ]; then [ "$l" -gt "$t" ] && [ $((l - t)) -le 5000000 ]; else [ "$s/forwarder.lease" -nt "$f" ] && [ ! "$s/forwarder.sock" -nt "$f" ]; fi ;;
 	esac
 }
@@ -102,8 +117,8 @@ if fleet_git_leased; then
 	exit 0
 fi
 
-# Otherwise this hook claims the lease for 3 s (bash 3.2, without a clock, for
-# no time) and starts a forwarder. The claim is made exclusively (noclobber)
+# Otherwise this hook claims the lease for 3 s (without a clock, for no time)
+# and starts a forwarder. The claim is made exclusively (noclobber)
 # where there is no lease, and judged again where that fails: the hooks fired
 # together, or while node starts, start one forwarder, not one each. Where
 # two start one anyway, the forwarder's socket lock keeps one.
@@ -128,7 +143,7 @@ fi
 # the forwarder runs in a session of its own: Linux shares the CPU between
 # sessions first (autogroup), so a terminal whose Copilot runs a build does
 # not starve the forwarder that serves every session.
-set -m
+set -m 2>/dev/null # dash and BusyBox ash cannot without a terminal: setsid does it
 (
 	unset NODE_EXTRA_CA_CERTS
 	n=node

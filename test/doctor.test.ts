@@ -1,7 +1,7 @@
 // fleet-git doctor: every check passing in a set-up sandbox, and each failing one saying what to do.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { kitClient, kitId } from '../src/core/repo/kit.js';
@@ -60,6 +60,7 @@ describe('fleet-git doctor', () => {
     assert.deepEqual(levels, {
       node: 'ok',
       'hook-client': 'ok',
+      'vscode-hook': 'ok',
       kit: 'ok',
       observer: 'note',
       copilot: 'ok',
@@ -72,7 +73,7 @@ describe('fleet-git doctor', () => {
       'repo-trust': 'note',
     });
     assert.deepEqual(doc.checks.find((c: any) => c.id === 'repo-trust').fix, 'fleet-git enable --trust');
-    assert.deepEqual(doc.counts, { ok: 9, notes: 3, faults: 0 });
+    assert.deepEqual(doc.counts, { ok: 10, notes: 3, faults: 0 });
     assert.match(
       r.stdout,
       /ok {4}the data folder's kit is this fleet-git's \(.*\/kit\/[0-9a-f]{16}, with hook\.sh and post-checkout\.sh in /,
@@ -158,6 +159,38 @@ function spawnCli(sb: ReturnType<typeof sandbox>, cwd: string, args: string[]): 
 describe('fleet-git doctor: the hook-client check', () => {
   // Each case runs the real CLI; its test event goes through the real hook command, spool and forwarder.
   const { sb, repo, paths, tmp, env, lines, enabled } = doctorWorld();
+
+  test("VS Code's way: names the /bin/sh VS Code uses, runs the hook command with it as VS Code does; a bash-only hook.sh (0.2.0's) is a FAIL naming exit 2", async () => {
+    enabled();
+    const sh = realpathSync('/bin/sh');
+    const named = sh === '/bin/sh' ? '/bin/sh' : `/bin/sh (${basename(sh) === 'bash' ? 'bash as sh' : basename(sh)}, ${sh})`;
+    let r = await doctor(repo, env);
+    assert.ok(
+      r.stdout.includes(
+        `ok    VS Code's agent runs hooks with ${named}: a test SessionStart run as VS Code runs it exited 0 and reached a socket of doctor's own in `,
+      ),
+      r.stdout,
+    );
+    // fleet-git 0.2.0's hook.sh read the clock with bash's ${EPOCHREALTIME/[.,]/}: dash ends there, with exit 2.
+    const script = join(paths.dataDir, 'hook.sh');
+    const saved = readFileSync(script, 'utf8');
+    writeFileSync(script, saved.replace('umask 077', 't=${EPOCHREALTIME/[.,]/}\numask 077'));
+    try {
+      r = await doctor(repo, env);
+      const said = r.stdout.split('\n').filter((l) => l.startsWith(`FAIL  VS Code's agent runs hooks with ${named}: `));
+      if (basename(sh) === 'dash') {
+        assert.equal(said.length, 1, r.stdout);
+        assert.match(
+          said[0]!,
+          /: the hook command, run as VS Code runs it, exited 2, which VS Code reads as a blocking error: it stops the request: run fleet-git enable$/,
+        );
+        assert.match(r.stdout, /^ok {4}the hook client runs as Copilot runs it/m, 'bash runs it as before');
+        assert.equal(r.code, 1);
+      }
+    } finally {
+      writeFileSync(script, saved);
+    }
+  });
 
   test("ok only when the test sessionStart arrived on doctor's own socket, normalized; nothing reaches the user's observer, nothing is left", async () => {
     enabled();
@@ -253,7 +286,7 @@ const c = net.connect(path.join(process.env.FLEET_GIT_OBSERVER_DIR, 'fleet.sock'
       assert.equal(said.length, 1, r.stdout);
       assert.match(
         said[0]!,
-        /: timestamp; pid; ppid \(none, not the process that ran the hook, \d+\); _tool and tool \("copilot"\): run fleet-git enable$/,
+        /: timestamp; pid and ppid \(none and none, not null: a hook whose parent is no Copilot CLI names no process\); _tool and tool \("copilot"\): run fleet-git enable$/,
       );
     } finally {
       enabled();

@@ -91,6 +91,11 @@ function fire(type, payload) {
 }
 t('session.start', { sessionId: sid, copilotVersion: '1.0.102', selectedModel: process.env.COPILOT_MODEL });
 fire('sessionStart', { ...base(), source: 'new', initialPrompt: process.argv[process.argv.indexOf('-p') + 1] });
+// A real session asks its model now (a round trip), by which time the forwarder has taken the event (and judged this
+// process, its hook's parent, alive): wait until the spool of doctor --live's runtime folder holds no event.
+const spool = path.join(process.env.XDG_RUNTIME_DIR || '/nonexistent', 'fleet-git');
+const waiting = () => { try { return fs.readdirSync(spool).some((n) => n.endsWith('.ev')); } catch { return false; } };
+for (const until = Date.now() + 10000; waiting() && Date.now() < until; ) cp.spawnSync('sleep', ['0.02']);
 fire('postToolUse', { ...base(), toolName: 'bash', toolArgs: { command: 'echo fleet-git doctor --live' }, toolResult: { resultType: 'success', textResultForLlm: 'fleet-git doctor --live' } });
 fire('postToolUse', { ...base(), toolName: 'view', toolArgs: { path: root }, toolResult: { resultType: 'success', textResultForLlm: '' } });
 // The scripted model's final answer (core/session/live-probe.ts).

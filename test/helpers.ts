@@ -574,6 +574,7 @@ const TOOLS = {
   zsh: { debian: 'apt-get install zsh', macos: 'part of macOS' },
   fish: { debian: 'apt-get install fish', macos: 'brew install fish' },
   dash: { debian: 'apt-get install dash', macos: 'part of macOS as /bin/dash' },
+  busybox: { debian: 'apt-get install busybox', macos: 'brew install busybox' },
   // test/pty.ts runs util-linux's `script -qfec`; macOS's own script takes other options.
   script: { debian: 'apt-get install bsdutils', macos: "util-linux's script, not macOS's" },
   strace: { debian: 'apt-get install strace', macos: 'none: strace is Linux only' },
@@ -597,6 +598,8 @@ function works(tool: Tool): boolean {
     case 'fish':
     case 'dash':
       return spawnSync(tool, ['-c', ':']).status === 0;
+    case 'busybox':
+      return spawnSync(tool, ['sh', '-c', ':']).status === 0;
     default:
       return spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0;
   }

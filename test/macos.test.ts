@@ -337,6 +337,45 @@ describeNeeding(needsRoot('mount an empty /proc in a mount namespace of its own 
     assert.deepEqual(seen(obs.events, sid), ['SessionStart', 0, 1, 2, 3, 4, 5, 'Stop']);
   });
 
+  test("a Copilot CLI's card names its process, judged by ps without /proc; a VS Code card names none", async () => {
+    await hooksSettled(t.sb.home, t.spool);
+    const done = join(t.sb.dir, 'stand-in-done');
+    // A stand-in Copilot CLI (argv[0] copilot): runs the hook as the CLI does, then lives until the test lets it go.
+    const script = `const { spawnSync } = require('child_process'); const fs = require('fs');
+const [cmd, input, done] = process.argv.slice(1);
+const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', cmd], { input, env: process.env });
+const t = setInterval(() => { if (fs.existsSync(done) || r.status !== 0) { clearInterval(t); process.exit(r.status); } }, 50);
+setTimeout(() => process.exit(4), 20000);`;
+    const standIn = inside(
+      '/bin/bash',
+      ['-c', 'exec -a /opt/copilot/bin/copilot "$0" -e "$@"', process.execPath, script, t.cmd('sessionStart'), start('noproc-cli'), done],
+      {
+        env: { ...env, COPILOT_HOOK_DIR: join(t.repo, '.github', 'hooks') },
+      },
+    );
+    try {
+      await obs.waitFor((e) => e.session_id === 'noproc-cli');
+    } finally {
+      writeFileSync(done, '');
+    }
+    const ran = await standIn;
+    assert.equal(ran.code, 0, ran.stderr);
+    const card = obs.events.find((e) => e.session_id === 'noproc-cli')!;
+    assert.deepEqual([card.ppid, typeof card.pid], [ran.pid, 'number']);
+    // VS Code's executor: /bin/sh -c from the extension host, a VS Code payload.
+    const vscode = JSON.stringify({
+      timestamp: new Date().toISOString(),
+      hook_event_name: 'SessionStart',
+      session_id: 'noproc-vscode',
+      cwd: t.repo,
+      source: 'new',
+    });
+    const r = await inside('/bin/sh', ['-c', t.cmd('sessionStart')], { input: vscode });
+    assert.deepEqual([r.code, r.stdout], [0, '']);
+    const v = await obs.waitFor((e) => e.session_id === 'noproc-vscode');
+    assert.deepEqual([v.term_program, v.pid, v.ppid], ['vscode', null, null]);
+  });
+
   test("a lock whose process is gone (a PID alone, as fleet-git writes it there) is taken over, by fleet-git's commands and the git hook", async () => {
     const gone = spawnSync('/bin/sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim();
     writeFileSync(lock, `${gone}\n`);

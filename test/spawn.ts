@@ -19,6 +19,10 @@ export interface SpawnOptions {
   typing?: boolean;
   /** Kill it (SIGKILL) after this long: `timedOut` says so (default: no limit). */
   limitMs?: number;
+  /** Run `cmd` as one command line with this shell (`SHELL -c CMD`, node's `shell` option: VS Code's hook executor). */
+  shell?: string;
+  /** Its argv[0], when not `cmd` (a stand-in named as the process it plays). */
+  argv0?: string;
 }
 
 export interface Exited {
@@ -46,7 +50,7 @@ export interface Started {
 /** Starts `cmd` with `args` (no shell), collecting its output. */
 export function start(cmd: string, args: string[], opts: SpawnOptions): Started {
   const started = performance.now();
-  const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env });
+  const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, shell: opts.shell, argv0: opts.argv0 });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8');

@@ -11,9 +11,10 @@ import { canonicalEvent, isVsCodePayload, normalizePayload } from '../src/copilo
 import { vscodeSessionsShown } from '../src/copilot/vscode.js';
 import { readTemplate } from '../src/core/repo/templates.js';
 import { parseUserConfig } from '../src/core/setup/user-config.js';
-import { FIXTURES, hooksSettled, ROOT } from './helpers.js';
+import { describeNeeding, FIXTURES, hooksSettled, ROOT, sandbox } from './helpers.js';
 import { CLIENT, enabledHooks, runHook } from './hook-run.js';
-import { observerSummary, TestObserver } from './observer-server.js';
+import { observerSummary, TestObserver, type Received } from './observer-server.js';
+import { fireAsVsCode, shellsUnderTest, vscodeCommands, type HookEntry } from './vscode-executor.js';
 
 const VSCODE = join(ROOT, 'test', 'fixtures', 'vscode-copilot-chat-31acd00a');
 /** The folder the fixtures' transcript paths are under, up to VS Code's GitHub.copilot-chat. */
@@ -67,6 +68,56 @@ const TOOL_SUMMARIES = [
 
 /** A terminal VS Code was started from: none of it may reach a VS Code card. */
 const TERMINAL = { TERM_PROGRAM: 'iTerm.app', ITERM_SESSION_ID: 'w0t0p0:6B1C5E7A', COPILOT_MODEL: 'gpt-4.1', FLEET_MODEL_NAME: 'work' };
+
+/** Runs one fixture event as VS Code would: the transcript as far as it is written, then each file's commands for its event. */
+async function fireFixture(
+  dir: string,
+  home: string,
+  s: Session,
+  e: FixtureEvent,
+  opts: { sh: string; prefix?: string; env: Record<string, string> },
+  files: Array<Map<string, HookEntry[]>>,
+): Promise<void> {
+  const transcript = String(e.payload.transcript_path).replace(STORAGE, join(dir, 'workspaceStorage'));
+  mkdirSync(dirname(transcript), { recursive: true });
+  writeFileSync(transcript, s.transcript.slice(0, e.transcript_lines).join('\n') + '\n');
+  const payload = { ...e.payload, transcript_path: transcript };
+  for (const file of files)
+    for (const r of await fireAsVsCode(file, payload, { ...opts, home }))
+      assert.deepEqual([r.outcome, r.code, r.stdout, r.stderr], ['success', 0, '', ''], `${s.name}: ${e.key} with ${opts.sh}`);
+}
+
+/** Each fixture session is one card in `events`: every event once and in order, marked VS Code, each Stop with its turn's answer. */
+function checkCards(events: Received[], sidOf = (s: Session) => s.sid): void {
+  const ofSession = (sid: string) => events.filter((e) => e.session_id === sid);
+  for (const s of SESSIONS) {
+    const got = ofSession(sidOf(s));
+    const sent = s.events.filter((e) => ['sessionStart', 'postToolUse', 'agentStop'].includes(e.key));
+    assert.deepEqual(
+      got.map((e) => e.event),
+      sent.map((e) => ({ sessionStart: 'SessionStart', postToolUse: 'PostToolUse', agentStop: 'Stop' })[e.key]),
+      `${s.name}: every event once, in order (no Stop for the subagent or the cancelled turn)`,
+    );
+    const start = got[0]!;
+    assert.deepEqual(
+      [start.term_program, start.iterm_session_id, start.model, start.fleet_model_name, start.cwd, start._tool],
+      ['vscode', null, null, undefined, '/home/dev/code/demo', 'copilot'],
+      s.name,
+    );
+    // The hook's parent is VS Code's extension host, every chat's and extension's: fleet's kill must not name it.
+    assert.deepEqual([start.pid, start.ppid], [null, null], `${s.name}: a VS Code card names no process`);
+    const stops = got.filter((e) => e.event === 'Stop');
+    assert.deepEqual(
+      stops.map((e) => e.last_assistant_message),
+      sent.filter((e) => e.key === 'agentStop').map((e) => answerAt(s, e.transcript_lines)),
+      `${s.name}: each Stop with the answer of its own turn`,
+    );
+    assert.ok(
+      stops.every((e) => e.last_assistant_message),
+      s.name,
+    );
+  }
+}
 
 describe("VS Code's payloads through the normalizer", () => {
   const ctx = { env: TERMINAL, pid: 100, ppid: 99, now: 1 };
@@ -145,7 +196,6 @@ test("the config's vscode key: true or false, default true; the hook client read
 describe("VS Code's sessions through the real hook command, forwarder and a socket", () => {
   const world = enabledHooks('fleet-git-vscode-', 300);
   const { sb, paths, cmd, spool } = world;
-  const hooks = JSON.parse(readFileSync(join(world.repo, '.github', 'hooks', 'fleet.json'), 'utf8')) as { hooks: Record<string, unknown> };
   let obs: TestObserver;
 
   before(async () => {
@@ -154,21 +204,12 @@ describe("VS Code's sessions through the real hook command, forwarder and a sock
   });
   after(() => obs?.close());
 
-  /** The environment VS Code gives a hook: the one it was started with (here a terminal's), no COPILOT_HOOK_DIR. */
+  /** The environment VS Code was started with (here a terminal's); its executor takes VSCODE_*, GITHUB_*, COPILOT_* out. */
   const vscodeEnv = { ...world.env, ...TERMINAL };
-  /** Runs one fixture event as VS Code would: the transcript as far as it is written, then the file's command for its key, if any. */
-  const fire = async (s: Session, e: FixtureEvent, env: Record<string, string>) => {
-    const transcript = String(e.payload.transcript_path).replace(STORAGE, join(sb.dir, 'workspaceStorage'));
-    mkdirSync(dirname(transcript), { recursive: true });
-    writeFileSync(transcript, s.transcript.slice(0, e.transcript_lines).join('\n') + '\n');
-    // VS Code runs a key's commands only when the file has that key.
-    if (!Object.hasOwn(hooks.hooks, e.key)) return;
-    const payload = { ...e.payload, transcript_path: transcript };
-    lastTranscript = transcript;
-    const r = await runHook(cmd(e.key), JSON.stringify(payload), env);
-    assert.deepEqual([r.code, r.stdout], [0, '']);
-  };
-  let lastTranscript = '';
+  const repoFile = vscodeCommands(readFileSync(join(world.repo, '.github', 'hooks', 'fleet.json'), 'utf8'));
+  /** Runs one fixture event as VS Code would: the transcript as far as it is written, then the commands of each file for its event. */
+  const fire = (s: Session, e: FixtureEvent, env: Record<string, string>, files = [repoFile]) =>
+    fireFixture(sb.dir, sb.home, s, e, { sh: '/bin/sh', env }, files);
   const ofSession = (sid: string) => obs.events.filter((e) => e.session_id === sid);
 
   test(
@@ -189,31 +230,7 @@ describe("VS Code's sessions through the real hook command, forwarder and a sock
       await obs.drained();
       assert.deepEqual(obs.badLines, []);
 
-      for (const s of SESSIONS) {
-        const got = ofSession(s.sid);
-        const sent = s.events.filter((e) => ['sessionStart', 'postToolUse', 'agentStop'].includes(e.key));
-        assert.deepEqual(
-          got.map((e) => e.event),
-          sent.map((e) => ({ sessionStart: 'SessionStart', postToolUse: 'PostToolUse', agentStop: 'Stop' })[e.key]),
-          `${s.name}: every event once, in order (no Stop for the subagent or the cancelled turn)`,
-        );
-        const start = got[0]!;
-        assert.deepEqual(
-          [start.term_program, start.iterm_session_id, start.model, start.fleet_model_name, start.cwd, start._tool],
-          ['vscode', null, null, undefined, '/home/dev/code/demo', 'copilot'],
-          s.name,
-        );
-        const stops = got.filter((e) => e.event === 'Stop');
-        assert.deepEqual(
-          stops.map((e) => e.last_assistant_message),
-          sent.filter((e) => e.key === 'agentStop').map((e) => answerAt(s, e.transcript_lines)),
-          `${s.name}: each Stop with the answer of its own turn`,
-        );
-        assert.ok(
-          stops.every((e) => e.last_assistant_message),
-          s.name,
-        );
-      }
+      checkCards(obs.events);
       const tools = ofSession(byName('tools').sid).filter((e) => e.event === 'PostToolUse');
       assert.deepEqual(
         tools.map((e) => observerSummary(e.tool_name, e.tool_input)),
@@ -261,24 +278,12 @@ describe("VS Code's sessions through the real hook command, forwarder and a sock
     async () => {
       writeFileSync(paths.configFile, '{}\n');
       assert.equal(sb.cli(world.repo, 'enable', '--user').status, 0);
-      const user = JSON.parse(readFileSync(join(sb.env.COPILOT_HOME!, 'hooks', 'fleet.json'), 'utf8')) as {
-        hooks: Record<string, Array<{ bash: string }>>;
-      };
+      const user = vscodeCommands(readFileSync(join(sb.env.COPILOT_HOME!, 'hooks', 'fleet.json'), 'utf8'));
       const s = byName('stop-blocked');
       const sid = 'both-' + s.sid;
-      for (const e of s.events) {
-        const payload = { ...e.payload, session_id: sid };
-        await fire(s, { ...e, payload }, vscodeEnv);
-        const userCmd = user.hooks[e.key]?.[0]?.bash;
-        if (userCmd) await runHook(userCmd, JSON.stringify({ ...payload, transcript_path: lastTranscript }), vscodeEnv);
-      }
+      for (const e of s.events) await fire(s, { ...e, payload: { ...e.payload, session_id: sid } }, vscodeEnv, [repoFile, user]);
       await hooksSettled(sb.home, spool);
       await obs.drained();
-      console.log(
-        'DEBUG',
-        JSON.stringify(obs.events.filter((e) => e.session_id === sid).map((e) => e.event)),
-        JSON.stringify(Object.keys(user.hooks)),
-      );
       assert.deepEqual(
         ofSession(sid).map((e) => e.event),
         ['SessionStart', 'PostToolUse', 'Stop', 'PostToolUse', 'Stop'],
@@ -286,6 +291,55 @@ describe("VS Code's sessions through the real hook command, forwarder and a sock
     },
   );
 });
+
+/**
+ * Each /bin/sh a user may have (dash: Debian's and Ubuntu's): VS Code runs every command of both hook files, the
+ * repository's (enable) and the user-level one (enable --user), with it. Each exits 0 with nothing on stdout, and
+ * each session is one right card.
+ */
+const shellsDir = sandbox('fleet-git-vscode-sh-').dir;
+for (const shell of shellsUnderTest(shellsDir))
+  describeNeeding(shell.skip, `both hook files run as VS Code runs them with ${shell.name} as /bin/sh`, () => {
+    const world = enabledHooks(`fleet-git-vs-${shell.name.split(' ')[0]}-`, 300);
+    const { sb, paths, spool } = world;
+    let obs: TestObserver;
+    before(async () => {
+      assert.ok(existsSync(CLIENT), `${CLIENT} is missing: run npm run build first`);
+      assert.equal(sb.cli(world.repo, 'enable', '--user').status, 0);
+      obs = await TestObserver.start(paths.fleetSocket);
+    });
+    after(() => obs?.close());
+
+    test(
+      'every command exits 0 with nothing on stdout or stderr; four sessions at once, four right cards',
+      { timeout: 60_000 },
+      async () => {
+        const files = [
+          vscodeCommands(readFileSync(join(world.repo, '.github', 'hooks', 'fleet.json'), 'utf8')),
+          vscodeCommands(readFileSync(join(sb.env.COPILOT_HOME!, 'hooks', 'fleet.json'), 'utf8')),
+        ];
+        assert.deepEqual([...files[0]!.keys()].sort(), ['PostToolUse', 'SessionStart', 'Stop']);
+        assert.deepEqual([...files[1]!.keys()].sort(), ['PostToolUse', 'SessionStart', 'Stop']);
+        const opts = {
+          sh: shell.sh,
+          prefix: shell.prefix,
+          env: { ...world.env, ...TERMINAL, ...(shell.path ? { PATH: shell.path } : {}) },
+        };
+        const queues = SESSIONS.map((s) => s.events.map((e) => () => fireFixture(sb.dir, sb.home, s, e, opts, files)));
+        while (queues.some((q) => q.length)) for (const q of queues) await q.shift()?.();
+        await hooksSettled(sb.home, spool);
+        await obs.drained();
+        assert.deepEqual(obs.badLines, []);
+        checkCards(obs.events);
+        assert.equal(
+          obs.events.length,
+          SESSIONS.map((s) => s.events.filter((e) => ['sessionStart', 'postToolUse', 'agentStop'].includes(e.key)).length).reduce(
+            (a, b) => a + b,
+          ),
+        );
+      },
+    );
+  });
 
 test("status says whether VS Code's agent sessions show, as the hook client decides it", async () => {
   const world = enabledHooks('fleet-git-vscode-status-', 300);

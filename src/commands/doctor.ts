@@ -5,7 +5,7 @@ import { CHECKOUT_SCRIPT, HOOK_SCRIPT } from '../paths.js';
 import { createConnection } from 'node:net';
 import { runContext, type RunContext } from '../core/repo/context.js';
 import { BUILT_CLIENT, clientInUse, kitClient, kitProblems, refreshKit } from '../core/repo/kit.js';
-import { NO_NODE_FIX, nodeFor, OLDEST_NODE, tryHookEvent, type NodeFound } from '../core/session/hook-trial.js';
+import { NO_NODE_FIX, nodeFor, OLDEST_NODE, tryHookEvent, vscodeShell, type NodeFound } from '../core/session/hook-trial.js';
 import { findOnPath, INSTALL_HINT } from '../core/session/run.js';
 import { setupState } from '../core/setup/setup.js';
 import { assessRepo, notAsWritten, type RepoState } from '../core/repo/state.js';
@@ -73,7 +73,7 @@ export class DoctorCommand extends FleetCommand {
   static usage = FleetCommand.Usage({
     description: 'check everything between a Copilot session and the fleet observer',
     details: `
-      One line a check: Node; the hook client, run the way Copilot runs it (/bin/bash --norc --noprofile -c with this PATH): ok only when its test sessionStart reached a socket of doctor's own, as the observer reads it (doctor waits while the forwarder the hook started runs, up to 20 s) (nothing is written in the data folder or sent to the user's observer); the data folder's kit, the scripts the hooks hand over to and their hook client (this build's, or another build's that this run replaced, as every command does after an upgrade); the observer's socket; the Copilot CLI and its version (without one, a note when VS Code's agent sessions show: VS Code runs the hook files itself); whether VS Code's agent sessions show (the config file's \`vscode\`); the user-level hook file; setup for new clones; the config file; and for the repository of the current folder, whether it is enabled, its info/exclude entry, its post-checkout hook and whether Copilot trusts it.
+      One line a check: Node; the hook client, run the way Copilot runs it (/bin/bash --norc --noprofile -c with this PATH): ok only when its test sessionStart reached a socket of doctor's own, as the observer reads it (doctor waits while the forwarder the hook started runs, up to 20 s) (nothing is written in the data folder or sent to the user's observer); then, when VS Code's agent sessions show, the same hook command run the way VS Code's agent runs it (/bin/sh -c, which it names, in the home folder, without VSCODE_*, GITHUB_* and COPILOT_* variables, a VS Code payload): ok only when it exits 0 (VS Code reads 2 as a blocking error that stops the request) and its event arrives, naming no process; the data folder's kit, the scripts the hooks hand over to and their hook client (this build's, or another build's that this run replaced, as every command does after an upgrade); the observer's socket; the Copilot CLI and its version (without one, a note when VS Code's agent sessions show: VS Code runs the hook files itself); whether VS Code's agent sessions show (the config file's \`vscode\`); the user-level hook file; setup for new clones; the config file; and for the repository of the current folder, whether it is enabled, its info/exclude entry, its post-checkout hook and whether Copilot trusts it.
 
       Each line is "ok", "note" (an optional part that is off: no observer listening, no Copilot CLI for a user of VS Code's agent, no setup for new clones, the repository here not enabled or not trusted, core.hooksPath elsewhere; each says the command that turns it on) or "FAIL" (something broken, with what to do: Copilot's config.json that enable --trust would refuse, for an enabled repository it does not trust, is one). --json prints {"checks": [{"id", "level": "ok"|"note"|"fault", "message", "fix"?}], "repo": path or null, "counts": {"ok", "notes", "faults"}}.
 
@@ -115,7 +115,8 @@ export class DoctorCommand extends FleetCommand {
 
     const node = nodeFor(this.context.env, ctx.user.dataDir);
     this.checkNode(node, add);
-    await this.checkClient(ctx, inUse, node, add);
+    // VS Code's way once Copilot's works: a fault of both is said once.
+    if ((await this.checkClient(ctx, inUse, node, add)) && copilot.vscode) await this.checkVsCodeHook(ctx, node, add);
     this.checkKit(ctx, add);
     const sock = await reachable(ctx.user.fleetSocket);
     if (sock === null) add('observer', 'ok', `the fleet observer is listening on ${ctx.user.fleetSocket}`);
@@ -214,7 +215,8 @@ export class DoctorCommand extends FleetCommand {
     );
   }
 
-  private async checkClient(ctx: RunContext, inUse: boolean, node: NodeFound, add: Add): Promise<void> {
+  /** True when the hook command, run as Copilot runs it, delivered its test event. */
+  private async checkClient(ctx: RunContext, inUse: boolean, node: NodeFound, add: Add): Promise<boolean> {
     if (!existsSync(ctx.user.hookClient) && !inUse) {
       add(
         'hook-client',
@@ -222,23 +224,38 @@ export class DoctorCommand extends FleetCommand {
         `the hook client is not installed yet (${ctx.user.hookClient}): nothing here is enabled`,
         'fleet-git enable',
       );
-      return;
+      return false;
     }
-    const t = await tryHookEvent({
-      dataDir: ctx.user.dataDir,
-      env: this.context.env,
-      home: this.context.home,
-      cwd: this.context.cwd,
-      node,
-    });
+    const t = await this.trial(ctx, node, false);
     if (!t.ok) add('hook-client', 'fault', t.message, t.fix);
     else if (!clientIsCurrent(ctx.user.hookClient))
       add('hook-client', 'fault', `the hook client ${ctx.user.hookClient} is from another fleet-git version`, 'fleet-git enable');
-    else
+    else {
       add(
         'hook-client',
         'ok',
         `the hook client runs as Copilot runs it: a test sessionStart reached a socket of doctor's own, as the observer reads it, in ${t.ms} ms (${clientInUse(ctx.user.dataDir)})`,
+      );
+      return true;
+    }
+    return false;
+  }
+
+  /** The hook command for a test sessionStart, run as Copilot runs it or (`vscode`) as VS Code's agent does. */
+  private trial(ctx: RunContext, node: NodeFound, vscode: boolean) {
+    return tryHookEvent({ dataDir: ctx.user.dataDir, env: this.context.env, home: this.context.home, cwd: this.context.cwd, node, vscode });
+  }
+
+  /** The hook command as VS Code's agent runs it: with /bin/sh (dash on Debian and Ubuntu), its environment, a VS Code payload. */
+  private async checkVsCodeHook(ctx: RunContext, node: NodeFound, add: Add): Promise<void> {
+    const t = await this.trial(ctx, node, true);
+    const sh = `VS Code's agent runs hooks with ${vscodeShell()}`;
+    if (!t.ok) add('vscode-hook', 'fault', `${sh}: ${t.message}`, t.fix);
+    else
+      add(
+        'vscode-hook',
+        'ok',
+        `${sh}: a test SessionStart run as VS Code runs it exited 0 and reached a socket of doctor's own in ${t.ms} ms`,
       );
   }
 

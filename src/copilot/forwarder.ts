@@ -5,10 +5,10 @@
 //
 // - The hook (templates/hook.sh, which each hook file command sources) runs no
 //   node: it writes each event into the spool folder (mode 0700, files 0600)
-//   as one file, `<EPOCHREALTIME digits>.<hook pid>.ev` (bash 3.2, macOS's, has
-//   no EPOCHREALTIME: `n.<hook pid>.ev`, or `n.<pid>.<random>.ev` while a file
-//   of the same PID still waits), holding the payload and then the hook's
-//   facts, each ended by a NUL byte (bash strips NULs from the payload):
+//   as one file, `<EPOCHREALTIME digits>.<hook pid>.ev` (a shell without
+//   EPOCHREALTIME, bash 3.2 or dash: `n.<hook pid>.ev`, or `n.<pid>.<count>.ev`
+//   while a file of the same PID still waits), holding the payload and then the
+//   hook's facts, each ended by a NUL byte (the shell strips NULs from the payload):
 //
 //     payload, event, ppid, pid, HOME, COPILOT_HOME, COPILOT_HOOK_DIR,
 //     COPILOT_MODEL, FLEET_MODEL_NAME, TERM_PROGRAM, ITERM_SESSION_ID,
@@ -58,6 +58,7 @@ import { NO_ENTRY_OK } from '../fs/read.js';
 import { LineSender } from '../fleet/socket.js';
 import { OBSERVER_DIR_VAR } from '../paths.js';
 import { PROBE_VAR } from './normalize.js';
+import { copilotParent } from './copilot-process.js';
 import { awaitFinalMessage, awaitSessionModel, deliver, msOf, prepare, stopWaitMs, type HookRun, type Prepared } from './hook-event.js';
 
 /** argv[2] of the forwarder, argv[3] its spool folder. */
@@ -148,8 +149,11 @@ function remove(name: string): boolean {
   }
 }
 
-/** A spool file's hook run; 'incomplete' while its trailer is missing. */
-export function parseSpooled(buf: Buffer): HookRun | 'incomplete' {
+/**
+ * A spool file's hook run; 'incomplete' while its trailer is missing. `firedAt`: when the hook spooled it
+ * (ms), against which its parent is judged (a SessionStart's only: copilot-process.ts).
+ */
+export function parseSpooled(buf: Buffer, firedAt: () => number = Date.now): HookRun | 'incomplete' {
   const parts = buf.toString('utf8').split('\0');
   if (parts.length < SPOOL_FIELDS + 1 || parts[parts.length - 1] !== '' || parts[parts.length - 2] !== SPOOL_TRAILER) return 'incomplete';
   const f = parts.slice(parts.length - SPOOL_FIELDS, parts.length - 1);
@@ -164,8 +168,14 @@ export function parseSpooled(buf: Buffer): HookRun | 'incomplete' {
     text: parts.slice(0, parts.length - SPOOL_FIELDS).join('\0'),
     env,
     pid: num(pid),
-    ppid: () => num(ppid),
+    ppid: () => copilotParent(num(ppid), firedAt()),
   };
+}
+
+/** When the hook spooled file `name` (ms): its clock in the name, else the file's time. */
+function spooledAt(name: string): number {
+  const digits = name.slice(0, name.indexOf('.'));
+  return /^\d+$/.test(digits) ? Number(digits) / 1000 : (statSync(name, NO_ENTRY_OK)?.mtimeMs ?? Date.now());
 }
 
 /**
@@ -343,7 +353,7 @@ export async function forward(spool: string): Promise<void> {
       } catch {
         continue;
       }
-      const run = parseSpooled(buf);
+      const run = parseSpooled(buf, () => spooledAt(name));
       if (run === 'incomplete') {
         const st = statSync(name, NO_ENTRY_OK);
         if (st && Date.now() - st.mtimeMs > ORPHAN_MS) remove(name);

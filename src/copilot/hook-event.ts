@@ -121,8 +121,10 @@ export function hookEventOf(
   const ctx: NormalizeContext = { env };
   let modelFrom: string | null = null;
   if (kind === 'sessionStart') {
-    ctx.pid = pid;
-    ctx.ppid = ppid();
+    // fleet kills a card's ppid and follows its life. VS Code's agent runs hooks from its extension host,
+    // every chat's and extension's process: a VS Code card names none. Without a ppid, no pid either.
+    ctx.ppid = vscode ? null : ppid();
+    ctx.pid = ctx.ppid === null ? null : pid;
     // VS Code's payload names no model, and the environment's is a Copilot CLI's: its transcript may.
     if (vscode || (!env.COPILOT_MODEL && typeof input.model !== 'string')) {
       const path = transcriptOf(input, copilotHome, sessionId);

@@ -29,3 +29,11 @@ export function vscodeSessionsShown(configFile: string): boolean {
     return true;
   }
 }
+
+/** The shell VS Code's hook executor runs a command with on Linux and macOS (Node's `shell: true`). */
+export const VSCODE_SHELL = '/bin/sh';
+
+/** The environment VS Code's hook executor gives a hook: the editor's own, less every VSCODE_*, GITHUB_* and COPILOT_* variable (any case). */
+export function vscodeHookEnv<T>(env: Readonly<Record<string, T>>): Record<string, T> {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !/^(vscode|github|copilot)_/i.test(k)));
+}

@@ -1,6 +1,8 @@
 // One hook event run in isolation, as Copilot runs it, and what came of it:
 // fleet-git's hook command for a test sessionStart, run by /bin/bash with the
-// user's environment, its event spooled, forwarded and sent to an observer's
+// user's environment (or, `vscode`, as VS Code's agent runs it: /bin/sh -c in
+// the home folder, without VSCODE_*, GITHUB_*, COPILOT_*, a VS Code payload),
+// its event spooled, forwarded and sent to an observer's
 // socket of the trial's own, all in a temporary folder removed after. Only an
 // event that arrived there, normalized as the observer reads it, is a success;
 // otherwise the cause, and what to do. `fleet-git doctor` reports it. Nothing is
@@ -9,11 +11,12 @@
 import { describeError } from '../../errors.js';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { readText } from '../../fs/read.js';
 import { FORWARD_FLAG, IDLE_MS_VAR, leaseHeld, readLease } from '../../copilot/forwarder.js';
 import { PROBE_VAR } from '../../copilot/normalize.js';
+import { VSCODE_SHELL, vscodeHookEnv } from '../../copilot/vscode.js';
 import { EventListener, socketTempDir, type Received } from '../../fleet/listener.js';
 import { HOOK_SCRIPT, OBSERVER_DIR_VAR, userPaths, type Env } from '../../paths.js';
 import { hookCommand, NODE_FILE } from '../repo/hook-file.js';
@@ -62,20 +65,35 @@ export function noNodeMessage(node: { recorded: string | null }): string {
   return `no node on the PATH Copilot runs hooks with${node.recorded ? `, and the node fleet-git enable recorded (${node.recorded}) is gone` : ''}, so the hook does nothing`;
 }
 
+/** The /bin/sh VS Code's agent runs hooks with, as a user knows it: `/bin/sh (dash, /usr/bin/dash)`. */
+export function vscodeShell(): string {
+  let real: string;
+  try {
+    real = realpathSync(VSCODE_SHELL);
+  } catch {
+    return `${VSCODE_SHELL} (missing)`;
+  }
+  const name = basename(real);
+  const kind = name === 'bash' ? 'bash as sh' : name === 'busybox' ? 'BusyBox ash' : name;
+  return real === VSCODE_SHELL ? `${VSCODE_SHELL}${kind === 'sh' ? '' : ` (${kind})`}` : `${VSCODE_SHELL} (${kind}, ${real})`;
+}
+
 export type TrialCause = 'no-bash' | 'hook-failed' | 'client-missing' | 'no-node' | 'client-broken' | 'nothing-arrived' | 'incomplete';
 
 export type HookTrial = { ok: true; event: Received; ms: number } | { ok: false; cause: TrialCause; message: string; fix?: string };
 
 /** What a SessionStart needs for the observer to make a card of it and follow its process (fleet-observer-protocol.md). */
-function missingFields(e: Received, want: { sessionId: string; cwd: string; ppid: number }): string[] {
+function missingFields(e: Received, want: { sessionId: string; cwd: string; vscode: boolean }): string[] {
   const missing: string[] = [];
   const shown = (v: unknown) => JSON.stringify(v) ?? 'none';
   if (e.event !== 'SessionStart') missing.push(`event (${shown(e.event)}, not "SessionStart")`);
   if (e.cwd !== want.cwd) missing.push(`cwd (${shown(e.cwd)}, not ${JSON.stringify(want.cwd)})`);
   if (typeof e.timestamp !== 'number') missing.push('timestamp');
-  if (typeof e.pid !== 'number') missing.push('pid');
-  if (e.ppid !== want.ppid) missing.push(`ppid (${shown(e.ppid)}, not the process that ran the hook, ${want.ppid})`);
+  // The hook's parent here is this process, no Copilot CLI: the event names no process (src/copilot/copilot-process.ts).
+  if (e.pid !== null || e.ppid !== null)
+    missing.push(`pid and ppid (${shown(e.pid)} and ${shown(e.ppid)}, not null: a hook whose parent is no Copilot CLI names no process)`);
   if (e._tool !== 'copilot' || e.tool !== 'copilot') missing.push('_tool and tool ("copilot")');
+  if (want.vscode && e.term_program !== 'vscode') missing.push(`term_program (${shown(e.term_program)}, not "vscode")`);
   return missing;
 }
 
@@ -130,6 +148,8 @@ export async function tryHookEvent(o: {
   waitMs?: number;
   /** nodeFor(env, dataDir), when the caller has it already. */
   node?: NodeFound;
+  /** Run it as VS Code's agent does (VSCODE_SHELL), not as the Copilot CLI does. */
+  vscode?: boolean;
 }): Promise<HookTrial> {
   const waitMs = o.waitMs ?? TRIAL_WAIT_MS;
   const client = clientInUse(o.dataDir);
@@ -150,14 +170,33 @@ export async function tryHookEvent(o: {
     mkdirSync(run, { mode: 0o700 });
     listener = await EventListener.start(userPaths(env, o.home).fleetSocket);
     const started = Date.now();
-    const payload = { sessionId, timestamp: started, cwd: o.cwd, source: 'new', initialPrompt: 'fleet-git doctor' };
-    const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', hookCommand('sessionStart', { dataDir: o.dataDir })], {
-      cwd: o.cwd,
-      env,
-      input: JSON.stringify(payload),
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
+    const command = hookCommand('sessionStart', { dataDir: o.dataDir });
+    const shell = o.vscode ? VSCODE_SHELL : '/bin/bash';
+    const r = o.vscode
+      ? spawnSync(command, [], {
+          shell,
+          cwd: o.home,
+          env: vscodeHookEnv(env),
+          input: JSON.stringify({
+            timestamp: new Date(started).toISOString(),
+            hook_event_name: 'SessionStart',
+            session_id: sessionId,
+            // Where VS Code keeps its transcripts (a folder that is not there: no model to wait for).
+            transcript_path: join(tmp, 'GitHub.copilot-chat', 'transcripts', `${sessionId}.jsonl`),
+            cwd: o.cwd,
+            source: 'new',
+          }),
+          encoding: 'utf8',
+          timeout: 10_000,
+        })
+      : spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', command], {
+          cwd: o.cwd,
+          env,
+          input: JSON.stringify({ sessionId, timestamp: started, cwd: o.cwd, source: 'new', initialPrompt: 'fleet-git doctor' }),
+          encoding: 'utf8',
+          timeout: 10_000,
+        });
+    const as = o.vscode ? 'as VS Code runs it' : 'as Copilot runs it';
     // A hook command that exits without reading its payload (the client gone, say) is normal: Copilot
     // ignores the broken pipe too, and bash ran. Only an error in starting it means bash cannot run.
     const epipe = (r.error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
@@ -165,15 +204,23 @@ export async function tryHookEvent(o: {
       return {
         ok: false,
         cause: 'no-bash',
-        message: `cannot run /bin/bash: ${describeError(r.error)}; Copilot runs hooks with it`,
+        message: `cannot run ${shell}: ${describeError(r.error)}; ${o.vscode ? 'VS Code' : 'Copilot'} runs hooks with it`,
       };
-    if (r.status !== 0 || r.stdout !== '')
+    if (r.status !== 0 || r.stdout !== '') {
+      // VS Code reads exit 2 as a blocking error shown to the model, which stops the request; another, a warning.
+      const read =
+        !o.vscode || r.status === 0
+          ? ''
+          : r.status === 2
+            ? ', which VS Code reads as a blocking error: it stops the request'
+            : ', a warning VS Code shows';
       return {
         ok: false,
         cause: 'hook-failed',
-        message: `the hook command, run as Copilot runs it, exited ${r.status ?? r.signal}${r.stdout ? ' and printed to stdout' : ''}`,
+        message: `the hook command, run ${as}, exited ${r.status ?? r.signal}${read}${r.stdout ? ' and printed to stdout' : ''}${r.stderr.trim() ? ` (${r.stderr.trim().split('\n')[0]})` : ''}`,
         fix: 'fleet-git enable',
       };
+    }
     // Without the data folder's script, the client or a node the hook command does nothing (tested in the hook's own tests): no wait.
     const script = join(o.dataDir, HOOK_SCRIPT);
     if (!existsSync(script))
@@ -201,7 +248,7 @@ export async function tryHookEvent(o: {
     const arrived = await arrival(listener, mine, join(run, 'fleet-git'), waitMs);
     const ms = Date.now() - started;
     if (typeof arrived === 'object') {
-      const missing = missingFields(arrived, { sessionId, cwd: o.cwd, ppid: process.pid });
+      const missing = missingFields(arrived, { sessionId, cwd: o.cwd, vscode: o.vscode ?? false });
       if (missing.length === 0) return { ok: true, event: arrived, ms };
       return {
         ok: false,
