@@ -1,6 +1,6 @@
-// The post-checkout hook (shell) and enable (TypeScript) write the same bytes:
-// the hook file, and the exclude block, also when git's info/ folder is missing.
-// Under a held lock and when killed: test/post-checkout-lock.test.ts.
+// The post-checkout hook provisions a worktree as enable does (it runs enable's
+// plan): the hook file, and the exclude block, also when git's info/ folder is
+// missing. Under a held lock and when killed: test/post-checkout-lock.test.ts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
