@@ -5,7 +5,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sandbox, snapshot, type Sandbox } from './helpers.js';
+import { otherBuild, sandbox, snapshot, type Sandbox } from './helpers.js';
+import { runSync } from './spawn.js';
+import { kitId, readStamp } from '../src/core/repo/kit.js';
 import { excludeBlock } from '../src/core/repo/exclude.js';
 
 const HOOK = '.github/hooks/fleet.json';
@@ -377,4 +379,75 @@ describe('a reading command writes nothing (issue 13)', () => {
     assert.ok(!existsSync(join(skipped.path, '.github')), 'the excluded clone is left as git made it');
     await assertProvisioned(s, clone(s, src, 'kept').path);
   });
+
+  it("status, scan, doctor and config leave another build's kit as it is (an upgrade), and work with the data folder read-only", () => {
+    const s = sandbox();
+    const repo = s.repo('work/enabled');
+    const other = otherBuild(join(s.dir, 'other'));
+    const byOther = runSync(process.execPath, [other, 'enable'], { cwd: repo, env: s.env });
+    assert.equal(byOther.status, 0, byOther.stderr);
+    const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
+    const theirs = readStamp(data).id;
+    assert.ok(theirs !== null && theirs !== kitId(), "the kit is the other build's");
+    const reads: string[][] = [
+      ['status'],
+      ['status', '--json'],
+      ['scan', s.dir],
+      ['scan', s.dir, '--json'],
+      ['doctor'],
+      ['doctor', '--json'],
+      ['config'],
+    ];
+    const runAll = () => {
+      for (const args of reads) {
+        const r = s.cli(repo, ...args);
+        assert.ok(r.status === 0 || (args[0] === 'doctor' && r.status === 1), `${args.join(' ')}: ${r.stderr}`);
+        assert.doesNotMatch(r.stdout + r.stderr, /read-only|EROFS|EACCES|permission denied|could not/i, args.join(' '));
+      }
+      const kit = (
+        JSON.parse(s.cli(repo, 'doctor', '--json').stdout) as { checks: { id: string; level: string; message: string }[] }
+      ).checks.find((c) => c.id === 'kit');
+      assert.equal(kit?.level, 'note', kit?.message);
+      assert.match(
+        kit!.message,
+        new RegExp(`is another fleet-git's \\(${theirs}\\): the hooks run it until a command that changes things`),
+      );
+    };
+    // Writable: nothing in the data folder changes (the code cache aside, which the command's loader keeps).
+    const before = snapshot(data, (rel) => rel.endsWith('.cache'));
+    runAll();
+    assert.deepEqual(
+      snapshot(data, (rel) => rel.endsWith('.cache')),
+      before,
+      'the data folder as it was',
+    );
+    // Read-only: the same answers.
+    const undo = readOnly(data);
+    try {
+      runAll();
+    } finally {
+      undo();
+    }
+    assert.equal(readStamp(data).id, theirs, "the kit is still the other build's");
+    // The first command that changes things puts this build's kit in place.
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal(readStamp(data).id, kitId());
+  });
 });
+
+/** Makes `dir` read-only for this process's commands (root: a read-only bind mount, as permissions do not stop root); returns the undo. */
+function readOnly(dir: string): () => void {
+  if (process.getuid?.() === 0) {
+    for (const args of [
+      ['--bind', dir, dir],
+      ['-o', 'remount,bind,ro', dir],
+    ]) {
+      const r = spawnSync('mount', args, { encoding: 'utf8' });
+      assert.equal(r.status, 0, `mount ${args.join(' ')}: ${r.stderr}`);
+    }
+    return () => assert.equal(spawnSync('umount', [dir]).status, 0);
+  }
+  const r = spawnSync('chmod', ['-R', 'a-w', dir]);
+  assert.equal(r.status, 0);
+  return () => assert.equal(spawnSync('chmod', ['-R', 'u+w', dir]).status, 0);
+}

@@ -152,9 +152,10 @@ export type KitFound =
 
 /**
  * Refreshes the data folder's kit when it is another build's (an upgrade of
- * fleet-git): every command but those on the hooks' path calls it once, so an
+ * fleet-git): every command that changes things calls it once (not those that
+ * only read, nor those on the hooks' path), so an
  * `npm install -g` needs nothing more. When current: the stamp read, and this
- * build's three files stat'ed. Never throws: until a refresh works, the old
+ * build's files stat'ed. Never throws: until a refresh works, the old
  * kit keeps delivering events.
  */
 export function refreshKit(u: UserPaths): KitFound {
