@@ -2,8 +2,11 @@
 # fleet-git's post-checkout script, kept in fleet-git's data folder as
 # post-checkout.sh, which the post-checkout hook in a repository (and setup's
 # copy and git config entries) sources once it ran the previous hook. A worktree
-# that has fleet-git's hook file (the data folder's fleet.json, byte for byte)
-# is done here, with shell builtins only: every branch switch takes this path.
+# that has fleet-git's hook file is done here, with shell builtins only: every
+# branch switch takes this path. Its first 8 lines, through the first event's
+# command (which names the data folder and the hook format) and timeout, are compared with
+# the data folder's fleet.json: dash reads a byte per system call, and the whole
+# file is some 2 KB. (An edit further down is left to enable, as status says.)
 # Otherwise it hands over to fleet-git's own code in this kit, which provisions
 # the worktree as `fleet-git enable` does (src/core/setup/checkout-hook.ts). In
 # clone mode (setup's copy, fleet_git_mode=clone) it does so only for a new
@@ -14,8 +17,10 @@
 # It never changes the hook's exit status (fleet_git_status) and never exits.
 # shellcheck disable=SC2154 # fleet_git_mode and fleet_git_data are set by the hook that sources this file
 
+# Whether files $1 and $2 begin with the same 8 lines.
 fleet_git_same() {
-	while :; do
+	# shellcheck disable=SC2034 # fleet_git_i only counts
+	for fleet_git_i in 1 2 3 4 5 6 7 8; do
 		fleet_git_a='' fleet_git_b=''
 		IFS= read -r fleet_git_a <&3
 		fleet_git_x=$?

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { EXCLUDE_BLOCK, addExcludeBlock } from '../src/core/repo/exclude.js';
-import { sandbox } from './helpers.js';
+import { needs, sandbox, type Sandbox } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
 
@@ -75,4 +75,29 @@ it('provisions a worktree whose .git file names its git dir by a relative path',
   assert.equal(r.stderr, '');
   assert.equal(readFileSync(join(wt, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
   assert.equal(s.git(wt, 'status', '--porcelain'), '');
+});
+
+/** The node processes `git ...args` starts in `cwd`, hook and all: each execve of a program named node that succeeded (strace). */
+function nodeStarts(s: Sandbox, cwd: string, ...args: string[]): number {
+  const log = join(s.dir, 'strace.log');
+  const r = spawnSync('strace', ['-f', '-qq', '-e', 'trace=execve', '-e', 'signal=none', '-o', log, 'git', ...args], {
+    cwd,
+    env: s.env,
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => /execve\("[^"]*\/node"/.test(l) && / = 0$/.test(l)).length;
+}
+
+it('a branch switch in a provisioned worktree starts no node; a new worktree starts one', { skip: needs('strace') }, async () => {
+  const s = sandbox();
+  const repo = s.repo('pc-nodes');
+  await s.fleet(repo, 'enable');
+  assert.equal(nodeStarts(s, repo, 'checkout', '-q', '-b', 'b1'), 0);
+  const wt = join(s.dir, 'pc-nodes-wt');
+  assert.equal(nodeStarts(s, repo, 'worktree', 'add', '-q', wt, '-b', 'w'), 1);
+  assert.equal(readFileSync(join(wt, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
+  assert.equal(nodeStarts(s, wt, 'checkout', '-q', '-b', 'w2'), 0);
 });
