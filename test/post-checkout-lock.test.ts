@@ -122,7 +122,7 @@ it(
     const { repo, wt } = bare(s, 'pc-lock-kill');
     writeFileSync(join(repo, '.git/info/exclude'), `# mine\n${EXCLUDE_BLOCK}`);
     const head = s.git(wt, 'rev-parse', 'HEAD');
-    // The hook as git runs it, in the worktree; its node side is killed (SIGKILL) as it links the finished hook file into place.
+    // The hook as git runs it, in the worktree (the data folder's copy, which git 2.54+ runs from the config); its node side is killed (SIGKILL) as it links the finished hook file into place.
     const r = spawnSync(
       'strace',
       [
@@ -135,7 +135,7 @@ it(
         '-e',
         'inject=link,linkat,rename:signal=KILL:when=1',
         'sh',
-        join(repo, '.git/hooks/post-checkout'),
+        join(s.env.XDG_DATA_HOME, 'fleet-git', 'repo-hook'), // the hook as either git runs it (2.54+ from the config)
         head,
         head,
         '1',
