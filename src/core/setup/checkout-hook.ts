@@ -67,7 +67,8 @@ export function postCheckout(h: CheckoutHook): void {
       }
       h.say("the config's rules include this clone: provisioning it");
     }
-    const ctx = runContext(env, h.home, h.dataDir);
+    // One worktree's plan, no git hook: git's version (which way it runs hooks, one more process) is not asked.
+    const ctx = runContext(env, h.home, h.dataDir, false);
     const { plan, linked } = withRepoLock(repo, env, (killed) => {
       const s = assessRepo(repo, ctx);
       const w = allWorktrees(s).find((x) => physical(x.path) === where);
