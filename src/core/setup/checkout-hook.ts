@@ -81,7 +81,6 @@ export function postCheckout(h: CheckoutHook): void {
     for (const n of plan.notes) (linked ? h.warn : h.say)(linked ? `fleet-git: ${n}` : n);
     if (!plan.changes.length && !plan.notes.length) h.say(`${HOOK_FILE_PATH} is in place and current: nothing to do`);
   } catch (e) {
-    h.say(describeError(e));
     if (e instanceof LockBusyError)
       h.warn(
         `fleet-git: left ${where} as git made it: another fleet-git holds ${lock}; run 'fleet-git enable' there once it is done (if none is running, remove that file)`,
