@@ -4,7 +4,8 @@
 // program (one file to read and compile at start-up instead of some forty
 // modules: measured 25 ms less per run), dist/bulk-worker.js, the helper thread
 // of bulk runs, dist/hook-client.cjs, the self-contained hook client that
-// `fleet-git enable` copies to a stable per-user place, and dist/index.js, the
+// `fleet-git enable` copies to a stable per-user place, dist/git-hook.cjs, the
+// post-checkout hook's self-contained node side, copied there too, and dist/index.js, the
 // library (`import { CopilotAdapter } from 'fleet-git'`). tsc only checks the
 // library's modules and writes their type declarations; dist/types/ keeps those
 // the library's own declaration refers to.
@@ -114,6 +115,15 @@ await bundle('core/bulk/bulk-worker.ts', 'bulk-worker.js', {
   format: 'esm',
   banner: { js: "import { createRequire as __fleetRequire } from 'node:module';\nconst require = __fleetRequire(import.meta.url);" },
   external,
+});
+// The post-checkout hook's node side, which the kit carries into the data folder: self-contained,
+// picomatch and json5 and the templates' texts in it.
+const templates = Object.fromEntries(
+  readdirSync(join(root, 'templates')).map((f) => [f, readFileSync(join(root, 'templates', f), 'utf8')]),
+);
+await bundle('git-hook.ts', 'git-hook.cjs', {
+  define: { 'import.meta.dirname': '__dirname', 'import.meta.url': '__fleetUrl', __FLEET_TEMPLATES__: JSON.stringify(templates) },
+  banner: { js: "const __fleetUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 // The hook client: Node built-ins only, for whatever node Copilot's PATH has.
 await bundle('copilot/hook-client.ts', 'hook-client.cjs', { target: 'node18' });

@@ -7,6 +7,11 @@ type Picomatch = (glob: string | string[], opts?: Record<string, unknown>) => Ma
 
 let picomatchFn: Picomatch | undefined;
 
+/** Gives the module picomatch itself: a bundle that carries it (dist/git-hook.cjs, which runs outside fleet-git's folder). */
+export function providePicomatch(p: Picomatch): void {
+  picomatchFn = p;
+}
+
 export function loadPicomatch(): Picomatch {
   picomatchFn ??= createRequire(import.meta.url)('picomatch') as Picomatch;
   return picomatchFn;

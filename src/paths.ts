@@ -50,9 +50,11 @@ export const CLIENT_FILE = 'hook-client.cjs';
 export const HOOK_SCRIPT = 'hook.sh';
 /** The data folder's script that the post-checkout hook hands over to (templates/post-checkout.sh, rendered). */
 export const CHECKOUT_SCRIPT = 'post-checkout.sh';
+/** The post-checkout hook's node side (src/git-hook.ts), in dist/ and in each kit. */
+export const GIT_HOOK_FILE = 'git-hook.cjs';
 /** The data folder's folder of hook clients, one per build (core/repo/kit.ts). */
 export const KIT_DIR = 'kit';
-/** The lock fleet-git holds in a repository's common git dir while it changes it (core/repo/repo-lock.ts takes it, the post-checkout hook too). */
+/** The lock fleet-git holds in a repository's common git dir while it changes it (core/repo/repo-lock.ts takes it). */
 export const LOCK_FILE = 'fleet-git.lock';
 
 /**

@@ -186,6 +186,11 @@ describe('parseGitFile', () => {
     assert.equal(parseGitFile('gitdir: ../.git/modules/a\n', '/w/super/a'), '/w/super/.git/modules/a');
     assert.equal(parseGitFile('gitdir:   /abs/x.git  \r\n', '/w'), '/abs/x.git');
     assert.equal(parseGitFile('gitdir:\n', '/w'), null);
+    assert.equal(
+      parseGitFile('gitdir: /w/new\nline/.git/worktrees/a\n', '/w'),
+      '/w/new\nline/.git/worktrees/a',
+      'a path holding a line break is whole, as git reads it',
+    );
     assert.equal(parseGitFile('ref: refs/heads/main\n', '/w'), null);
   });
 });

@@ -116,7 +116,8 @@ describeNeeding(needsRoot('mount a 200 KiB tmpfs'), 'a full disk', () => {
     const exclude = join(repo, '.git/info/exclude');
     const user = readFileSync(exclude);
     assert.equal((await s.fleet(repo, 'enable')).status, 0);
-    writeFileSync(exclude, user); // the block lost: the hook puts it back on the next checkout
+    writeFileSync(exclude, user); // the block lost, and the hook file: the hook puts them back on the next checkout
+    rmSync(join(repo, '.github/hooks/fleet.json'));
     fill(disk);
     const head = s.git(repo, 'rev-parse', 'HEAD');
     const r = spawnSync('sh', ['.git/hooks/post-checkout', head, head, '1'], { cwd: repo, env: s.env, encoding: 'utf8' });

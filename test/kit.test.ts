@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symli
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { renderGitHook } from '../src/core/repo/git-hook.js';
-import { kitId, refreshKit } from '../src/core/repo/kit.js';
+import { kitId, readStamp, refreshKit } from '../src/core/repo/kit.js';
 import { userPaths } from '../src/paths.js';
 import { gitChurn, hooksSettled, otherBuild, repeats, ROOT, sandbox, snapshot } from './helpers.js';
 import { CLIENT, gitHookOf010, hookFileOf010, runHook, stepOf, tool } from './hook-run.js';
@@ -70,17 +70,17 @@ describe('an upgrade to a build whose scripts changed', () => {
     for (const cmd of ['enable', 'disable', 'remove'])
       assert.equal(cliOf(cli, a, env, cmd, '--dry-run', ...(cmd === 'remove' ? [a] : [])).status, 0, cmd);
     assert.doesNotMatch(readFileSync(join(paths.dataDir, 'hook.sh'), 'utf8'), /another build/);
-    // The first command of the new build finds the kit another build's, and replaces it: doctor says so.
+    // A reading command reads: doctor says the kit is another build's, and leaves it as it is.
     const doctor = cliOf(cli, a, env, 'doctor', '--json');
     const kit = (JSON.parse(doctor.stdout) as { checks: { id: string; level: string; message: string }[] }).checks.find(
       (c) => c.id === 'kit',
     );
-    assert.equal(kit?.level, 'ok', doctor.stdout);
-    assert.match(
-      kit!.message,
-      new RegExp(`was another fleet-git's \\(${oldKit}\\): this run replaced it with this one's \\(.*/kit/([0-9a-f]{16})\\)`),
-    );
-    const newKit = /kit\/([0-9a-f]{16})\)/.exec(kit!.message)![1]!;
+    assert.equal(kit?.level, 'note', doctor.stdout);
+    assert.match(kit!.message, new RegExp(`is another fleet-git's \\(${oldKit}\\): the hooks run it until a command that changes things`));
+    assert.equal(readStamp(paths.dataDir).id, oldKit);
+    // The first command of the new build that changes things replaces it (an enable that finds the repository as it should be).
+    assert.equal(cliOf(cli, a, env, 'enable').status, 0);
+    const newKit = readStamp(paths.dataDir).id!;
     assert.notEqual(newKit, oldKit);
     assert.match(readFileSync(join(paths.dataDir, 'hook.sh'), 'utf8'), /# another build of fleet-git\n$/);
     assert.match(readFileSync(join(paths.dataDir, 'post-checkout.sh'), 'utf8'), /# another build of fleet-git\n$/);
@@ -114,17 +114,20 @@ describe('an upgrade to a build whose scripts changed', () => {
     const wt2 = join(sb.dir, 'b-wt');
     const add = runSync('git', ['worktree', 'add', '-q', wt2, '-b', 'w2'], { cwd: b, env: { ...env, FLEET_GIT_DEBUG: '1' } });
     assert.equal(add.status, 0, add.stderr);
-    assert.match(add.stderr, new RegExp(`fleet-git post-checkout \\(repo, kit ${newKit}\\): ${wt2}: wrote \\.github/hooks/fleet\\.json`));
+    assert.match(
+      add.stderr,
+      new RegExp(`fleet-git post-checkout \\(repo, kit ${newKit}\\): ${wt2}: wrote ${wt2}/\\.github/hooks/fleet\\.json`),
+    );
     assert.deepEqual(readFileSync(join(wt2, HOOK), 'utf8'), readFileSync(join(b, HOOK), 'utf8'));
     await hooksSettled(sb.home, join(paths.dataDir, 'spool'));
 
     // Back to this build: it takes its kit back, keeping the other as the previous one.
-    assert.equal(sb.cli(a, 'status').status, 0);
+    assert.equal(sb.cli(a, 'enable').status, 0);
     assert.deepEqual(readdirSync(join(paths.dataDir, 'kit')).sort(), [newKit, oldKit, 'stamp'].sort());
     assert.doesNotMatch(readFileSync(join(paths.dataDir, 'hook.sh'), 'utf8'), /another build/);
     // A third build: the oldest kit goes, the previous stays.
     const third = otherBuild(join(sb.dir, 'third'), '# a third build');
-    assert.equal(cliOf(third, a, env, 'status').status, 0);
+    assert.equal(cliOf(third, a, env, 'enable').status, 0);
     const kits = readdirSync(join(paths.dataDir, 'kit')).filter((n) => n !== 'stamp');
     assert.equal(kits.length, 2);
     assert.ok(kits.includes(oldKit) && !kits.includes(newKit), kits.join(' '));
@@ -143,7 +146,10 @@ describe('the same build installed again (new files, the same bytes)', () => {
     const doctor = JSON.parse(cliOf(cli, repo, env, 'doctor', '--json').stdout) as { checks: { id: string; message: string }[] };
     assert.match(doctor.checks.find((c) => c.id === 'kit')!.message, /^the data folder's kit is this fleet-git's /);
     assert.deepEqual(data(), before, 'the data folder as it was');
-    // The stamp now names the new copy's files (its third line), the same kit.
+    assert.equal(readFileSync(join(paths.dataDir, 'kit', 'stamp'), 'utf8'), stamp, 'doctor only reads');
+    // The next command that changes things: the stamp names the new copy's files (its third line), the same kit.
+    assert.equal(cliOf(cli, repo, env, 'enable').status, 0);
+    assert.deepEqual(data(), before, 'the data folder as it was');
     const now = readFileSync(join(paths.dataDir, 'kit', 'stamp'), 'utf8').split('\n');
     assert.deepEqual(now.slice(0, 2), stamp.split('\n').slice(0, 2));
     assert.notEqual(now[2], stamp.split('\n')[2]);
@@ -284,10 +290,7 @@ describe('the shims', () => {
     const wt = join(sb.dir, 'debug-wt');
     const add = runSync('git', ['worktree', 'add', '-q', wt, '-b', 'dbg'], { cwd: repo, env: { ...env, FLEET_GIT_DEBUG: '1' } });
     assert.equal(add.status, 0);
-    assert.equal(
-      add.stderr,
-      `fleet-git post-checkout (repo, kit ${kit}): ${wt}: wrote .github/hooks/fleet.json (a copy of ${paths.canonicalHookFile})\n`,
-    );
+    assert.equal(add.stderr, `fleet-git post-checkout (repo, kit ${kit}): ${wt}: wrote ${wt}/.github/hooks/fleet.json\n`);
     const co = runSync('git', ['checkout', '-q', '-b', 'dbg2'], { cwd: wt, env: { ...env, FLEET_GIT_DEBUG: log } });
     assert.deepEqual([co.status, co.stderr], [0, '']);
     assert.match(
@@ -325,7 +328,7 @@ describe('the shims', () => {
       inc.stderr,
       new RegExp(`^fleet-git post-checkout \\(clone, kit ${kit}\\): .*/work/in: the config's rules include this clone: provisioning it\\n`),
     );
-    assert.match(inc.stderr, /: wrote \.github\/hooks\/fleet\.json \(a copy of .*\)\n$/);
+    assert.match(inc.stderr, /: wrote \S*\/work\/in\/\.github\/hooks\/fleet\.json\n$/);
     assert.ok(existsSync(join(sb.dir, 'work', 'in', HOOK)));
     assert.equal(sb.cli(repo, 'setup', '--undo').status, 0);
     rmSync(paths.configFile);
@@ -373,7 +376,7 @@ describe('an event fired while the kit is replaced', () => {
       const { run } = await import('./spawn.js');
       while (swapping) {
         for (const cli of [next, join(ROOT, 'dist', 'cli.cjs')]) {
-          const r = await run(process.execPath, [cli, 'status'], { cwd: repo, env });
+          const r = await run(process.execPath, [cli, 'enable'], { cwd: repo, env });
           assert.equal(r.code, 0, r.stderr);
           swaps++;
         }

@@ -2,7 +2,7 @@
 // dynamic, types included) goes from a layer to one below it, or stays in its
 // own folder:
 //
-//   entry (main.ts, cli.ts, index.ts)
+//   entry (main.ts, cli.ts, index.ts, git-hook.ts)
 //   -> commands/
 //   -> core/                     (the library's CopilotAdapter included: a face of core),
 //                                 itself in folders that point one way:
@@ -26,7 +26,7 @@ const CORE_FOLDERS = ['session', 'bulk', 'setup', 'repo'];
 function place(rel: string): { rank: number; unit: string } {
   const [top, ...rest] = rel.split('/');
   if (rest.length === 0) {
-    if (['main.ts', 'cli.ts', 'index.ts'].includes(top)) return { rank: 0, unit: 'entry' };
+    if (['main.ts', 'cli.ts', 'index.ts', 'git-hook.ts'].includes(top)) return { rank: 0, unit: 'entry' };
     return { rank: 5, unit: 'helpers' };
   }
   const ranks: Record<string, number> = { commands: 1, core: 2, git: 3, copilot: 3, fleet: 4, fs: 5 };

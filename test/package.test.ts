@@ -28,6 +28,7 @@ test('the packed tarball holds what runs, installs without a script or a warning
     'dist/cli-main.cjs',
     'dist/bulk-worker.js',
     'dist/hook-client.cjs',
+    'dist/git-hook.cjs',
     'dist/index.js',
     'dist/types/index.d.ts',
     'templates/post-checkout',

@@ -1,13 +1,13 @@
-// The post-checkout hook (shell) and enable (TypeScript) write the same bytes:
-// the hook file, and the exclude block, also when git's info/ folder is missing.
-// Under a held lock and when killed: test/post-checkout-lock.test.ts.
+// The post-checkout hook provisions a worktree as enable does (it runs enable's
+// plan): the hook file, and the exclude block, also when git's info/ folder is
+// missing. Under a held lock and when killed: test/post-checkout-lock.test.ts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { EXCLUDE_BLOCK, addExcludeBlock } from '../src/core/repo/exclude.js';
-import { sandbox } from './helpers.js';
+import { needs, sandbox, type Sandbox } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
 
@@ -57,6 +57,36 @@ it('rewrites an outdated hook file of its own but never a foreign one', async ()
   assert.equal(readFileSync(join(repo, HOOK), 'utf8'), '{"mine":true}\n');
 });
 
+it("a new worktree of a branch that tracks the hook file keeps git's; a stale own file is rewritten, a foreign one that names the mark outside a command is left alone", async () => {
+  const s = sandbox();
+  const repo = s.repo('pc-states');
+  s.git(repo, 'checkout', '-q', '-b', 'team');
+  mkdirSync(join(repo, '.github/hooks'), { recursive: true });
+  writeFileSync(join(repo, HOOK), '{"version":1,"hooks":{}}\n');
+  s.git(repo, 'add', '-f', HOOK);
+  s.git(repo, 'commit', '-q', '-m', 'team hook');
+  s.git(repo, 'checkout', '-q', 'main');
+  rmSync(join(repo, '.github'), { recursive: true, force: true });
+  await s.fleet(repo, 'enable');
+  const ours = readFileSync(join(repo, HOOK), 'utf8');
+  const team = join(s.dir, 'pc-states-team');
+  const r = s.run(repo, ['worktree', 'add', '-q', team, 'team']);
+  assert.deepEqual([r.status, r.stderr], [0, '']);
+  assert.equal(readFileSync(join(team, HOOK), 'utf8'), '{"version":1,"hooks":{}}\n', "git's file, as git checked it out");
+  assert.equal(s.git(team, 'status', '--porcelain'), '');
+  const wt = join(s.dir, 'pc-states-wt');
+  s.git(repo, 'worktree', 'add', '-q', wt, '-b', 'w');
+  writeFileSync(join(wt, HOOK), ours.replaceAll(s.env.XDG_DATA_HOME, '/gone'));
+  s.git(wt, 'checkout', '-q', '-b', 'w2');
+  assert.equal(readFileSync(join(wt, HOOK), 'utf8'), ours, 'a stale own file is rewritten');
+  const foreign =
+    '{"version":1,"note":"not # claude-code-fleet fleet-git","hooks":{"sessionStart":[{"type":"command","bash":"echo mine"}]}}\n';
+  writeFileSync(join(wt, HOOK), foreign);
+  const c = s.run(wt, ['checkout', '-q', '-b', 'w3']);
+  assert.deepEqual([c.status, c.stderr], [0, '']);
+  assert.equal(readFileSync(join(wt, HOOK), 'utf8'), foreign);
+});
+
 it('provisions a worktree whose .git file names its git dir by a relative path', async () => {
   const s = sandbox();
   const repo = s.repo('pc-rel');
@@ -75,4 +105,29 @@ it('provisions a worktree whose .git file names its git dir by a relative path',
   assert.equal(r.stderr, '');
   assert.equal(readFileSync(join(wt, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
   assert.equal(s.git(wt, 'status', '--porcelain'), '');
+});
+
+/** The node processes `git ...args` starts in `cwd`, hook and all: each execve of a program named node that succeeded (strace). */
+function nodeStarts(s: Sandbox, cwd: string, ...args: string[]): number {
+  const log = join(s.dir, 'strace.log');
+  const r = spawnSync('strace', ['-f', '-qq', '-e', 'trace=execve', '-e', 'signal=none', '-o', log, 'git', ...args], {
+    cwd,
+    env: s.env,
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => /execve\("[^"]*\/node"/.test(l) && / = 0$/.test(l)).length;
+}
+
+it('a branch switch in a provisioned worktree starts no node; a new worktree starts one', { skip: needs('strace') }, async () => {
+  const s = sandbox();
+  const repo = s.repo('pc-nodes');
+  await s.fleet(repo, 'enable');
+  assert.equal(nodeStarts(s, repo, 'checkout', '-q', '-b', 'b1'), 0);
+  const wt = join(s.dir, 'pc-nodes-wt');
+  assert.equal(nodeStarts(s, repo, 'worktree', 'add', '-q', wt, '-b', 'w'), 1);
+  assert.equal(readFileSync(join(wt, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
+  assert.equal(nodeStarts(s, wt, 'checkout', '-q', '-b', 'w2'), 0);
 });

@@ -2,22 +2,13 @@
 // from a local repository under a temporary HOME and GIT_CONFIG_GLOBAL.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  unlinkSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sandbox, snapshot, type Sandbox } from './helpers.js';
-import { EXCLUDE_BLOCK } from '../src/core/repo/exclude.js';
+import { otherBuild, sandbox, snapshot, type Sandbox } from './helpers.js';
+import { runSync } from './spawn.js';
+import { kitId, readStamp } from '../src/core/repo/kit.js';
+import { excludeBlock } from '../src/core/repo/exclude.js';
 
 const HOOK = '.github/hooks/fleet.json';
 const GIT_DEFAULT_EXCLUDE = readFileSync('/usr/share/git-core/templates/info/exclude', 'utf8');
@@ -75,8 +66,8 @@ describe('setup', () => {
     const exclude = readFileSync(join(path, '.git/info/exclude'), 'utf8');
     assert.equal(
       exclude,
-      `${GIT_DEFAULT_EXCLUDE}${EXCLUDE_BLOCK}`,
-      "git's default exclude text is kept as it was, the block appended after it",
+      `${GIT_DEFAULT_EXCLUDE}${excludeBlock(['.github', '.github/hooks'])}`,
+      "git's default exclude text is kept as it was, the block appended after it as enable writes it (recording the folders it made)",
     );
     assert.ok(existsSync(join(path, '.git/hooks/pre-commit.sample')), "git's sample hooks are still there");
     // The clone's hook is now the one `enable` writes: worktrees are provisioned.
@@ -250,16 +241,20 @@ describe('setup', () => {
     }
   });
 
-  it('rules an older fleet-git compiled (another dialect, no version) are compiled again by the next clone', async () => {
+  it('the files an older fleet-git kept for setup (its clone rules compiled to sh, the path of its command) go at the next setup', async () => {
     const s = sandbox();
     const src = s.repo('src');
     await setup(s);
-    const rules = join(s.env.XDG_DATA_HOME, 'fleet-git', 'clone-rules.sh');
-    // As fleet-git 0.1 wrote them for no config file: current by the config test alone, and taking no clone here.
-    writeFileSync(rules, '# fleet-git clone rules\nfleet_git_rules_cfg=absent\nfleet_git_included() {\n\treturn 1\n}\n');
-    assert.match((await s.fleet(s.dir, 'status', join(s.dir, 'src'))).stdout, /another fleet-git compiled them/);
+    const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
+    // As fleet-git 0.2.0 left them: rules that take no clone, which nothing reads any more.
+    writeFileSync(
+      join(data, 'clone-rules.sh'),
+      '# fleet-git clone rules\nfleet_git_rules_cfg=absent\nfleet_git_included() {\n\treturn 1\n}\n',
+    );
+    writeFileSync(join(data, 'cli'), '/gone/cli.cjs\n');
     await assertProvisioned(s, clone(s, src, 'after-upgrade').path);
-    assert.match(readFileSync(rules, 'utf8'), /^fleet_git_rules_version=2$/m, 'compiled again');
+    await setup(s);
+    assert.ok(!existsSync(join(data, 'clone-rules.sh')) && !existsSync(join(data, 'cli')));
   });
 
   it('a broken config, a changed config with no Node: the clone succeeds untouched with one line on stderr', async () => {
@@ -287,7 +282,7 @@ describe('setup', () => {
     const r = execFileSync('git', ['clone', '-q', src, dest], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     assert.equal(r, '');
     assert.ok(!existsSync(join(dest, '.github')));
-    // With Node back, the next clone compiles the rules itself and is provisioned.
+    // With Node back, the next clone is provisioned.
     await assertProvisioned(s, clone(s, src, 'back').path);
   });
 
@@ -349,7 +344,7 @@ function snapshotTimes(root: string, skip?: (rel: string) => boolean): Record<st
 }
 
 describe('a reading command writes nothing (issue 13)', () => {
-  it('status, scan, doctor and config on a config changed since setup compiled its rules leave the data and config folders as they were; the next clone follows the new rules', async () => {
+  it('status, scan, doctor and config on a config changed since setup leave the data and config folders as they were; the next clone follows the new rules', async () => {
     const s = sandbox();
     const src = s.repo('src');
     const repo = s.repo('work/enabled');
@@ -357,13 +352,7 @@ describe('a reading command writes nothing (issue 13)', () => {
     await setup(s);
     const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
     const config = join(s.env.XDG_CONFIG_HOME, 'fleet-git');
-    const rules = join(data, 'clone-rules.sh');
-    const compiled = readFileSync(rules, 'utf8');
     writeConfig(s, `{ exclude: ["${join(s.dir, 'skipped')}"] }`);
-    // The config written after the rules, as a user's later edit is.
-    const later = new Date(Date.now() + 5000);
-    utimesSync(join(config, 'config.json5'), later, later);
-    assert.match((await s.fleet(repo, 'status')).stdout, /the config file changed since its rules were compiled/);
     // doctor runs the hook command as Copilot does, with XDG_RUNTIME_DIR unset here (the data folder's spool
     // then): its test event goes through a spool of its own in a temporary folder.
     const now = () => ({ data: snapshotTimes(data), config: snapshotTimes(config) });
@@ -384,12 +373,81 @@ describe('a reading command writes nothing (issue 13)', () => {
       assert.ok(r.status === 0 || (args[0] === 'doctor' && r.status === 1), `${args.join(' ')}: ${r.stderr}`);
       assert.deepEqual(now(), before, `${args.join(' ')} wrote nothing`);
     }
-    assert.equal(readFileSync(rules, 'utf8'), compiled, 'the rules are still the ones setup compiled');
-    // The clone hook sees the rules are stale, compiles them once, and follows the new config.
+    // The clone hook reads the config as it is now.
     const skipped = clone(s, src, 'skipped');
     assert.equal(skipped.stderr, '');
     assert.ok(!existsSync(join(skipped.path, '.github')), 'the excluded clone is left as git made it');
-    assert.notEqual(readFileSync(rules, 'utf8'), compiled, 'the hook compiled the new rules');
     await assertProvisioned(s, clone(s, src, 'kept').path);
   });
+
+  it("status, scan, doctor and config leave another build's kit as it is (an upgrade), and work with the data folder read-only", () => {
+    const s = sandbox();
+    const repo = s.repo('work/enabled');
+    const other = otherBuild(join(s.dir, 'other'));
+    const byOther = runSync(process.execPath, [other, 'enable'], { cwd: repo, env: s.env });
+    assert.equal(byOther.status, 0, byOther.stderr);
+    const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
+    const theirs = readStamp(data).id;
+    assert.ok(theirs !== null && theirs !== kitId(), "the kit is the other build's");
+    const reads: string[][] = [
+      ['status'],
+      ['status', '--json'],
+      ['scan', s.dir],
+      ['scan', s.dir, '--json'],
+      ['doctor'],
+      ['doctor', '--json'],
+      ['config'],
+    ];
+    const runAll = () => {
+      for (const args of reads) {
+        const r = s.cli(repo, ...args);
+        assert.ok(r.status === 0 || (args[0] === 'doctor' && r.status === 1), `${args.join(' ')}: ${r.stderr}`);
+        assert.doesNotMatch(r.stdout + r.stderr, /read-only|EROFS|EACCES|permission denied|could not/i, args.join(' '));
+      }
+      const kit = (
+        JSON.parse(s.cli(repo, 'doctor', '--json').stdout) as { checks: { id: string; level: string; message: string }[] }
+      ).checks.find((c) => c.id === 'kit');
+      assert.equal(kit?.level, 'note', kit?.message);
+      assert.match(
+        kit!.message,
+        new RegExp(`is another fleet-git's \\(${theirs}\\): the hooks run it until a command that changes things`),
+      );
+    };
+    // Writable: nothing in the data folder changes (the code cache aside, which the command's loader keeps).
+    const before = snapshot(data, (rel) => rel.endsWith('.cache'));
+    runAll();
+    assert.deepEqual(
+      snapshot(data, (rel) => rel.endsWith('.cache')),
+      before,
+      'the data folder as it was',
+    );
+    // Read-only: the same answers.
+    const undo = readOnly(data);
+    try {
+      runAll();
+    } finally {
+      undo();
+    }
+    assert.equal(readStamp(data).id, theirs, "the kit is still the other build's");
+    // The first command that changes things puts this build's kit in place.
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    assert.equal(readStamp(data).id, kitId());
+  });
 });
+
+/** Makes `dir` read-only for this process's commands (root: a read-only bind mount, as permissions do not stop root); returns the undo. */
+function readOnly(dir: string): () => void {
+  if (process.getuid?.() === 0) {
+    for (const args of [
+      ['--bind', dir, dir],
+      ['-o', 'remount,bind,ro', dir],
+    ]) {
+      const r = spawnSync('mount', args, { encoding: 'utf8' });
+      assert.equal(r.status, 0, `mount ${args.join(' ')}: ${r.stderr}`);
+    }
+    return () => assert.equal(spawnSync('umount', [dir]).status, 0);
+  }
+  const r = spawnSync('chmod', ['-R', 'a-w', dir]);
+  assert.equal(r.status, 0);
+  return () => assert.equal(spawnSync('chmod', ['-R', 'u+w', dir]).status, 0);
+}

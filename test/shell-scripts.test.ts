@@ -1,8 +1,7 @@
 // The shell fleet-git writes and runs: the templates as they are in the
 // package (templates/*.sh, templates/post-checkout) and as fleet-git renders
 // them into a repository and its data folder (each event's hook command, the
-// git hook and setup's copy, hook.sh and post-checkout.sh that they source,
-// the compiled clone rules that post-checkout.sh sources, the command of
+// git hook and setup's copy, hook.sh and post-checkout.sh that they source, the command of
 // another client's hook file). Two checks over them: no syntax newer than
 // bash 3.2 (macOS's /bin/bash), which bash 5 runs without a word, so only a
 // lint finds it; and ShellCheck, all as POSIX sh (VS Code runs the Copilot
@@ -100,7 +99,7 @@ function rendered(): Array<{ name: string; text: string; shell: 'sh' | 'bash' | 
   for (const [i, cmd] of commands(renderClientHookFile('/opt/fleet/hook client.js')).entries())
     out.push({ name: `another client's hook command ${i}`, text: `${cmd}\n`, shell: 'sh' });
   out.push({ name: 'the git hook', text: readFileSync(join(repo, '.git', 'hooks', 'post-checkout'), 'utf8'), shell: 'sh' });
-  // The data folder: the scripts the hooks source, setup's hook copy, the compiled rules (git's sample hooks are git's).
+  // The data folder: the scripts the hooks source, setup's hook copy (git's sample hooks are git's).
   (function walk(dir: string) {
     for (const name of readdirSync(dir)) {
       const p = join(dir, name);
@@ -176,7 +175,7 @@ describe('no syntax newer than bash 3.2', () => {
 
   test('every template is checked as fleet-git renders it', () => {
     const names = scripts.map((s) => basename(s.name));
-    for (const t of ['hook.sh', 'post-checkout.sh', 'post-checkout', 'clone-rules.sh']) assert.ok(names.includes(t), t);
+    for (const t of ['hook.sh', 'post-checkout.sh', 'post-checkout']) assert.ok(names.includes(t), t);
     assert.ok(scripts.some((s) => s.name.startsWith('hook command')));
     assert.ok(scripts.some((s) => s.name.startsWith("another client's")));
     assert.deepEqual(

@@ -439,14 +439,17 @@ describe('upgrades, the real Copilot CLI', { skip: copilotSkip, concurrency: 2 }
         m.install(changed);
         const client = readFileSync(join(installed, 'dist', 'hook-client.cjs'));
         assert.ok(!client.equals(was.client), 'the changed build has another hook client');
-        // Its first command puts its kit in the data folder: the scripts and the client, and no byte of a repository.
+        // A reading command reads: scan finds both healthy, doctor notes the kit is another build's, and both leave it.
         assert.deepEqual(m.scan(), [`${repo}\thealthy\t-`, `${wt}\thealthy\t-`]);
+        assert.deepEqual(levels(m.doctor()), { kit: 'note', 'user-hooks': 'ok', setup: 'ok' });
+        assert.ok(kit().client.equals(was.client), 'scan and doctor leave the kit as it was');
+        // Its first command that changes things puts its kit in the data folder: the scripts and the client, and no byte of a repository.
+        fleet(code, ['enable', '--under', code]);
         const now = kit();
         assert.ok(now.client.equals(client), "the data folder's hook client is the changed build's");
         assert.ok(now.hook.endsWith(`${CHANGED_LINE}\n`), `${HOOK_SCRIPT} is the changed build's`);
         assert.notEqual(now.hook, was.hook);
         assert.deepEqual(levels(m.doctor()), { kit: 'ok', 'user-hooks': 'ok', setup: 'ok' });
-        fleet(code, ['enable', '--under', code]);
         fleet(repo, ['enable', '--user']);
         fleet(repo, ['setup']);
 

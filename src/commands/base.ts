@@ -64,14 +64,14 @@ export abstract class FleetCommand extends Command<Context> {
 
   abstract run(): Promise<number>;
 
-  /** What this run found of the data folder's kit before the command ran (refreshKit); doctor reports it. */
+  /** What this run found of the data folder's kit before the command ran (refreshKit), when it refreshes it. */
   kit: KitFound | undefined;
 
   /**
    * Whether this command first refreshes a data folder's kit of another build
    * (after an upgrade of fleet-git): every command but those that say not to
-   * (uninstall, completion, what the git hook runs, and a --dry-run of
-   * enable, disable and remove, which changes nothing).
+   * (those that only read: status, scan, doctor, config; uninstall, completion,
+   * and a --dry-run of enable, disable and remove, which changes nothing).
    */
   protected refreshesKit(): boolean {
     return true;

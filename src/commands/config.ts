@@ -1,7 +1,7 @@
 import { Option } from 'clipanion';
 import { valueOption } from './options.js';
 import { isCloneIncluded, physicalHome } from '../core/repo/clone-rules.js';
-import { CONFIG_KEYS, compileRules, configValue, loadUserConfig } from '../core/setup/user-config.js';
+import { CONFIG_KEYS, configValue, loadUserConfig } from '../core/setup/user-config.js';
 import { expandHome } from '../paths.js';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -11,8 +11,9 @@ export class ConfigCommand extends FleetCommand {
   static paths = [['config']];
 
   protected refreshesKit(): boolean {
-    return !this.compile; // --compile-rules: run by the git hook, on its path
+    return false; // it only reads: the kit is left as it is (a command that changes things replaces it)
   }
+
   static exits: ExitCodes = {
     0: 'the configuration shown, or --test answered',
     2: 'the config file is invalid (one line: the file, the line and what is wrong)',
@@ -22,7 +23,7 @@ export class ConfigCommand extends FleetCommand {
     details: `
       Reads \${XDG_CONFIG_HOME:-~/.config}/fleet-git/config.json5 (JSON5: comments allowed). Keys: \`include\` and \`exclude\`, globs on a new clone's absolute path deciding which clones \`fleet-git setup\` provisions (default: every clone); \`scan.roots\`, the folders \`fleet-git scan\` walks when given none (~ is the home folder; when the file does not set it, scan with no folder lists the repositories fleet-git recorded); \`scan.ignore\`, globs for folders that scan, enable --under and remove skip, besides node_modules and what --ignore or --exclude name; \`trust\`, true or false (default false): when true, \`fleet-git enable\` (one repository or --under ROOT) also lists each repository in Copilot's trustedFolders, as --trust does, so that copilot -p sessions run its hooks (new worktrees and clones provisioned by git hooks are not added). \`vscode\`, true or false (default true): VS Code's agent runs the same hook files, and its sessions show as cards marked VSCode; false keeps them out (the forwarder reads it at each VS Code event, so it takes effect at once).
 
-      Clone globs (include, exclude) are picomatch globs, as --include, --exclude and --ignore are, on the clone's absolute path: \`~/\` is the home folder, \`*\` stays within one folder name, \`**\` spans folders, \`[a-z]\` and \`{a,b}\` work, and a glob covers the folder it matches and everything below it. What the clone hook could not match exactly (\`?\`, \`[!a]\`, \`\\\`, \`(\`, a glob not starting with \`/\`, \`~/\` or \`**/\`, ...) is refused. Exactly what a pattern matches: docs/how-it-works.md, Patterns.
+      Clone globs (include, exclude) are picomatch globs, as --include, --exclude and --ignore are, on the clone's absolute path: \`~/\` is the home folder, \`*\` stays within one folder name, \`**\` spans folders, \`[a-z]\` and \`{a,b}\` work, and a glob covers the folder it matches and everything below it. A glob not starting with \`/\`, \`~/\` or \`**/\` is refused. Exactly what a pattern matches: docs/how-it-works.md, Patterns.
 
       An invalid file is reported in one line (file, line, what is wrong), the same by every command that reads it: config, enable, scan, setup and status stop there (exit 2), doctor counts it a failed check, and the way out (remove, uninstall) uses the defaults, saying so once. --test PATH tells whether a clone at PATH would be provisioned.
     `,
@@ -35,14 +36,9 @@ export class ConfigCommand extends FleetCommand {
 
   json = Option.Boolean('--json', false, { description: 'print one JSON document' });
   test = valueOption('--test', 'PATH', 'tell whether a clone at this path would be provisioned');
-  compile = Option.Boolean('--compile-rules', false, { hidden: true });
 
   async run(): Promise<number> {
     const { env, home } = this.context;
-    if (this.compile) {
-      compileRules(env, home);
-      return EXIT.ok;
-    }
     const loaded = loadUserConfig(env, home);
     if (this.test !== undefined) {
       let p = resolve(this.context.cwd, expandHome(this.test, physicalHome(home)));

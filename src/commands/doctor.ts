@@ -4,7 +4,8 @@ import { dirname } from 'node:path';
 import { CHECKOUT_SCRIPT, HOOK_SCRIPT } from '../paths.js';
 import { createConnection } from 'node:net';
 import { runContext, type RunContext } from '../core/repo/context.js';
-import { BUILT_CLIENT, clientInUse, kitClient, kitProblems, refreshKit } from '../core/repo/kit.js';
+import { isPresent } from '../fs/read.js';
+import { BUILT_CLIENT, clientInUse, kitClient, kitId, kitProblems, readStamp } from '../core/repo/kit.js';
 import { NO_NODE_FIX, nodeFor, OLDEST_NODE, tryHookEvent, vscodeShell, type NodeFound } from '../core/session/hook-trial.js';
 import { findOnPath, INSTALL_HINT } from '../core/session/run.js';
 import { setupState } from '../core/setup/setup.js';
@@ -65,6 +66,10 @@ function reachable(path: string, ms = 1000): Promise<string | null> {
 
 export class DoctorCommand extends FleetCommand {
   static paths = [['doctor']];
+
+  protected refreshesKit(): boolean {
+    return false; // it only reads: checkKit says whose the kit is, and a command that changes things replaces it
+  }
   static exits: ExitCodes = {
     0: 'nothing failed (notes included); with --live: every expected event arrived exactly once, from the Copilot process',
     1: 'a check failed (FAIL); with --live: an event missing, repeated or incomplete',
@@ -73,7 +78,7 @@ export class DoctorCommand extends FleetCommand {
   static usage = FleetCommand.Usage({
     description: 'check everything between a Copilot session and the fleet observer',
     details: `
-      One line a check: Node; the hook client, run the way Copilot runs it (/bin/bash --norc --noprofile -c with this PATH): ok only when its test sessionStart reached a socket of doctor's own, as the observer reads it (doctor waits while the forwarder the hook started runs, up to 20 s) (nothing is written in the data folder or sent to the user's observer); then, when VS Code's agent sessions show, the same hook command run the way VS Code's agent runs it (/bin/sh -c, which it names, in the home folder, without VSCODE_*, GITHUB_* and COPILOT_* variables, a VS Code payload): ok only when it exits 0 (VS Code reads 2 as a blocking error that stops the request) and its event arrives, naming no process; the data folder's kit, the scripts the hooks hand over to and their hook client (this build's, or another build's that this run replaced, as every command does after an upgrade); the observer's socket; the Copilot CLI and its version (without one, a note when VS Code's agent sessions show: VS Code runs the hook files itself); whether VS Code's agent sessions show (the config file's \`vscode\`); the user-level hook file; setup for new clones; the config file; and for the repository of the current folder, whether it is enabled, its info/exclude entry, its post-checkout hook and whether Copilot trusts it.
+      One line a check: Node; the hook client, run the way Copilot runs it (/bin/bash --norc --noprofile -c with this PATH): ok only when its test sessionStart reached a socket of doctor's own, as the observer reads it (doctor waits while the forwarder the hook started runs, up to 20 s) (nothing is written in the data folder or sent to the user's observer); then, when VS Code's agent sessions show, the same hook command run the way VS Code's agent runs it (/bin/sh -c, which it names, in the home folder, without VSCODE_*, GITHUB_* and COPILOT_* variables, a VS Code payload): ok only when it exits 0 (VS Code reads 2 as a blocking error that stops the request) and its event arrives, naming no process; the data folder's kit, the scripts the hooks hand over to and the programs they run (this build's, or, after an upgrade, another build's, a note: the next command that changes things replaces it; doctor only reads); the observer's socket; the Copilot CLI and its version (without one, a note when VS Code's agent sessions show: VS Code runs the hook files itself); whether VS Code's agent sessions show (the config file's \`vscode\`); the user-level hook file; setup for new clones; the config file; and for the repository of the current folder, whether it is enabled, its info/exclude entry, its post-checkout hook and whether Copilot trusts it.
 
       Each line is "ok", "note" (an optional part that is off: no observer listening, no Copilot CLI for a user of VS Code's agent, no setup for new clones, the repository here not enabled or not trusted, core.hooksPath elsewhere; each says the command that turns it on) or "FAIL" (something broken, with what to do: Copilot's config.json that enable --trust would refuse, for an enabled repository it does not trust, is one). --json prints {"checks": [{"id", "level": "ok"|"note"|"fault", "message", "fix"?}], "repo": path or null, "counts": {"ok", "notes", "faults"}}.
 
@@ -259,29 +264,24 @@ export class DoctorCommand extends FleetCommand {
       );
   }
 
-  /** The data folder's kit (core/repo/kit.ts): this build's, refreshed by this run from another build's, or not as this build writes it. */
+  /** The data folder's kit (core/repo/kit.ts): this build's, another build's (an upgrade: the next command that changes things replaces it), or not as this build writes it. Read only. */
   private checkKit(ctx: RunContext, add: Add): void {
-    const found = this.kit ?? refreshKit(ctx.user);
-    if (found.state === 'none') return; // nothing installed yet: the hook client's line says so
-    if (found.state === 'failed') {
+    const stamp = readStamp(ctx.user.dataDir);
+    if (stamp.id === null && !isPresent(ctx.user.hookClient)) return; // nothing installed yet: the hook client's line says so
+    const id = kitId();
+    const dir = dirname(kitClient(ctx.user.dataDir, id));
+    if (stamp.id !== id) {
       add(
         'kit',
-        'fault',
-        `the data folder's kit (the scripts the hooks hand over to, and their hook client) is another fleet-git's and could not be replaced by this one's: ${found.error}`,
+        'note',
+        `the data folder's kit is ${stamp.id ? `another fleet-git's (${stamp.id})` : "an older fleet-git's"}: the hooks run it until a command that changes things (fleet-git enable, setup, disable) puts this one's in place (${dir})`,
         'fleet-git enable',
       );
       return;
     }
-    const dir = dirname(kitClient(ctx.user.dataDir, found.id));
     const problems = kitProblems(ctx.user);
     if (problems.length)
       add('kit', 'fault', `the data folder's kit is not as this fleet-git writes it: ${problems.join('; ')}`, 'fleet-git enable');
-    else if (found.state === 'refreshed')
-      add(
-        'kit',
-        'ok',
-        `the data folder's kit was ${found.from ? `another fleet-git's (${found.from})` : "an older fleet-git's"}: this run replaced it with this one's (${dir}), as any fleet-git command does after an upgrade`,
-      );
     else
       add(
         'kit',

@@ -5,8 +5,9 @@
 //       started by the hook command when none runs: the hook command writes each
 //       event to the spool folder and returns, without starting node on
 //       Copilot's path; the forwarder hands them to the observer in order.
-//   node hook-client.cjs --ours FILE      for the git post-checkout hook: exit 0
-//       when FILE is a hook file fleet-git wrote, 1 when not (as enable tells).
+//   node hook-client.cjs --ours FILE      for the sh post-checkout hooks of fleet-git
+//       0.1.0 and 0.2.0, which keep running it: exit 0 when FILE is a hook file
+//       fleet-git wrote, 1 when not (as enable tells).
 //   node hook-client.cjs <event>          what hook files written before the
 //       forwarder run on every event (they keep working until enable rewrites
 //       them): the payload on stdin, handed to the observer before it exits.

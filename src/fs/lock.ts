@@ -13,9 +13,9 @@
 // macOS and Linux's procps both have, to the second): then the PID was reused,
 // by a process that cannot be the holder. That also covers a lock of another
 // boot (every process of this one started after it), so kern.boottime is not
-// read. The post-checkout hook (templates/post-checkout) takes the same lock in
-// sh, with the same text; it judges a PID alone by the PID, starting no `ps`,
-// and leaves a clone whose lock stays held to `fleet-git enable`, which does.
+// read. The post-checkout hook takes it through this code; the hooks fleet-git
+// 0.1.0 wrote take it in sh, with the same text, and judge a PID alone by the
+// PID, starting no `ps`.
 //
 // Making a file costs an inode (60 µs on this disk at rest, more when busy);
 // a hard link to a file made once costs none: a run over thousands of
@@ -97,7 +97,7 @@ export function holderAlive(text: string, writtenMs?: number): boolean | null {
   const pid = Number(m[1]);
   if (!isAlive(pid)) return false;
   if (m[2] === undefined) {
-    // A PID alone (macOS, where the post-checkout hook also writes one).
+    // A PID alone (macOS, where 0.1.0's post-checkout hook also writes one).
     if (writtenMs === undefined) return true;
     const key = `${pid} ${writtenMs}`;
     let reused = reusedSeen.get(key);

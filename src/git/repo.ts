@@ -54,10 +54,12 @@ function isGitDir(dir: string): boolean {
   );
 }
 
-/** The git dir named by a `.git` file's contents, resolved against the folder holding the file; null when unparsable. */
+/**
+ * The git dir named by a `.git` file's contents, resolved against the folder holding the file; null when unparsable.
+ * As git reads it: everything after `gitdir:` but the final line ends, so a path holding a line break is whole.
+ */
 export function parseGitFile(content: string, folder: string): string | null {
-  const first = content.split(/\r?\n/, 1)[0] ?? '';
-  const m = /^gitdir:\s*(.*?)\s*$/.exec(first);
+  const m = /^gitdir:[ \t]*([\s\S]*?)[ \t]*[\r\n]*$/.exec(content);
   if (!m || !m[1]) return null;
   return isAbsolute(m[1]) ? resolve(m[1]) : resolve(folder, m[1]);
 }

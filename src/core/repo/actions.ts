@@ -21,6 +21,11 @@ export interface EnableOptions {
   force?: boolean;
   /** A fleet-git was killed here (its lock was taken over): see sweepTemps. Default: whether a lock file is there (a plan made without the lock). */
   killed?: boolean | undefined;
+  /**
+   * Only the worktree at this root (the post-checkout hook's, core/setup/checkout-hook.ts):
+   * its hook file and the exclude block, as enable plans them; no other worktree, no git hook.
+   */
+  worktree?: string;
 }
 export interface DisableOptions {
   upstream?: boolean;
@@ -166,18 +171,22 @@ export function planEnable(s: RepoState, r: Rendered, opts: EnableOptions = {}):
   const { p, link } = planner(s);
   if (link) return p.plan;
   sweepTemps(p, s, opts.killed);
+  const worktrees = opts.worktree === undefined ? allWorktrees(s) : allWorktrees(s).filter((w) => w.path === opts.worktree);
+  if (opts.worktree !== undefined && !worktrees.length) p.plan.notes.push(`left ${opts.worktree} alone: it is not a worktree of ${s.path}`);
   // A hook file left alone leaves the whole repository alone: an exclude line
   // would hide the user's own file from git status and git add, and a git hook
   // would be half of an enable. What is already there stays as it is.
-  const leftAlone = allWorktrees(s).flatMap((w) => (w.link ? [] : (hookFileLeftAlone(w, opts) ?? [])));
+  const leftAlone = worktrees.flatMap((w) => (w.link ? [] : (hookFileLeftAlone(w, opts) ?? [])));
   if (leftAlone.length) {
     p.plan.notes.push(...leftAlone);
     p.plan.info.push('so nothing else was changed here: no exclude line, no git hook (git status and git add see that file as before)');
     return p.plan;
   }
+  if (!worktrees.length) return p.plan;
   // The exclude block first (the hook file is never there unexcluded).
-  planEnableExclude(p, s, s.main ? blockDirs(p, s, s.main) : []);
-  for (const w of allWorktrees(s)) planEnableWorktree(p, w, r);
+  planEnableExclude(p, s, s.main && worktrees.includes(s.main) ? blockDirs(p, s, s.main) : []);
+  for (const w of worktrees) planEnableWorktree(p, w, r);
+  if (opts.worktree !== undefined) return p.plan;
   if (r.configHooks) {
     // git runs hooks named in config: the repository's config provisions new worktrees, under any core.hooksPath;
     // fleet-git's hook in the hooks folder (an older git's way) would run as well, so it goes.

@@ -27,9 +27,9 @@ export interface RunContext {
   readonly configHooks: boolean;
 }
 
-export function runContext(env: Env, home: string, dataDir?: string): RunContext {
+/** `configHooks`: given, git is not asked (the post-checkout hook's run, which plans no git hook). */
+export function runContext(env: Env, home: string, dataDir?: string, configHooks?: boolean): RunContext {
   const user = userPaths(env, home, dataDir);
-  let configHooks: boolean | undefined;
   return {
     env,
     user,

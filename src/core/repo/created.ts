@@ -1,7 +1,7 @@
 // Folders (and the exclude file) that fleet-git created, recorded in the git dir
 // they belong to, so that disable removes exactly those and nothing the user made.
-// The record is the file fleet-git-created in that git dir (the post-checkout
-// hook appends to it too), and, for the folders enable makes in a main worktree
+// The record is the file fleet-git-created in that git dir (0.1.0's sh
+// post-checkout hook appends to it too), and, for the folders enable makes in a main worktree
 // in the same run as it adds the exclude block, comment lines in that block: one
 // file fewer to create per repository (on some disks each costs a third of a
 // millisecond, which adds up over thousands in enable --under).

@@ -39,7 +39,7 @@ function findBlocks(text: string): [number, number][] {
   return found;
 }
 
-/** Whether a complete block excludes the hook file (templates/post-checkout reads the file the same way). */
+/** Whether a complete block excludes the hook file. */
 export function hasExcludeBlock(text: string | null): boolean {
   if (text === null) return false;
   const last = text.lastIndexOf(EXCLUDE_BEGIN);

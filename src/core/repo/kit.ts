@@ -1,24 +1,26 @@
 // The data folder's kit: the two scripts the hooks in repositories hand over
 // to (hook.sh for Copilot's events, post-checkout.sh for git's checkouts) and
-// the hook client they run, one build's set, replaced together.
+// the node programs they run, one build's set, replaced together.
 //
 // A repository holds only shims (templates/hook-command.sh in its hook file,
 // templates/post-checkout in its git dir), whose text depends on the data
-// folder and the hook format alone. The logic lives here:
+// folder and the hook format alone. The rest lives here:
 //
-//   <data>/kit/<id>/hook-client.cjs   the client of build <id> (a hash of the
-//                                     client and the templates)
+//   <data>/kit/<id>/hook-client.cjs   the hook client of build <id> (a hash of
+//                                     the kit's programs and templates)
+//   <data>/kit/<id>/git-hook.cjs      the post-checkout hook's node side
+//                                     (src/git-hook.ts: provisions a worktree as
+//                                     enable does), self-contained
 //   <data>/hook.sh                    templates/hook.sh, naming that client
-//   <data>/post-checkout.sh           templates/post-checkout.sh, naming it too and
-//                                     holding the hook file's text
+//   <data>/post-checkout.sh           templates/post-checkout.sh, naming git-hook.cjs
 //   <data>/kit/stamp                  "<id>\n<previous id>\n<this build's files, as stat tells them>\n"
 //   <data>/hook-client.cjs            the same client, which hook files written
 //                                     before the shim (0.1.0) run directly
 //
-// The client goes into its own folder first, then each script is renamed
+// The programs go into their own folder first, then each script is renamed
 // into place: a hook reads one whole script, old or new (bash's `.` reads the
 // file at once; dash reads on from the file it opened, which a rename leaves
-// as it was), and runs the client that script names, which is there: the
+// as it was), and runs the programs that script names, which are there: the
 // previous build's folder is kept, older ones are removed.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -26,29 +28,31 @@ import { join } from 'node:path';
 import { writeAtomic } from '../../fs/atomic.js';
 import { isPresent, readBytes, readText } from '../../fs/read.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
-import { CHECKOUT_SCRIPT, CLIENT_FILE, HOOK_SCRIPT, KIT_DIR, LOCK_FILE, type UserPaths } from '../../paths.js';
-import { HOOK_MARK, OURS_FLAG } from '../../copilot/hook-mark.js';
-import { RULES_FILE, RULES_VERSION } from './clone-rules.js';
-import { EXCLUDE_BEGIN, EXCLUDE_END } from './exclude.js';
-import { HOOK_COMMAND_TEMPLATE, HOOK_FILE_PATH, HOOK_FILE_TEMPLATE, renderHookFile } from './hook-file.js';
+import { CHECKOUT_SCRIPT, CLIENT_FILE, GIT_HOOK_FILE, HOOK_SCRIPT, KIT_DIR, type UserPaths } from '../../paths.js';
+import { HOOK_COMMAND_TEMPLATE, HOOK_FILE_TEMPLATE } from './hook-file.js';
 import { readTemplate, render, shInQuotes, templatePath } from './templates.js';
 
 /** The built hook client that enable copies to the per-user data folder. */
 export const BUILT_CLIENT = join(PACKAGE_ROOT, 'dist', CLIENT_FILE);
+/** The built node side of the post-checkout hook, which the kit carries too. */
+export const BUILT_GIT_HOOK = join(PACKAGE_ROOT, 'dist', GIT_HOOK_FILE);
 const STAMP = 'stamp';
-/** The templates whose text is part of a kit (with the client): the scripts, and the hook file post-checkout.sh holds. */
+/** The templates whose text is part of a kit (with its programs): the scripts, and the hook file (git-hook.cjs renders it). */
 const KIT_TEMPLATES = [HOOK_SCRIPT, CHECKOUT_SCRIPT, HOOK_FILE_TEMPLATE, HOOK_COMMAND_TEMPLATE] as const;
 
-let built: { id: string; client: Buffer } | undefined;
+let built: { id: string; client: Buffer; gitHook: Buffer } | undefined;
 
-/** This build's client and the id of its kit: a hash of the client and the scripts' templates. */
-function thisBuild(): { id: string; client: Buffer } {
+/** This build's programs and the id of its kit: a hash of them and the scripts' templates. */
+function thisBuild(): { id: string; client: Buffer; gitHook: Buffer } {
   if (built) return built;
-  const client = readBytes(BUILT_CLIENT);
-  if (client === null) throw new Error(`the hook client ${BUILT_CLIENT} is missing: reinstall fleet-git (npm run build in a checkout)`);
-  const h = createHash('sha256').update(client);
+  const [client, gitHook] = [BUILT_CLIENT, BUILT_GIT_HOOK].map((p) => {
+    const b = readBytes(p);
+    if (b === null) throw new Error(`${p} is missing: reinstall fleet-git (npm run build in a checkout)`);
+    return b;
+  });
+  const h = createHash('sha256').update(client).update('\0').update(gitHook);
   for (const t of KIT_TEMPLATES) h.update('\0').update(readTemplate(t));
-  return (built = { id: h.digest('hex').slice(0, 16), client });
+  return (built = { id: h.digest('hex').slice(0, 16), client, gitHook });
 }
 
 /** This build's kit id. */
@@ -72,25 +76,14 @@ export function renderHookScript(client: string, id: string): string {
   return render(readTemplate(HOOK_SCRIPT), { client: shInQuotes(client), kit: id });
 }
 
-/** The data folder's post-checkout.sh, for the kit whose client is `client`. */
-export function renderCheckoutScript(u: UserPaths, client: string, id: string): string {
-  const q = shInQuotes;
-  return render(readTemplate(CHECKOUT_SCRIPT), {
-    canonical: q(u.canonicalHookFile),
-    hookfile: q(renderHookFile({ dataDir: u.dataDir })),
-    data: q(u.dataDir),
-    client: q(client),
-    kit: id,
-    begin: q(EXCLUDE_BEGIN),
-    end: q(EXCLUDE_END),
-    pattern: q(`/${HOOK_FILE_PATH}`),
-    mark: q(HOOK_MARK),
-    ours: q(OURS_FLAG),
-    lock: q(LOCK_FILE),
-    rules: q(join(u.dataDir, RULES_FILE)),
-    config: q(u.configFile),
-    version: q(RULES_VERSION),
-  });
+/** The node side of the post-checkout hook in kit `id` of the data folder. */
+export function kitGitHook(dataDir: string, id: string): string {
+  return join(dataDir, KIT_DIR, id, GIT_HOOK_FILE);
+}
+
+/** The data folder's post-checkout.sh, for kit `id`. */
+export function renderCheckoutScript(dataDir: string, id: string): string {
+  return render(readTemplate(CHECKOUT_SCRIPT), { hook: shInQuotes(kitGitHook(dataDir, id)), kit: id });
 }
 
 /** The kit the data folder's stamp names, the one before it (null: none), and the build files it was made from (fingerprint). */
@@ -108,7 +101,7 @@ export function readStamp(dataDir: string): { id: string | null; previous: strin
  * modification time) makes new files, whose change time is new.
  */
 function fingerprint(): string {
-  return [BUILT_CLIENT, ...KIT_TEMPLATES.map(templatePath)]
+  return [BUILT_CLIENT, BUILT_GIT_HOOK, ...KIT_TEMPLATES.map(templatePath)]
     .map((p) => {
       const st = statSync(p, { bigint: true });
       return `${st.ino}.${st.size}.${st.mtimeNs}.${st.ctimeNs}`;
@@ -126,18 +119,20 @@ function writeStamp(kits: string, id: string, previous: string | null): void {
  * previous one. Returns what changed, in words.
  */
 export function installKit(u: UserPaths): string[] {
-  const { id, client } = thisBuild();
+  const { id, client, gitHook } = thisBuild();
   const changed: string[] = [];
   const kits = join(u.dataDir, KIT_DIR);
   const path = kitClient(u.dataDir, id);
   mkdirSync(join(kits, id), { recursive: true, mode: 0o755 });
   // Each written whole, read back, then renamed into place: a full disk never leaves a truncated script or client.
   let wrote = writeAtomic(path, client, { mode: 0o644, verify: true });
+  wrote = writeAtomic(kitGitHook(u.dataDir, id), gitHook, { mode: 0o644, verify: true }) || wrote;
   wrote = writeAtomic(u.hookClient, client, { mode: 0o644, verify: true }) || wrote;
-  // post-checkout.sh, then hook.sh: each names the client now in place.
-  wrote = writeAtomic(join(u.dataDir, CHECKOUT_SCRIPT), renderCheckoutScript(u, path, id), { mode: 0o644, verify: true }) || wrote;
+  // post-checkout.sh, then hook.sh: each names the programs now in place.
+  wrote = writeAtomic(join(u.dataDir, CHECKOUT_SCRIPT), renderCheckoutScript(u.dataDir, id), { mode: 0o644, verify: true }) || wrote;
   wrote = writeAtomic(join(u.dataDir, HOOK_SCRIPT), renderHookScript(path, id), { mode: 0o644, verify: true }) || wrote;
-  if (wrote) changed.push(`installed the hook client and the scripts the hooks hand over to (kit ${id}) in ${u.dataDir}`);
+  if (wrote)
+    changed.push(`installed the hook client, the post-checkout program and the scripts the hooks hand over to (kit ${id}) in ${u.dataDir}`);
   const before = readStamp(u.dataDir);
   const previous = before.id === id ? before.previous : before.id;
   writeStamp(kits, id, previous);
@@ -157,9 +152,10 @@ export type KitFound =
 
 /**
  * Refreshes the data folder's kit when it is another build's (an upgrade of
- * fleet-git): every command but those on the hooks' path calls it once, so an
+ * fleet-git): every command that changes things calls it once (not those that
+ * only read, nor those on the hooks' path), so an
  * `npm install -g` needs nothing more. When current: the stamp read, and this
- * build's three files stat'ed. Never throws: until a refresh works, the old
+ * build's files stat'ed. Never throws: until a refresh works, the old
  * kit keeps delivering events.
  */
 export function refreshKit(u: UserPaths): KitFound {
@@ -186,14 +182,16 @@ export function refreshKit(u: UserPaths): KitFound {
 
 /** What differs between the data folder's kit and this build's, in words (empty: none). */
 export function kitProblems(u: UserPaths): string[] {
-  const { id, client } = thisBuild();
+  const { id, client, gitHook } = thisBuild();
   const path = kitClient(u.dataDir, id);
   const problems: string[] = [];
   const stamp = readStamp(u.dataDir);
   if (stamp.id !== id) problems.push(`the kit ${join(u.dataDir, KIT_DIR)} is ${stamp.id ? `another build's (${stamp.id})` : 'missing'}`);
   if (!readBytes(path)?.equals(client)) problems.push(`${path} is not this build's hook client`);
+  if (!readBytes(kitGitHook(u.dataDir, id))?.equals(gitHook))
+    problems.push(`${kitGitHook(u.dataDir, id)} is not this build's post-checkout program`);
   const scripts: [string, string][] = [
-    [CHECKOUT_SCRIPT, renderCheckoutScript(u, path, id)],
+    [CHECKOUT_SCRIPT, renderCheckoutScript(u.dataDir, id)],
     [HOOK_SCRIPT, renderHookScript(path, id)],
   ];
   for (const [name, text] of scripts) {

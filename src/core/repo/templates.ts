@@ -5,7 +5,10 @@ import { PACKAGE_ROOT } from '../../package-root.js';
 
 const TEMPLATES = join(PACKAGE_ROOT, 'templates');
 
-const read = new Map<string, string>();
+/** The templates' texts, where the build put them in the bundle (dist/git-hook.cjs, run from the data folder's kit). */
+declare const __FLEET_TEMPLATES__: Record<string, string> | undefined;
+
+const read = new Map<string, string>(typeof __FLEET_TEMPLATES__ === 'undefined' ? [] : Object.entries(__FLEET_TEMPLATES__));
 
 /** Where a template is. */
 export function templatePath(name: string): string {

@@ -1,7 +1,7 @@
 // fleet-git setup: new clones get fleet-git through git's template mechanism
-// (init.templateDir). The template's hooks/post-checkout is templates/post-checkout
-// in clone mode: the data folder's post-checkout.sh then provisions only the
-// clones that the user config includes (compiled to clone-rules.sh, see clone-rules.ts).
+// (init.templateDir), or the global config's hook entry (git 2.54 and later).
+// The template's hooks/post-checkout is templates/post-checkout in clone mode:
+// it provisions only the clones that the user config includes (checkout-hook.ts).
 //
 // Everything needed to undo it lives in the data folder: setup.json records the
 // global config file's bytes before (and after) setup, which template folder was
@@ -17,7 +17,6 @@ import { ConfigReader, type ConfigValue } from '../../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../../git/global-config.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { expandHome, userPaths, type Env, type UserPaths } from '../../paths.js';
-import { RULES_FILE, rulesState } from '../repo/clone-rules.js';
 import type { KitFound } from '../repo/kit.js';
 import { ensureUserFiles, runContext, type RunContext } from '../repo/context.js';
 import { CLONE_HOOK, CLONE_HOOK_ENTRY, cloneEntryCurrent, configHookCommand } from '../repo/config-hook.js';
@@ -35,12 +34,12 @@ import {
 } from '../repo/git-hook.js';
 import { notAsWritten } from '../repo/state.js';
 import { shQuote } from '../repo/templates.js';
-import { compileRules, configFile, loadUserConfig } from './user-config.js';
+import { loadUserConfig } from './user-config.js';
 
 export const SETUP_RECORD = 'setup.json';
 export const OWN_TEMPLATE = 'template';
-/** The path of the CLI, for the template hook to compile changed rules. */
-export const CLI_FILE = 'cli';
+/** Files older fleet-gits kept in the data folder for setup (the clone rules compiled to sh, the CLI's path): setup and its undo remove them. */
+const LEGACY_FILES = ['clone-rules.sh', 'cli'];
 
 /** git's info/exclude text, when git's own template folder cannot be found. */
 export const DEFAULT_EXCLUDE = `# git ls-files --others --exclude-from=.git/info/exclude
@@ -117,23 +116,24 @@ function globalHooksPath(config: ConfigReader): ConfigValue | null {
   return v && (v.scope === 'global' || v.scope === 'system') ? v : null;
 }
 
-/** The data-folder files the template hook relies on. */
+/** The data-folder files the template hook relies on: the kit (ensureUserFiles). */
 function writeDataFiles(env: Env, home: string, out: SetupOutcome, kit?: KitFound): RunContext {
-  const u = userPaths(env, home);
-  const compiled = compileRules(env, home);
   const ctx = runContext(env, home);
   for (const c of ensureUserFiles(ctx, kit)) out.changes.push(c);
-  // Where the command is: an internal of the data folder, said with the debug variable only (as ensureUserFiles's).
-  if (writeAtomic(join(u.dataDir, CLI_FILE), `${BUILT_CLI}\n`, { mode: 0o644, verify: true }) && env.FLEET_GIT_DEBUG)
-    out.changes.push(`recorded the fleet-git command at ${BUILT_CLI}`);
-  const file = configFile(env, home);
-  if (compiled)
-    out.changes.push(
-      existsSync(file)
-        ? `compiled the include/exclude rules of ${file} into ${join(u.dataDir, RULES_FILE)}`
-        : `wrote the rules for new clones into ${join(u.dataDir, RULES_FILE)}: with no config file (${file}), every new clone gets fleet-git`,
-    );
+  removeLegacyFiles(ctx.user);
   return ctx;
+}
+
+/** Removes LEGACY_FILES from the data folder; returns those it removed. */
+function removeLegacyFiles(u: UserPaths): string[] {
+  return LEGACY_FILES.map((f) => join(u.dataDir, f)).filter((p) => {
+    try {
+      unlinkSync(p);
+      return true;
+    } catch {
+      return false; // not there
+    }
+  });
 }
 
 /** Copies git's default template into `dir`; returns what it copied, in words, and each file's SHA-256 (see SetupRecord.files). */
@@ -280,10 +280,18 @@ function setupThroughConfig(env: Env, home: string, u: UserPaths, config: Config
 
 /** Sets up (or repairs) fleet-git for new clones (`kit`: see ensureUserFiles). */
 export function setup(env: Env, home: string, kit?: KitFound): SetupOutcome {
+  const loaded = loadUserConfig(env, home); // an invalid config file stops here, with its one line
+  const out = setupWith(env, home, kit);
+  // What a setup that changed something means without a config file.
+  if (!loaded.exists && out.changes.length && !out.notes.length)
+    out.changes.push(`with no config file (${loaded.file}), every new clone gets fleet-git`);
+  return out;
+}
+
+function setupWith(env: Env, home: string, kit?: KitFound): SetupOutcome {
   const out: SetupOutcome = { changes: [], info: [], notes: [] };
   const u = userPaths(env, home);
   const config = new ConfigReader(env);
-  loadUserConfig(env, home); // an invalid config file stops here, with its one line
   const hp = globalHooksPath(config);
   const ctx = writeDataFiles(env, home, out, kit);
   const script = renderTemplateHook(env, home);
@@ -379,7 +387,7 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
   const record = readRecord(u);
   if (!record) {
     // Setup met a global core.hooksPath: only its data files are there.
-    for (const f of [CLONE_HOOK, RULES_FILE, CLI_FILE]) {
+    for (const f of [CLONE_HOOK, ...LEGACY_FILES]) {
       try {
         unlinkSync(join(u.dataDir, f));
         out.changes.push(`removed ${join(u.dataDir, f)}`);
@@ -392,7 +400,7 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
   }
   if (record.config) undoConfigSetup(env, home, record, out);
   else undoTemplateSetup(env, home, u, record, out);
-  for (const f of [RULES_FILE, CLI_FILE, CLONE_HOOK, SETUP_RECORD]) {
+  for (const f of [...LEGACY_FILES, CLONE_HOOK, SETUP_RECORD]) {
     try {
       unlinkSync(join(u.dataDir, f));
     } catch {
@@ -550,13 +558,7 @@ export function setupState(env: Env, home: string): SetupState {
       templateDir: dir,
       message: `${found.outdated ? 'outdated' : 'broken'}: ${found.problem} (run fleet-git setup)`,
     };
-  if (!existsSync(join(u.dataDir, RULES_FILE)))
-    return {
-      state: 'broken',
-      templateDir: dir,
-      message: `outdated: the template hook in ${join(dir, 'hooks')} is not the current one (run fleet-git setup)`,
-    };
-  return inEffect(env, home, u, dir, `template ${dir}`);
+  return inEffect(dir, `template ${dir}`);
 }
 
 /** setupState where setup went through the global config's hook entry. */
@@ -569,22 +571,16 @@ function configSetupState(env: Env, home: string, u: UserPaths, config: ConfigRe
       message: `not in effect: setup went through ${entry}, which this git (older than 2.54) does not run (fleet-git setup --undo, then fleet-git setup)`,
     };
   const found = globalCloneEntry(config, u);
-  if (!found.current || !isExecutable(join(u.dataDir, CLONE_HOOK)) || !existsSync(join(u.dataDir, RULES_FILE)))
+  if (!found.current || !isExecutable(join(u.dataDir, CLONE_HOOK)))
     return {
       state: 'broken',
       templateDir: null,
       message: `${found.present ? 'outdated' : 'broken'}: ${found.present ? `${entry} is not as this fleet-git writes it` : `${entry} is missing`}, or ${join(u.dataDir, CLONE_HOOK)} is (run fleet-git setup)`,
     };
-  return inEffect(env, home, u, null, `through ${entry}`);
+  return inEffect(null, `through ${entry}`);
 }
 
-/** setupState when setup is in effect (`how`: through what), with whether its compiled rules are current. */
-function inEffect(env: Env, home: string, u: UserPaths, templateDir: string | null, how: string): SetupState {
-  if (rulesState(u.dataDir, configFile(env, home)) !== 'current')
-    return {
-      state: 'on',
-      templateDir,
-      message: `in effect (${how}); the config file changed since its rules were compiled, or another fleet-git compiled them (the next clone compiles them again, or run fleet-git setup)`,
-    };
+/** setupState when setup is in effect (`how`: through what). */
+function inEffect(templateDir: string | null, how: string): SetupState {
   return { state: 'on', templateDir, message: `in effect: new clones that the config includes get fleet-git (${how})` };
 }

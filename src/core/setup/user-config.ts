@@ -1,6 +1,6 @@
 // The user config file, ${XDG_CONFIG_HOME:-~/.config}/fleet-git/config.json5:
 // which new clones the setup template provisions (include/exclude, matched by
-// the clone hook through the sh compiled from them, see clone-rules.ts) and the
+// the clone hook with picomatch, see clone-rules.ts) and the
 // folders `scan` walks when given none (scan.roots; unset, scan lists the recorded repositories)
 // and the folders scan, enable --under and remove skip (scan.ignore);
 // `trust: true` makes `enable` also list repositories in Copilot's trustedFolders;
@@ -12,9 +12,8 @@
 import { parseJson5 } from '../../json5.js';
 import { unreadableReason, UsageError } from '../../errors.js';
 import { readText } from '../../fs/read.js';
-import { makeDataDir } from '../../fs/data-dir.js';
 import { expandHome, userPaths, type Env } from '../../paths.js';
-import { checkCloneGlob, writeRules, type CloneRules } from '../repo/clone-rules.js';
+import { checkCloneGlob, type CloneRules } from '../repo/clone-rules.js';
 import { VSCODE_KEY } from '../../copilot/vscode.js';
 
 export interface UserConfig extends CloneRules {
@@ -227,12 +226,4 @@ export function configValue(c: UserConfig, key: ConfigKey): string[] | boolean |
     case VSCODE_KEY:
       return c.vscode;
   }
-}
-
-/** Compiles the user config into the rules file (throws UserConfigError on an invalid file). */
-export function compileRules(env: Env, home: string): boolean {
-  const u = userPaths(env, home);
-  const loaded = loadUserConfig(env, home);
-  makeDataDir(u.dataDir);
-  return writeRules(u.dataDir, loaded.exists ? loaded.config : null, loaded.file, home);
 }
