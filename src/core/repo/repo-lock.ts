@@ -50,7 +50,8 @@ export function withRepoLock<T>(repo: Repo, env: Env, fn: (killed: boolean) => T
 
 /** What a command does to one repository. */
 export type RepoAction =
-  | { do: 'enable'; force: boolean }
+  /** `worktree`: only that worktree's files (the post-checkout hook's). */
+  | { do: 'enable'; force: boolean; worktree?: string }
   | { do: 'disable'; upstream: boolean }
   /** Another hook client's hook file (CopilotAdapter.installHooks for fleet's), in the worktree at `root`. */
   | { do: 'client-hook-file'; root: string; text: string };
@@ -63,7 +64,7 @@ export type RepoAction =
 export function planAction(s: RepoState, ctx: RunContext, action: RepoAction, killed?: boolean): Plan {
   if (action.do === 'client-hook-file') return planClientHookFile(s, action.root, action.text, killed);
   return action.do === 'enable'
-    ? planEnable(s, ctx, { force: action.force, killed })
+    ? planEnable(s, ctx, { force: action.force, killed, worktree: action.worktree })
     : planDisable(s, { upstream: action.upstream, killed });
 }
 

@@ -15,13 +15,11 @@ import { describeError } from '../../errors.js';
 import { LockBusyError } from '../../fs/lock.js';
 import { locateRepo } from '../../git/repo.js';
 import { LOCK_FILE, type Env } from '../../paths.js';
-import { planEnable } from '../repo/actions.js';
 import { isCloneIncluded } from '../repo/clone-rules.js';
 import { runContext } from '../repo/context.js';
 import { hasExcludeBlock } from '../repo/exclude.js';
 import { HOOK_FILE_PATH } from '../repo/hook-file.js';
-import { applyPlan } from '../repo/plan.js';
-import { withRepoLock } from '../repo/repo-lock.js';
+import { applyAction, withRepoLock } from '../repo/repo-lock.js';
 import { allWorktrees, assessRepo, readExclude } from '../repo/state.js';
 import { loadUserConfig, UserConfigError } from './user-config.js';
 
@@ -69,17 +67,17 @@ export function postCheckout(h: CheckoutHook): void {
     }
     // One worktree's plan, no git hook: git's version (which way it runs hooks, one more process) is not asked.
     const ctx = runContext(env, h.home, h.dataDir, false);
-    const { plan, linked } = withRepoLock(repo, env, (killed) => {
+    const { done, linked } = withRepoLock(repo, env, (killed) => {
       const s = assessRepo(repo, ctx);
       const w = allWorktrees(s).find((x) => physical(x.path) === where);
-      const plan = planEnable(s, ctx, { killed, worktree: w?.path ?? where });
-      applyPlan(plan);
-      return { plan, linked: s.gitLink !== null || !!w?.link };
+      // Through enable's own apply, which also adds the repository to the record (record.ts).
+      const done = applyAction(s, ctx, { do: 'enable', force: false, worktree: w?.path ?? where }, killed);
+      return { done, linked: s.gitLink !== null || !!w?.link };
     });
-    for (const c of plan.changes) h.say(c.did);
+    for (const c of done.changes) h.say(c);
     // A symbolic link on the way is said (status reports it too); a hook file left alone (someone else's, tracked) is not.
-    for (const n of plan.notes) (linked ? h.warn : h.say)(linked ? `fleet-git: ${n}` : n);
-    if (!plan.changes.length && !plan.notes.length) h.say(`${HOOK_FILE_PATH} is in place and current: nothing to do`);
+    for (const n of done.notes) (linked ? h.warn : h.say)(linked ? `fleet-git: ${n}` : n);
+    if (!done.changes.length && !done.notes.length) h.say(`${HOOK_FILE_PATH} is in place and current: nothing to do`);
   } catch (e) {
     if (e instanceof LockBusyError)
       h.warn(
