@@ -36,6 +36,7 @@ const SLOW = [
   'test/post-checkout-lock.test.ts', // checkouts that wait out a held lock, hooks killed as they write
   'test/copilot-e2e.test.ts', // real Copilot sessions, 8 at once among them
   'test/copilot-levels-e2e.test.ts', // real Copilot: trust, hook levels, fleet-git run
+  'test/copilot-subagents-e2e.test.ts', // real Copilot: task subagents, nested and at once; fleet's notifications
   'test/fleet-dropin-e2e.test.ts', // real Copilot through fleet's own hook client
   'test/vscode-shape-e2e.test.ts', // real Copilot's VS Code-shaped payloads (PascalCase keys)
   'test/doctor-live.test.ts', // doctor --live: real Copilot sessions

@@ -44,7 +44,7 @@ function readSlice(path: string, max: number, fromEnd: boolean): { text: string;
   }
 }
 
-function parseLine(line: string): { type?: unknown; data?: Record<string, unknown> } | null {
+function parseLine(line: string): { type?: unknown; agentId?: unknown; data?: Record<string, unknown> } | null {
   if (!line) return null;
   try {
     const v = JSON.parse(line);
@@ -87,7 +87,8 @@ const DECISIVE_MARKS = ['"assistant.message"', ...BEFORE_FINAL_TYPES.map((t) => 
 /**
  * Decides from the transcript's last lines whether the turn's final assistant
  * message (an `assistant.message` with text and no tool requests, normally
- * followed by `assistant.turn_end`) is already written. Scanning back from the
+ * followed by `assistant.turn_end`) is already written, among the session's
+ * own lines (a subagent's, which carry its `agentId`, are passed over). Scanning back from the
  * end: that message means found; anything that must precede it (a tool call, a
  * tool result, a user message, a turn start) means pending.
  */
@@ -97,7 +98,8 @@ export function finalMessageFromLines(lines: readonly string[]): FinalMessage | 
     // Cheap filter before parsing: only a few event types decide anything.
     if (!DECISIVE_MARKS.some((m) => line.includes(m))) continue;
     const ev = parseLine(line);
-    if (!ev || typeof ev.type !== 'string') continue;
+    // A subagent's lines (they name its agentId) are not the session's turn, which may end while one runs.
+    if (!ev || typeof ev.type !== 'string' || ev.agentId !== undefined) continue;
     if (BEFORE_FINAL.has(ev.type)) return { state: 'pending' };
     if (ev.type !== 'assistant.message') continue;
     const data = ev.data ?? {};
