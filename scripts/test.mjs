@@ -31,6 +31,7 @@ const files = find(join(root, 'test'), '.test.ts');
 const SLOW = [
   'test/forwarder-faults.test.ts', // waits out leases, stalls an observer 8 s, starves a forwarder of CPU
   'test/hook-forwarder.test.ts', // forwarders that leave after their idle time, one after another
+  'test/notify.test.ts', // forwarders and fleet's notifier as processes, a notify-send held until released
   'test/macos.test.ts', // the same hook and forwarder under bash 3.2 and without /proc
   'test/doctor.test.ts', // the hook-client check's test events through a forwarder, each of its states
   'test/post-checkout-lock.test.ts', // checkouts that wait out a held lock, hooks killed as they write
