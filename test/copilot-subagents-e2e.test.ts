@@ -10,7 +10,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
-import { CLI, COPILOT, copilotCache, copilotSkip, hooksSettled, offlineCopilotEnv, sandbox } from './helpers.js';
+import { CLI, COPILOT, copilotCache, copilotSkip, hooksSettled, needs, offlineCopilotEnv, sandbox } from './helpers.js';
+import { ptySpawn } from './pty.js';
 import { cardsOf, TestObserver, type Received } from './observer-server.js';
 import { bash, startScriptedModel, task, type Scripts } from './subagent-model.js';
 import { FLEET_NOTIFIER } from './fleet-notifier.js';
@@ -32,6 +33,8 @@ const SCRIPTS: Scripts = {
   pair: [{ calls: [task('First helper', 'a'), task('Second helper', 'b')] }, { text: 'pair done' }],
   a: [{ calls: [bash('sleep 1; echo a-1')] }, { calls: [bash('echo a-2')] }, { text: 'a done' }],
   b: [{ calls: [bash('echo b-1')] }, { calls: [bash('sleep 1; echo b-2')] }, { text: 'b done' }],
+  // A view of a path outside the repository: interactively, Copilot asks for the path's permission first.
+  perm: [{ calls: [{ tool: 'view', args: { path: '/etc/hostname' } }] }, { text: 'perm done' }],
   // A background subagent, still running when the session's turn (and in -p, its sessionEnd) is over.
   bg: [{ calls: [task('Background work', 'a', { mode: 'background' })] }, { text: 'bg done' }],
 };
@@ -65,7 +68,10 @@ describe('subagents and notifications on the real Copilot CLI', { skip: copilotS
   after(() => obs?.close());
 
   /** Runs `copilot -p` on the script `name`; resolves once its events are all in: its session's events, and the notices sent meanwhile. */
-  async function session(name: string): Promise<{ sid: string; events: Received[]; others: Received[]; notices: string[][] }> {
+  async function session(
+    name: string,
+    idleMs = 500,
+  ): Promise<{ sid: string; events: Received[]; others: Received[]; notices: string[][] }> {
     rmSync(notified, { force: true });
     const from = obs.events.length;
     const model = await startScriptedModel(SCRIPTS);
@@ -73,7 +79,7 @@ describe('subagents and notifications on the real Copilot CLI', { skip: copilotS
       const env = {
         ...offlineCopilotEnv(sb.env, model.baseUrl, 'sub-profile'),
         XDG_CACHE_HOME: cache,
-        FLEET_GIT_FORWARDER_IDLE_MS: '500',
+        FLEET_GIT_FORWARDER_IDLE_MS: String(idleMs),
         PATH: `${bin}:${sb.env.PATH ?? process.env.PATH}`,
       };
       const child = spawn(COPILOT, ['-p', `[[script:${name}]] go`, '--allow-all', '--no-auto-update'], {
@@ -137,7 +143,8 @@ describe('subagents and notifications on the real Copilot CLI', { skip: copilotS
     'nested subagents, the middle one silent until its child is done: one card, every action in order',
     { timeout: 120_000 },
     async () => {
-      const s = await session('nest');
+      // A forwarder that leaves 50 ms after its last event: the one that sends a subagent's call has seldom seen its session.
+      const s = await session('nest', 50);
       const card = oneCard(s, 'nest done');
       assert.deepEqual(card.actions, [
         'Bash: echo parent-1',
@@ -196,6 +203,51 @@ describe('subagents and notifications on the real Copilot CLI', { skip: copilotS
       } finally {
         rmSync(config);
       }
+    },
+  );
+  test(
+    "interactively, under a terminal: a path permission prompt is one notice, with Copilot's message",
+    { timeout: 120_000, skip: needs('script') },
+    async () => {
+      rmSync(notified, { force: true });
+      const from = obs.events.length;
+      // Trusted, so no folder-trust dialog comes first (and the repository's hooks load).
+      assert.equal(sb.cli(repo, 'enable', '--trust').status, 0);
+      const model = await startScriptedModel(SCRIPTS);
+      const env: Record<string, string> = {
+        ...offlineCopilotEnv(sb.env, model.baseUrl, 'sub-profile'),
+        XDG_CACHE_HOME: cache,
+        FLEET_GIT_FORWARDER_IDLE_MS: '500',
+        PATH: `${bin}:${sb.env.PATH ?? process.env.PATH}`,
+        TERM: 'xterm-256color',
+      };
+      delete env.COPILOT_ALLOW_ALL; // paths outside the repository are asked for
+      const tui = ptySpawn([COPILOT, '--allow-all-tools', '--no-auto-update'], { cwd: repo, env, timeoutMs: 100_000 });
+      try {
+        // The TUI names itself in the terminal's title once it runs; the prompt is typed again if it was too early.
+        await tui.waitFor('GitHub Copilot', 60_000);
+        const mine = (pred: (e: Received) => boolean) => obs.events.slice(from).some(pred);
+        for (let i = 0; i < 5 && !mine((e) => e.event === 'SessionStart'); i++) {
+          tui.type('[[script:perm]] read it\r');
+          await obs.waitFor((e) => obs.events.indexOf(e) >= from && e.event === 'SessionStart', 8_000).catch(() => undefined);
+        }
+        const note = await obs.waitFor((e) => obs.events.indexOf(e) >= from && e.event === 'Notification', 30_000);
+        assert.equal(note.notification_type, 'permission_prompt');
+        assert.equal(note.message, 'Path permission needed: /etc/hostname');
+      } finally {
+        tui.type('\x03');
+        tui.type('\x03');
+        await tui.done.catch(() => undefined);
+        await model.close();
+      }
+      await hooksSettled(sb.home, join(paths.dataDir, 'spool'), 20_000);
+      const notices = existsSync(notified)
+        ? readFileSync(notified, 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as string[])
+        : [];
+      assert.deepEqual(notices, [['GitHub Copilot 通知', 'Path permission needed: /etc/hostname']]);
     },
   );
 });

@@ -2,7 +2,7 @@
 // each session's hooked events, prepared as the forwarder prepares them and routed in their order, make one card;
 // and what a single event alone (the direct hook client, the library's adapter) can tell.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -41,7 +41,7 @@ function sessionFolders(events: Captured[]): void {
 }
 
 /** What the forwarder sends for these hooked events, in their order (its routing, without the socket). */
-function forwarded(events: Captured[], routes = new SubagentRoutes()): FleetEvent[] {
+async function forwarded(events: Captured[], routes = new SubagentRoutes()): Promise<FleetEvent[]> {
   const out: FleetEvent[] = [];
   for (const e of events) {
     if (!HOOKED.has(e.key)) continue;
@@ -49,7 +49,7 @@ function forwarded(events: Captured[], routes = new SubagentRoutes()): FleetEven
     const payload = e.key === 'agentStop' ? { ...e.payload, last_assistant_message: `answer of ${e.payload.sessionId}` } : e.payload;
     const run: Prepared | null = prepare({ event: e.key, text: JSON.stringify(payload), env, pid: 1, ppid: () => e.ppid });
     if (!run) continue;
-    const to = routes.route(run.ev.session_id, run.sub, e.ppid, run.paths.copilotHome);
+    const to = await routes.route(run.ev.session_id, run.sub, e.ppid, run.paths.copilotHome);
     if (to === null) continue;
     run.ev.session_id = to;
     out.push(run.ev);
@@ -83,10 +83,10 @@ describe('subagents', () => {
     ['nested', ['Bash: echo parent-1', 'Bash: echo lvl1', 'Bash: echo from-sub', 'Task Level two', 'Task Level one']],
     ['two-at-once', TWO],
   ] as const)
-    test(`${name}: one card, the subagents' calls on it in order, idle with the session's own answer`, () => {
+    test(`${name}: one card, the subagents' calls on it in order, idle with the session's own answer`, async () => {
       const events = session(name);
       sessionFolders(events);
-      const sent = forwarded(events);
+      const sent = await forwarded(events);
       const all = cards(sent);
       assert.equal(all.size, 1);
       const [sid, card] = [...all][0]!;
@@ -100,27 +100,39 @@ describe('subagents', () => {
       );
     });
 
-  test("a nested subagent whose parent fired nothing yet: placed by the Copilot process, dropped when that process's session is unknown", () => {
+  test('a nested subagent whose parent fired nothing yet: placed by the Copilot process, else by the session log that names it, else dropped', async () => {
     const events = session('nested');
     sessionFolders(events);
     const lvl1 = '218f3459-3b1e-43af-abec-88f908c33b32';
     // Level one's own command gone: level two's parent is a subagent the forwarder has not seen.
     const silent = events.filter((e) => !(e.payload.sessionId === lvl1 && e.key === 'postToolUse' && e.payload.toolName === 'bash'));
-    const sent = forwarded(silent);
+    const sent = await forwarded(silent);
     assert.equal(cards(sent).size, 1);
     assert.ok(sent.some((e) => e.tool_name === 'Bash' && (e.tool_input as { command?: string }).command === 'echo from-sub'));
     // The same events in a forwarder that starts at level two's command (it saw no session from that process): nothing sent for it.
     const from = silent.findIndex(
       (e) => e.key === 'postToolUse' && (e.payload.toolArgs as { command?: string }).command === 'echo from-sub',
     );
-    const late = forwarded(silent.slice(from, from + 1));
-    assert.deepEqual(late, []);
+    const late = () => forwarded(silent.slice(from, from + 1));
+    assert.deepEqual(await late(), []);
+    // Unless the session's log names that subagent (as a real one does, on each of its lines).
+    const root = silent.find((e) => e.key === 'sessionStart')!.payload.sessionId;
+    const log = join(env.COPILOT_HOME, 'session-state', root, 'events.jsonl');
+    writeFileSync(log, `${JSON.stringify({ type: 'subagent.started', data: { toolCallId: 'call_2' }, agentId: lvl1 })}\n`);
+    try {
+      assert.deepEqual(
+        (await late()).map((e) => [e.session_id, e.tool_name]),
+        [[root, 'Bash']],
+      );
+    } finally {
+      rmSync(log);
+    }
   });
 
-  test('a background subagent that runs on after the turn: its calls on the card, which a later answer makes idle again', () => {
+  test('a background subagent that runs on after the turn: its calls on the card, which a later answer makes idle again', async () => {
     const events = session('background');
     sessionFolders(events);
-    const sent = forwarded(events);
+    const sent = await forwarded(events);
     const all = cards(sent);
     assert.equal(all.size, 1);
     const card = [...all.values()][0]!;

@@ -275,6 +275,7 @@ export async function forward(spool: string): Promise<void> {
   const chains = new Map<string, Promise<void>>();
   let busy = 0;
   let sending: Promise<void> = Promise.resolve();
+  let routing: Promise<void> = Promise.resolve();
   let listed = 0;
   /** The `.ev` files the watcher named since the last look: read by name, the folder not listed (a name-less event lists it). */
   const named = new Set<string>();
@@ -378,16 +379,24 @@ export async function forward(spool: string): Promise<void> {
     }
     fresh.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || (a.name < b.name ? -1 : 1));
     for (const item of fresh) {
-      // In spool order: a subagent's event goes out as its root session's, or not at all (subagents.ts).
-      const { ev, sub, paths } = item.run;
-      const to = routes.route(ev.session_id, sub, item.proc, paths.copilotHome);
-      if (to === null) {
-        remove(item.name);
-        known.delete(item.name);
-        continue;
-      }
-      ev.session_id = to;
-      enqueue(item);
+      // One after another in spool order: a subagent's event goes out as its root session's, or not at all (subagents.ts).
+      busy++;
+      routing = routing
+        .then(async () => {
+          const { ev, sub, paths } = item.run;
+          const to = await routes.route(ev.session_id, sub, item.proc, paths.copilotHome);
+          if (to === null) {
+            if (!stopping && held && remove(item.name)) known.delete(item.name);
+            return;
+          }
+          ev.session_id = to;
+          enqueue(item);
+        })
+        .catch(() => {})
+        .finally(() => {
+          busy--;
+          wake();
+        });
     }
     return fresh.length > 0;
   };

@@ -14,17 +14,24 @@
 //   from that subagent's own earlier events. One that fired none yet (its first
 //   tool was the `task` that started the nested one) is placed by the process:
 //   every hook of a session and its subagents is a child of the same Copilot
-//   process (the spool's ppid), so the session last seen from that process is
-//   the root. The payload decides that it is a subagent; the process only
-//   which session, among those this forwarder saw, is its root.
+//   process (the spool's ppid), so the session this forwarder last saw from
+//   that process is the root. A forwarder that saw none (it started while the
+//   subagents ran) asks the session logs: the root's
+//   `session-state/<id>/events.jsonl` names each of its subagents, nested ones
+//   too, on their lines (`"agentId"`); the logs written in the last hour are
+//   searched, newest first, for up to 2 s (the log lags). The payload decides that it is a subagent; the
+//   process and the logs only which session is its root.
 // - A subagent's tool calls go out as its root's (its session_id), in spool
 //   order with the root's own. Its agentStop (and a sessionEnd, should one
 //   come) sends nothing: it neither makes a card nor marks the root idle, and
 //   notifies no one. An event whose root cannot be told sends nothing either:
 //   a card of its own would be a phantom.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isPlainId } from '../fleet/event.js';
+import { NO_ENTRY_OK } from '../fs/read.js';
+import { namesAgent } from './transcript.js';
 
 /** A subagent payload's ids: its own (the payload's sessionId) and its parent's. */
 export interface SubagentIds {
@@ -43,6 +50,33 @@ export function subagentOf(raw: Record<string, unknown>): SubagentIds | null {
 /** Whether Copilot keeps a session folder for `id` (sessions have one, subagents none). */
 export function isSessionId(copilotHome: string, id: string): boolean {
   return existsSync(join(copilotHome, 'session-state', id));
+}
+
+/** How recent a session log must be to be searched for a subagent, and how many are searched at most. */
+const LOG_RECENT_MS = 3_600_000;
+const LOGS_SEARCHED = 16;
+/** How long a subagent's event waits for a log to name it, looking every POLL_MS. */
+const LOG_WAIT_MS = 2000;
+const POLL_MS = 50;
+
+/** The session whose log names subagent `agentId`: among those written lately, newest first; null when none does. */
+export function sessionNaming(copilotHome: string, agentId: string): string | null {
+  const dir = join(copilotHome, 'session-state');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return null;
+  }
+  const since = Date.now() - LOG_RECENT_MS;
+  const logs = names
+    .filter(isPlainId)
+    .map((id) => ({ id, log: join(dir, id, 'events.jsonl') }))
+    .map((s) => ({ ...s, at: statSync(s.log, NO_ENTRY_OK)?.mtimeMs ?? 0 }))
+    .filter((s) => s.at >= since)
+    .sort((a, b) => b.at - a.at)
+    .slice(0, LOGS_SEARCHED);
+  return logs.find((s) => namesAgent(s.log, agentId))?.id ?? null;
 }
 
 /** How many subagent links and processes the forwarder keeps (the oldest go first). */
@@ -67,7 +101,7 @@ export class SubagentRoutes {
    * The session id an event is to be sent as: its own for a session's event (which it remembers),
    * its root's for a subagent's, null when a subagent's root cannot be told.
    */
-  route(sessionId: string, sub: SubagentIds | null, proc: number | null, copilotHome: string): string | null {
+  async route(sessionId: string, sub: SubagentIds | null, proc: number | null, copilotHome: string): Promise<string | null> {
     if (!sub) {
       remember(this.sessions, sessionId, true);
       if (proc !== null) remember(this.byProcess, proc, sessionId);
@@ -75,10 +109,20 @@ export class SubagentRoutes {
     }
     remember(this.parents, sub.id, sub.parent);
     const seen = new Set<string>();
+    let last = sub.parent;
     for (let id: string | undefined = sub.parent; id !== undefined && !seen.has(id); id = this.parents.get(id)) {
       if (this.sessions.has(id) || isSessionId(copilotHome, id)) return id;
       seen.add(id);
+      last = id;
     }
-    return (proc !== null && this.byProcess.get(proc)) || null;
+    // `last`, a subagent whose own parent is unknown: its root, once told, is remembered as its parent.
+    let root = (proc !== null && this.byProcess.get(proc)) || sessionNaming(copilotHome, last);
+    // Copilot writes its log in bursts (some 80 ms late): the line naming the subagent may be on its way.
+    for (const until = Date.now() + LOG_WAIT_MS; !root && Date.now() < until;) {
+      await sleep(POLL_MS);
+      root = sessionNaming(copilotHome, last);
+    }
+    if (root) remember(this.parents, last, root);
+    return root;
   }
 }

@@ -140,3 +140,12 @@ export function waitForFinalMessage(path: string, waitMs: number, pollMs = 25): 
     sleepSync(Math.min(pollMs, left));
   }
 }
+
+/** How much of a session log's end is searched for a subagent's id. */
+const AGENT_SEARCH_MAX = 4 * 1024 * 1024;
+
+/** Whether a session's log names `agentId` as one of its subagents' (their lines carry `"agentId":"<id>"`), in its last 4 MiB. */
+export function namesAgent(path: string, agentId: string): boolean {
+  const slice = readSlice(path, AGENT_SEARCH_MAX, true);
+  return slice !== null && slice.text.includes(`"agentId":${JSON.stringify(agentId)}`);
+}
