@@ -181,7 +181,13 @@ describe('subagents', () => {
   });
 
   test("notices: a turn's end and a notification, as fleet's hook client titles them; not a session's end", () => {
-    const base = { session_id: 's', cwd: '/w/demo', last_assistant_message: 'All done.', message: null } as unknown as FleetEvent;
+    const base = {
+      session_id: 's',
+      cwd: '/w/demo',
+      timestamp: Date.now(),
+      last_assistant_message: 'All done.',
+      message: null,
+    } as unknown as FleetEvent;
     assert.deepEqual(noticeFor({ ...base, event: 'Stop' }, true), {
       kind: 'stop',
       title: 'GitHub Copilot',
@@ -198,5 +204,7 @@ describe('subagents', () => {
       sessionId: 's',
     });
     assert.equal(noticeFor({ ...base, event: 'PostToolUse' }, false), null);
+    // An event that waited in the spool for over 5 minutes (a reboot, a forwarder that could not run) is not announced.
+    assert.equal(noticeFor({ ...base, event: 'Stop', timestamp: Date.now() - 301_000 }, true), null);
   });
 });

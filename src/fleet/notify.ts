@@ -35,12 +35,16 @@ export interface Notice {
   sessionId: string;
 }
 
+/** An event older than this (a spool kept over a reboot, a forwarder that could not run) is shown, not announced. */
+const NOTICE_MAX_AGE_MS = 300_000;
+
 /**
  * The notice fleet's hook client gives for an event of a Copilot session, or null: a Stop that ends a turn
  * (`turnEnd`: Copilot's agentStop; a sessionEnd after it is the same turn's end, and notifies nothing) and a
- * Notification.
+ * Notification, fired in the last NOTICE_MAX_AGE_MS.
  */
-export function noticeFor(ev: FleetEvent, turnEnd: boolean): Notice | null {
+export function noticeFor(ev: FleetEvent, turnEnd: boolean, now = Date.now()): Notice | null {
+  if (now - ev.timestamp > NOTICE_MAX_AGE_MS) return null;
   const base = { cwd: ev.cwd, sessionId: ev.session_id };
   if (ev.event === 'Stop' && turnEnd) return { kind: 'stop', title: DISPLAY_NAME, body: ev.last_assistant_message, ...base };
   if (ev.event === 'Notification') return { kind: 'notification', title: `${DISPLAY_NAME} 通知`, body: ev.message, ...base };
