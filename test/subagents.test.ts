@@ -12,7 +12,7 @@ import { SubagentRoutes, subagentOf } from '../src/copilot/subagents.js';
 import { finalMessageFromLines } from '../src/copilot/transcript.js';
 import { noticeFor } from '../src/fleet/notify.js';
 import type { FleetEvent } from '../src/fleet/event.js';
-import { FIXTURES } from './helpers.js';
+import { FIXTURES, ROOT } from './helpers.js';
 import { cardsOf, type Received } from './observer-server.js';
 
 interface Captured {
@@ -23,7 +23,7 @@ interface Captured {
 const session = (name: string): Captured[] =>
   (JSON.parse(readFileSync(join(FIXTURES, 'subagents', `${name}.json`), 'utf8')) as { events: Captured[] }).events;
 /** The events fleet-git's hook file runs its hook for (templates/fleet.json). */
-const HOOKED = new Set(['sessionStart', 'postToolUse', 'postToolUseFailure', 'agentStop', 'sessionEnd', 'notification', 'errorOccurred']);
+const HOOKED = new Set(Object.keys((JSON.parse(readFileSync(join(ROOT, 'templates', 'fleet.json'), 'utf8')) as { hooks: object }).hooks));
 
 const home = mkdtempSync(join(tmpdir(), 'fleet-git-subagents-'));
 after(() => rmSync(home, { recursive: true, force: true }));
