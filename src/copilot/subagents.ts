@@ -1,5 +1,5 @@
 // Subagents: which card a hook event belongs to. The rule, in one place
-// (docs/how-it-works.md, "Subagents", says the same):
+// (docs/how-it-works.md, "Subagents are on their session's card", says the same):
 //
 // - A payload whose `parentAgentId` is a plain id other than its own
 //   `sessionId` is a subagent's (Copilot CLI's `task` tool): Copilot sets
@@ -19,8 +19,9 @@
 //   subagents ran) asks the session logs: the root's
 //   `session-state/<id>/events.jsonl` names each of its subagents, nested ones
 //   too, on their lines (`"agentId"`); the logs written in the last hour are
-//   searched, newest first, for up to 2 s (the log lags). The payload decides that it is a subagent; the
-//   process and the logs only which session is its root.
+//   searched, newest first, for up to 2 s (the log lags). The payload decides
+//   that it is a subagent; the process and the logs only which session is its
+//   root.
 // - A subagent's tool calls go out as its root's (its session_id), in spool
 //   order with the root's own. Its agentStop (and a sessionEnd, should one
 //   come) sends nothing: it neither makes a card nor marks the root idle, and
