@@ -32,11 +32,13 @@ const SLOW = [
   'test/forwarder-faults.test.ts', // waits out leases, stalls an observer 8 s, starves a forwarder of CPU
   'test/hook-forwarder.test.ts', // forwarders that leave after their idle time, one after another
   'test/observer-restart.test.ts', // one forwarder across observers ended and started again, a minute of events among them
+  'test/notify.test.ts', // forwarders and fleet's notifier as processes, a notify-send held until released
   'test/macos.test.ts', // the same hook and forwarder under bash 3.2 and without /proc
   'test/doctor.test.ts', // the hook-client check's test events through a forwarder, each of its states
   'test/post-checkout-lock.test.ts', // checkouts that wait out a held lock, hooks killed as they write
   'test/copilot-e2e.test.ts', // real Copilot sessions, 8 at once among them
   'test/copilot-levels-e2e.test.ts', // real Copilot: trust, hook levels, fleet-git run
+  'test/copilot-subagents-e2e.test.ts', // real Copilot: task subagents, nested and at once; fleet's notifications
   'test/fleet-dropin-e2e.test.ts', // real Copilot through fleet's own hook client
   'test/vscode-shape-e2e.test.ts', // real Copilot's VS Code-shaped payloads (PascalCase keys)
   'test/doctor-live.test.ts', // doctor --live: real Copilot sessions

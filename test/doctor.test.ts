@@ -9,6 +9,7 @@ import { sandbox } from './helpers.js';
 import { CLI, run, runCli } from './spawn.js';
 import { doctorWorld } from './doctor-world.js';
 import { TestObserver } from './observer-server.js';
+import { FLEET_NOTIFIER } from './fleet-notifier.js';
 
 function doctor(
   cwd: string,
@@ -51,7 +52,11 @@ describe('fleet-git doctor', () => {
     );
     assert.match(r.stdout, /note {2}.*proj: Copilot does not trust it.*: run fleet-git enable --trust\n/);
     assert.match(r.stdout, /note {2}no fleet observer/);
-    assert.match(r.stdout, /no faults: \d+ of \d+ checks passed, and 3 optional parts are off/);
+    assert.match(
+      r.stdout,
+      /note {2}fleet's notifier is not installed \(.*hooks\/notifier\.js is missing\): no desktop notifications for Copilot sessions: run `fleet hooks install`\n/,
+    );
+    assert.match(r.stdout, /no faults: \d+ of \d+ checks passed, and 4 optional parts are off/);
     const j = await doctor(repo, env, '--json');
     assert.equal(j.code, 0, j.stderr);
     const doc = JSON.parse(j.stdout);
@@ -63,6 +68,7 @@ describe('fleet-git doctor', () => {
       'vscode-hook': 'ok',
       kit: 'ok',
       observer: 'note',
+      notifications: 'note',
       copilot: 'ok',
       vscode: 'ok',
       setup: 'note',
@@ -73,7 +79,7 @@ describe('fleet-git doctor', () => {
       'repo-trust': 'note',
     });
     assert.deepEqual(doc.checks.find((c: any) => c.id === 'repo-trust').fix, 'fleet-git enable --trust');
-    assert.deepEqual(doc.counts, { ok: 10, notes: 3, faults: 0 });
+    assert.deepEqual(doc.counts, { ok: 10, notes: 4, faults: 0 });
     assert.match(
       r.stdout,
       /ok {4}the data folder's kit is this fleet-git's \(.*\/kit\/[0-9a-f]{16}, with hook\.sh and post-checkout\.sh in /,
@@ -91,7 +97,7 @@ describe('fleet-git doctor', () => {
       /FAIL {2}the data folder's kit is not as this fleet-git writes it: .*hook\.sh is missing: run fleet-git enable\n/,
     );
     assert.match(r.stdout, /FAIL {2}.*proj: .*runs a data folder's hook script that no longer exists/);
-    assert.match(r.stdout, /3 of \d+ checks failed, 3 optional parts are off/);
+    assert.match(r.stdout, /3 of \d+ checks failed, 4 optional parts are off/);
     const jf = await doctor(repo, env, '--json');
     assert.equal(jf.code, 1);
     assert.equal(JSON.parse(jf.stdout).counts.faults, 3);
@@ -102,7 +108,11 @@ describe('fleet-git doctor', () => {
       const setup = sb.cli(repo, 'setup');
       assert.equal(setup.status, 0, `fleet-git setup failed: ${setup.stderr}`);
       assert.equal(spawnCli(sb, repo, ['enable', '--trust']), 0);
+      // fleet's hooks folder with its notifier, as `fleet hooks install` leaves it.
+      mkdirSync(join(paths.fleetDir, 'hooks'), { recursive: true });
+      writeFileSync(join(paths.fleetDir, 'hooks', 'notifier.js'), FLEET_NOTIFIER);
       r = await doctor(repo, env);
+      assert.match(r.stdout, /ok {4}fleet's notifier is installed \(.*hooks\/notifier\.js\): Copilot sessions notify as fleet's do/);
       assert.match(r.stdout, /ok {4}setup for new clones/);
       assert.equal(r.code, 0, r.stdout);
       assert.doesNotMatch(r.stdout, /FAIL/);

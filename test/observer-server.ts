@@ -207,3 +207,41 @@ export const sessionShapeOf = (toolCalls: number): Array<string | number> => [
   'Stop:end_turn',
   'Stop:complete',
 ];
+
+/** A card of the observer's, as fleet-observer-protocol.md says it keeps one. */
+export interface Card {
+  /** Its actions, each as the observer's summary of a PostToolUse (observerSummary), in order. */
+  actions: string[];
+  /** `idle` after a Stop, `active` after a PostToolUse or a Notification. */
+  status: 'idle' | 'active';
+  awaitsInput: boolean;
+  lastMessage: string | null;
+}
+
+/**
+ * The cards the observer makes of `events`, by session id, per the protocol: a SessionStart, PostToolUse or
+ * Notification on an unknown session makes a card; a Stop on an unknown one is ignored, else marks the card idle and
+ * awaiting input with its last message; a PostToolUse appends an action and marks it active; a Notification marks it
+ * active. Deliberately not fleet-git's code: it checks what the observer itself would show.
+ */
+export function cardsOf(events: Received[]): Map<string, Card> {
+  const cards = new Map<string, Card>();
+  for (const e of events) {
+    const sid = String(e.session_id);
+    let card = cards.get(sid);
+    if (e.event === 'Stop') {
+      if (!card) continue;
+      card.status = 'idle';
+      card.awaitsInput = true;
+      if (e.last_assistant_message) card.lastMessage = String(e.last_assistant_message);
+      continue;
+    }
+    if (!card) cards.set(sid, (card = { actions: [], status: 'idle', awaitsInput: false, lastMessage: null }));
+    if (e.event === 'PostToolUse') card.actions.push(observerSummary(e.tool_name, e.tool_input));
+    if (e.event === 'PostToolUse' || e.event === 'Notification') {
+      card.status = 'active';
+      card.awaitsInput = false;
+    }
+  }
+  return cards;
+}

@@ -14,6 +14,7 @@ import { loadUserConfig } from '../core/setup/user-config.js';
 import { fixFirst } from '../copilot/trust.js';
 import { copilotView, userHookFile, vscodeLine, type CopilotView } from '../core/setup/user-hooks.js';
 import { GitRefusedError, locateRepo, NotARepoError } from '../git/repo.js';
+import { notifierPath } from '../fleet/notify.js';
 import { Option } from 'clipanion';
 import { operand, valueOption } from './options.js';
 import { REPO_HOOK_ENTRY } from '../core/repo/config-hook.js';
@@ -131,6 +132,20 @@ export class DoctorCommand extends FleetCommand {
         'note',
         `no fleet observer at ${ctx.user.fleetSocket} (${sock}); until one listens, events are dropped`,
         '`fleet observer`',
+      );
+    const notifier = notifierPath(ctx.user.fleetDir);
+    if (existsSync(notifier))
+      add(
+        'notifications',
+        'ok',
+        `fleet's notifier is installed (${notifier}): Copilot sessions notify as fleet's do (\`fleet notify\` turns them on or off)`,
+      );
+    else
+      add(
+        'notifications',
+        'note',
+        `fleet's notifier is not installed (${notifier} is missing): no desktop notifications for Copilot sessions`,
+        '`fleet hooks install`',
       );
     this.checkCopilot(copilot.vscode, add);
     add('vscode', 'ok', vscodeLine(ctx, copilot));

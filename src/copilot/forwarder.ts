@@ -45,6 +45,11 @@
 // whose model is to come from it) holds back only its own session's later
 // events. Each file is removed just before its event is sent, one event at a
 // time: a killed forwarder loses at most that one.
+// A subagent's events are its root session's, decided in spool order as they
+// are taken in (the rule: src/copilot/subagents.ts): they join that session's
+// queue under its id, and its stops send nothing. A turn's end and a
+// notification also go to fleet's notifier, in a detached process this one
+// never waits for (src/fleet/notify.ts), whether or not the observer runs.
 // Events that waited over STALE_MS (a forwarder that could not run for an
 // hour) are dropped unsent, but for the Stops, which give each card its last
 // state: a live dashboard has no use for an hour of tool calls.
@@ -56,6 +61,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NO_ENTRY_OK } from '../fs/read.js';
 import { LineSender } from '../fleet/socket.js';
+import { noticeFor, sendNotice } from '../fleet/notify.js';
+import { SubagentRoutes } from './subagents.js';
 import { OBSERVER_DIR_VAR } from '../paths.js';
 import { PROBE_VAR } from './normalize.js';
 import { copilotParent } from './copilot-process.js';
@@ -243,6 +250,8 @@ interface Item {
   name: string;
   order: [number, number];
   run: Prepared;
+  /** The Copilot process that ran the hook (its $PPID). */
+  proc: number | null;
 }
 
 export async function forward(spool: string): Promise<void> {
@@ -271,10 +280,12 @@ export async function forward(spool: string): Promise<void> {
   const renewing = setInterval(renewDue, RENEW_MS);
 
   const idle = msOf(process.env, IDLE_MS_VAR, IDLE_MS, 600_000);
+  const routes = new SubagentRoutes();
   const known = new Set<string>();
   const chains = new Map<string, Promise<void>>();
   let busy = 0;
   let sending: Promise<void> = Promise.resolve();
+  let routing: Promise<void> = Promise.resolve();
   let listed = 0;
   /** The `.ev` files the watcher named since the last look: read by name, the folder not listed (a name-less event lists it). */
   const named = new Set<string>();
@@ -305,7 +316,10 @@ export async function forward(spool: string): Promise<void> {
         renewDue();
         if (stopping || !held || !remove(item.name)) return;
         known.delete(item.name); // a name comes back (bash 3.2's, once its PID does)
-        await deliver(item.run.ev, item.run.paths, (path, ev) => sender.send(path, ev));
+        const { ev, paths, kind } = item.run;
+        const notice = noticeFor(ev, kind === 'agentStop');
+        if (notice) sendNotice(process.argv[1]!, paths.fleetDir, paths.home, notice);
+        await deliver(ev, paths, (path, e) => sender.send(path, e));
       },
       () => {},
     ));
@@ -371,10 +385,29 @@ export async function forward(spool: string): Promise<void> {
         continue;
       }
       known.add(name);
-      fresh.push({ name, order, run: prepared });
+      fresh.push({ name, order, run: prepared, proc: run.ppid() });
     }
     fresh.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || (a.name < b.name ? -1 : 1));
-    for (const item of fresh) enqueue(item);
+    for (const item of fresh) {
+      // One after another in spool order: a subagent's event goes out as its root session's, or not at all (subagents.ts).
+      busy++;
+      routing = routing
+        .then(async () => {
+          const { ev, sub, paths } = item.run;
+          const to = await routes.route(ev.session_id, sub, item.proc, paths.copilotHome);
+          if (to === null) {
+            if (!stopping && held && remove(item.name)) known.delete(item.name);
+            return;
+          }
+          ev.session_id = to;
+          enqueue(item);
+        })
+        .catch(() => {})
+        .finally(() => {
+          busy--;
+          wake();
+        });
+    }
     return fresh.length > 0;
   };
 

@@ -12,14 +12,16 @@
 //       forwarder run on every event (they keep working until enable rewrites
 //       them): the payload on stdin, handed to the observer before it exits.
 //
-// and one of its own: `--await-stop JOB`, the detached copy an agentStop
-// leaves to wait for the session's final message (spawnWaiter). It always
+// and two of its own: `--await-stop JOB`, the detached copy an agentStop
+// leaves to wait for the session's final message (spawnWaiter), and `--notify
+// JOB`, the detached copy that runs fleet's notifier (src/fleet/notify.ts). It always
 // exits 0 and never writes to stdout (Copilot reads some hooks' stdout as
 // instructions).
 import { fstatSync, readFileSync, readSync } from 'node:fs';
 import { isPlainId, type FleetEvent } from '../fleet/event.js';
 import { restoreSessionMessage } from '../fleet/sessions.js';
-import { awaitFinalMessage, deliver, pathsOf, prepare, stopWaitMs } from './hook-event.js';
+import { NOTIFY_FLAG, runNotifier } from '../fleet/notify.js';
+import { awaitFinalMessage, deliver, pathsOf, prepare, routeAlone, stopWaitMs } from './hook-event.js';
 import { FORWARD_FLAG, forward } from './forwarder.js';
 import { OURS_FLAG, isOurHookFile } from './hook-mark.js';
 import { parentOf } from '../fs/process.js';
@@ -96,7 +98,7 @@ async function direct(argv: string[]): Promise<void> {
   const text = readStdin();
   if (!text) return;
   const run = prepare({ event: argv[2], text, env: process.env, pid: process.pid, ppid: agentPid });
-  if (!run) return;
+  if (!run || !routeAlone(run, run.paths.copilotHome)) return;
   if (run.waitFor) return spawnWaiter(argv[1]!, run.ev, run.waitFor);
   await deliver(run.ev, run.paths);
 }
@@ -104,6 +106,7 @@ async function direct(argv: string[]): Promise<void> {
 async function main(argv: string[]): Promise<void> {
   if (argv[2] === FORWARD_FLAG) return forward(argv[3] ?? '');
   if (argv[2] === AWAIT_STOP_FLAG) return awaitStop(argv[3]);
+  if (argv[2] === NOTIFY_FLAG) return runNotifier(argv[3]);
   if (argv[2] === OURS_FLAG) {
     let text: string | null = null;
     try {

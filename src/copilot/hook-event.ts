@@ -5,13 +5,21 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { userPaths, type Env, type UserPaths } from '../paths.js';
 import { NO_ENTRY_OK } from '../fs/read.js';
-import { canonicalEvent, isVsCodePayload, lastMessage, normalizePayload, type NormalizeContext } from './normalize.js';
+import {
+  canonicalEvent,
+  isVsCodePayload,
+  lastMessage,
+  normalizePayload,
+  type CopilotEventName,
+  type NormalizeContext,
+} from './normalize.js';
 import { isPlainId, type FleetEvent } from '../fleet/event.js';
 import { readFinalMessage, readSessionModel, transcriptOf } from './transcript.js';
 import { sendEvent } from '../fleet/socket.js';
 import { hasFleetGitCommand, hookCommands, userHookFile } from './hook-mark.js';
 import { recordSessionStop, writeSessionStart } from '../fleet/sessions.js';
 import { vscodeSessionsShown } from './vscode.js';
+import { isSessionId, subagentOf, type SubagentIds } from './subagents.js';
 
 /** What the hook knew when Copilot ran it. */
 export interface HookRun {
@@ -34,6 +42,10 @@ export interface Prepared {
   waitFor: string | null;
   /** A SessionStart whose model the transcript is to give, not written yet: where to wait for it. */
   waitModel: string | null;
+  /** The Copilot event it came from. */
+  kind: CopilotEventName;
+  /** A subagent's event: its ids, for the forwarder to send it as its root session's (src/copilot/subagents.ts). */
+  sub: SubagentIds | null;
 }
 
 const POLL_MS = 25;
@@ -92,6 +104,24 @@ export interface HookEvent {
   transcript: string | null;
   /** A SessionStart's transcript, when the model is to come from it and it is not written yet. */
   modelFrom: string | null;
+  kind: CopilotEventName;
+  /** A subagent's event (its session_id is still the subagent's own): see src/copilot/subagents.ts. */
+  sub: SubagentIds | null;
+}
+
+/** The Copilot events of a subagent that send nothing: its stop is not its root's turn's end. */
+const SUBAGENT_SILENT: ReadonlySet<CopilotEventName> = new Set(['sessionStart', 'agentStop', 'sessionEnd']);
+
+/**
+ * A subagent's event, for a caller that sees one event alone (the direct hook client, the library's adapter): sent
+ * as its parent's when that parent is a session, else not at all (a nested subagent's root needs the forwarder's
+ * memory). True when it is to be sent.
+ */
+export function routeAlone(made: { ev: FleetEvent; sub: SubagentIds | null }, copilotHome: string): boolean {
+  if (!made.sub) return true;
+  if (!isSessionId(copilotHome, made.sub.parent)) return false;
+  made.ev.session_id = made.sub.parent;
+  return true;
 }
 
 /**
@@ -115,6 +145,8 @@ export function hookEventOf(
   if (!kind) return null;
   const sessionId = input.sessionId ?? input.session_id;
   if (!isPlainId(sessionId)) return null;
+  const sub = subagentOf(input);
+  if (sub && SUBAGENT_SILENT.has(kind)) return null;
   // VS Code's agent runs the same hook file; `vscode: false` in the user's config keeps its sessions out.
   const vscode = isVsCodePayload(input, env);
   if (vscode && !vscodeSessionsShown(pathsOf(env).configFile)) return null;
@@ -136,7 +168,7 @@ export function hookEventOf(
   const ev = normalizePayload(input, kind, ctx);
   if (!ev) return null;
   const pending = kind === 'agentStop' && ev.last_assistant_message === null;
-  return { ev, transcript: pending ? transcriptOf(input, copilotHome, sessionId) : null, modelFrom };
+  return { ev, transcript: pending ? transcriptOf(input, copilotHome, sessionId) : null, modelFrom, kind, sub };
 }
 
 /**
@@ -174,14 +206,14 @@ export function prepare(run: HookRun): Prepared | null {
   }
   const made = hookEventOf(raw, run.event, env, paths.copilotHome, run.pid, run.ppid);
   if (!made || (isVsCodePayload(raw, env) && seenBefore(run.event, text))) return null;
-  const { ev, transcript, modelFrom } = made;
+  const { ev, transcript, modelFrom, kind, sub } = made;
   let waitFor: string | null = null;
   if (transcript !== null) {
     const final = readFinalMessage(transcript);
     if (final.state === 'pending') waitFor = transcript;
     else ev.last_assistant_message = lastMessage(final.text);
   }
-  return { ev, paths, waitFor, waitModel: modelFrom };
+  return { ev, paths, waitFor, waitModel: modelFrom, kind, sub };
 }
 
 /** How long a SessionStart waits for its transcript's model (the transcript lags the hook by some 80 ms). */

@@ -12,7 +12,7 @@ import { basename } from 'node:path';
 import { isPlainId, type FleetEvent } from '../fleet/event.js';
 
 /** The Copilot hook events fleet-git forwards; every other event sends nothing. */
-type CopilotEventName =
+export type CopilotEventName =
   'sessionStart' | 'postToolUse' | 'postToolUseFailure' | 'agentStop' | 'sessionEnd' | 'notification' | 'errorOccurred';
 
 /** Set (to the probe's token) in the environment of a `doctor --live` session: events then say which hook file sent them. */
@@ -165,6 +165,29 @@ const TOOLS: ReadonlyMap<string, ToolEntry> = new Map<string, ToolEntry>([
   ['fetch_webpage', { as: 'WebFetch' }],
 ]);
 
+/** The tools that hand work to a subagent: the CLI's `task`, VS Code's `runSubagent`. */
+const DELEGATING = new Set(['task', 'runSubagent']);
+const DELEGATION_MAX = 60;
+
+/**
+ * A delegating tool's name as the card shows it, `Task <its description>` (`Task` when it has none): the
+ * observer's summarizer shows an unknown name as it is, split at its first space into tool and target. Null for
+ * any other tool. `input` is the tool's arguments (an object, or their JSON).
+ */
+export function delegation(toolName: string, input: unknown): string | null {
+  if (!DELEGATING.has(toolName)) return null;
+  let args = input;
+  if (typeof args === 'string') {
+    try {
+      args = JSON.parse(args);
+    } catch {
+      args = null;
+    }
+  }
+  const description = isObject(args) && typeof args.description === 'string' ? args.description.replace(/\s+/g, ' ').trim() : '';
+  return description ? `Task ${description.slice(0, DELEGATION_MAX)}` : 'Task';
+}
+
 /** The Claude-style name for a Copilot or VS Code tool; unknown names pass through unchanged. */
 export function mapToolName(toolName: string): string {
   return TOOLS.get(toolName)?.as ?? toolName;
@@ -221,6 +244,8 @@ function mapToolInput(toolName: string, toolInput: unknown, lim: Limits): Record
  * `Grep "TODO"`, `Glob src/**`; any other tool shows its bare name.
  */
 export function summarizeToolUse(toolName: string, toolInput: unknown): string {
+  const given = delegation(String(toolName ?? ''), toolInput);
+  if (given !== null) return given;
   const name = mapToolName(String(toolName ?? ''));
   const mapped = mapToolInput(String(toolName ?? ''), toolInput, FULL);
   const input: Record<string, unknown> = isObject(mapped) ? mapped : {};
@@ -312,8 +337,9 @@ function buildEvent(
       const rawName = pick(raw, 'toolName', 'tool_name');
       // The observer splits the summary of tool_name: it must be a non-empty string.
       const toolName = name(rawName) ?? 'unknown';
-      out.tool_name = mapToolName(toolName);
-      out.tool_input = mapToolInput(toolName, pick(raw, 'toolArgs', 'tool_input'), lim);
+      const args = pick(raw, 'toolArgs', 'tool_input');
+      out.tool_name = name(delegation(toolName, args)) ?? mapToolName(toolName);
+      out.tool_input = mapToolInput(toolName, args, lim);
       out.tool_output = clipString(kind === 'postToolUse' ? toolOutputOf(raw) : failureOf(raw), lim.toolOutput);
       break;
     }

@@ -44,7 +44,7 @@ function readSlice(path: string, max: number, fromEnd: boolean): { text: string;
   }
 }
 
-function parseLine(line: string): { type?: unknown; data?: Record<string, unknown> } | null {
+function parseLine(line: string): { type?: unknown; agentId?: unknown; data?: Record<string, unknown> } | null {
   if (!line) return null;
   try {
     const v = JSON.parse(line);
@@ -87,7 +87,8 @@ const DECISIVE_MARKS = ['"assistant.message"', ...BEFORE_FINAL_TYPES.map((t) => 
 /**
  * Decides from the transcript's last lines whether the turn's final assistant
  * message (an `assistant.message` with text and no tool requests, normally
- * followed by `assistant.turn_end`) is already written. Scanning back from the
+ * followed by `assistant.turn_end`) is already written, among the session's
+ * own lines (a subagent's, which carry its `agentId`, are passed over). Scanning back from the
  * end: that message means found; anything that must precede it (a tool call, a
  * tool result, a user message, a turn start) means pending.
  */
@@ -97,7 +98,8 @@ export function finalMessageFromLines(lines: readonly string[]): FinalMessage | 
     // Cheap filter before parsing: only a few event types decide anything.
     if (!DECISIVE_MARKS.some((m) => line.includes(m))) continue;
     const ev = parseLine(line);
-    if (!ev || typeof ev.type !== 'string') continue;
+    // A subagent's lines (they name its agentId) are not the session's turn, which may end while one runs.
+    if (!ev || typeof ev.type !== 'string' || ev.agentId !== undefined) continue;
     if (BEFORE_FINAL.has(ev.type)) return { state: 'pending' };
     if (ev.type !== 'assistant.message') continue;
     const data = ev.data ?? {};
@@ -137,4 +139,13 @@ export function waitForFinalMessage(path: string, waitMs: number, pollMs = 25): 
     if (left <= 0) return null;
     sleepSync(Math.min(pollMs, left));
   }
+}
+
+/** How much of a session log's end is searched for a subagent's id. */
+const AGENT_SEARCH_MAX = 4 * 1024 * 1024;
+
+/** Whether a session's log names `agentId` as one of its subagents' (their lines carry `"agentId":"<id>"`), in its last 4 MiB. */
+export function namesAgent(path: string, agentId: string): boolean {
+  const slice = readSlice(path, AGENT_SEARCH_MAX, true);
+  return slice !== null && slice.text.includes(`"agentId":${JSON.stringify(agentId)}`);
 }

@@ -16,7 +16,7 @@ import { lastMessage, summarizeToolUse } from '../copilot/normalize.js';
 import type { FleetEvent } from '../fleet/event.js';
 import type { ProfileEntry } from '../copilot/profiles.js';
 import { waitForFinalMessage } from '../copilot/transcript.js';
-import { hookEventOf, stopWaitMs } from '../copilot/hook-event.js';
+import { hookEventOf, routeAlone, stopWaitMs } from '../copilot/hook-event.js';
 import { CLIENT_FILE, userPaths, type Env } from '../paths.js';
 
 /**
@@ -246,12 +246,14 @@ export class CopilotAdapter {
    * node); a SessionStart's model comes from the transcript when the
    * environment names none, an agentStop's last message from the transcript,
    * waited for as the hook client waits (3 s, or FLEET_GIT_STOP_WAIT_MS in the
-   * environment; blocking: the caller is a hook client). Null: nothing to send.
+   * environment; blocking: the caller is a hook client). A subagent's event is
+   * its parent session's (routeAlone). Null: nothing to send.
    */
   normalizePayload(rawInput: unknown, event?: string): FleetEvent | null {
     const env = this.env;
-    const made = hookEventOf(rawInput, event, env, userPaths(env, env.HOME || homedir()).copilotHome, process.pid, () => process.ppid);
-    if (!made) return null;
+    const copilotHome = userPaths(env, env.HOME || homedir()).copilotHome;
+    const made = hookEventOf(rawInput, event, env, copilotHome, process.pid, () => process.ppid);
+    if (!made || !routeAlone(made, copilotHome)) return null;
     const { ev, transcript } = made;
     if (transcript !== null) ev.last_assistant_message = lastMessage(waitForFinalMessage(transcript, stopWaitMs(env)));
     return ev;
