@@ -205,7 +205,8 @@ export class ConfigReader {
 
   /** The values of `section.key` in a repository's own config file only, in order (e.g. extensions.*, which git reads from there alone). */
   localValues(commonDir: string, section: string, key: string): string[] {
-    const f = (this.handoff = this.local(within(commonDir, 'config')));
+    const file = within(commonDir, 'config');
+    const f = (this.handoff = this.last?.file === file ? this.last : this.local(file)); // localText's read, within one repository's
     const want = section.toLowerCase();
     const wantKey = key.toLowerCase();
     return (localEntries(f, [wantKey]) ?? NONE).filter((e) => e.section === want && e.key === wantKey).map((e) => e.value);
