@@ -350,7 +350,7 @@ describe('scan: what Copilot makes of each repository', () => {
 });
 
 describe('scan without a folder', () => {
-  it('lists exactly the repositories fleet-git recorded, wherever they are; one gone since is said once and forgotten; scan.roots in the config file still rule', async () => {
+  it('lists exactly the repositories fleet-git recorded, wherever they are; one gone since is said until a command that writes forgets it; what the git hooks provision is recorded; scan.roots in the config file still rule', async () => {
     const s = sandbox('fleet-git-scan-record-');
     const a = s.repo('work/a');
     const b = s.repo('other/deep/b');
@@ -378,12 +378,23 @@ describe('scan without a folder', () => {
     );
     assert.match(doc.record.gone[0].reason, /^gone: /);
     assert.equal(doc.record.partial, false);
-    // The gone entry was forgotten: the next scan lists the others only, one line each off a terminal, with the
-    // worktree git's hook has provisioned since.
+    // scan writes nothing: the gone entry is said again, off a terminal one line, until a command that writes the
+    // data folder (here an enable with nothing to change) forgets it.
+    assert.equal(
+      (await s.fleet(s.home, 'scan')).stdout,
+      `${b}\thealthy\t-\n${join(s.dir, 'b-wt')}\thealthy\t-\n${a}\thealthy\t-\n${c}\tgone\t-\n`,
+    );
+    assert.equal((await s.fleet(a, 'enable')).status, 0);
+    // Then the next scan lists the others only, with the worktree git's hook has provisioned since, and a clone
+    // that setup's hook provisioned: the git side records what it provisions.
     s.git(b, 'worktree', 'add', '-q', join(s.dir, 'b-wt2'), '-b', 'wt2');
+    assert.equal((await s.fleet(s.home, 'setup')).status, 0);
+    const cloned = join(s.dir, 'clones', 'b2');
+    s.git(s.dir, 'clone', '-q', b, cloned);
     const bLines = `${b}\thealthy\t-\n${join(s.dir, 'b-wt')}\thealthy\t-\n${join(s.dir, 'b-wt2')}\thealthy\t-\n`;
     const lines = await s.fleet(s.home, 'scan');
-    assert.equal(lines.stdout, `${bLines}${a}\thealthy\t-\n`);
+    assert.equal(lines.stdout, `${cloned}\thealthy\t-\n${bLines}${a}\thealthy\t-\n`);
+    assert.equal((await s.fleet(cloned, 'disable')).status, 0);
     // disable takes a repository out of the record.
     assert.equal((await s.fleet(a, 'disable')).status, 0);
     assert.equal((await s.fleet(s.home, 'scan')).stdout, bLines);

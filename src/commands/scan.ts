@@ -59,7 +59,7 @@ export class ScanCommand extends FleetCommand {
   static usage = FleetCommand.Usage({
     description: 'show the fleet state of every repository fleet-git recorded, or of every repository and worktree under some folders',
     details: `
-      Without a folder (and no scan.roots in the config file), it reports the repositories fleet-git recorded, wherever they are: every repository that enable, enable --under, or the worktrees and clones its git hook provisions added, less those that disable and remove took out (the record is a folder of small files in fleet-git's data folder; \`fleet-git uninstall\` uses it too). A recorded repository that is gone since (moved or deleted, or another repository at its path now) is shown once as gone and forgotten, never read. After an upgrade from fleet-git 0.2.0, which kept no record, a line on stderr says that the repositories that version enabled are not in it until enabled again (enable --under FOLDER records those already enabled and changes nothing else there).
+      Without a folder (and no scan.roots in the config file), it reports the repositories fleet-git recorded, wherever they are: every repository that enable, enable --under, or the worktrees and clones its git hook provisions added, less those that disable and remove took out (the record is a folder of small files in fleet-git's data folder; \`fleet-git uninstall\` uses it too). A recorded repository that is gone since (moved or deleted, or another repository at its path now) is shown as gone, never read (scan writes nothing; the next fleet-git enable or uninstall forgets it). After an upgrade from fleet-git 0.2.0, which kept no record, a line on stderr says that the repositories that version enabled are not in it until enabled again (enable --under FOLDER records those already enabled and changes nothing else there).
 
       With folders (\`scan .\` for the current one, which is what no folder meant before the record), or those of scan.roots in the config file, it walks them, stopping at each repository root and skipping node_modules. Either way it reads each repository's state from its files, as \`fleet-git status\` does: enabled and healthy, enabled with problems (and which), not enabled, or not usable (bare, stale, broken, unreadable, or refused by git itself, with the reason: git's own words for a repository fleet-git has something in). Linked worktrees are shown with their repository.
 
@@ -136,10 +136,10 @@ export class ScanCommand extends FleetCommand {
 
   /**
    * The recorded repositories (record.ts) as scan's roots: those still there, each its own root; the entries
-   * whose repository is gone, with the reason, taken out of the record (when the data folder can be written).
+   * whose repository is gone, with the reason: reported, never read (scan writes nothing; the next enable forgets them).
    */
   private async readRecord(ctx: RunContext): Promise<{ roots: string[]; gone: Gone[]; json: RecordJson }> {
-    const { checkEntry, pruneEntries, readRecord, recordDir } = await import('../core/repo/record.js');
+    const { checkEntry, readRecord, recordDir } = await import('../core/repo/record.js');
     const { entries, partial } = readRecord(ctx.user);
     const roots: string[] = [];
     const gone: Gone[] = [];
@@ -147,10 +147,6 @@ export class ScanCommand extends FleetCommand {
       if ('gone' in c) gone.push({ path: c.entry.path, reason: c.gone });
       else roots.push(c.entry.path);
     }
-    pruneEntries(
-      ctx.user,
-      entries.filter((e) => gone.some((g) => g.path === e.path)),
-    );
     return { roots, gone, json: { folder: recordDir(ctx.user), partial, gone } };
   }
 
@@ -218,7 +214,7 @@ export class ScanCommand extends FleetCommand {
       lines.push('');
     }
     if (gone.length) {
-      lines.push(paint(['bold', 'dim'], `Gone since fleet-git recorded them, forgotten now (${gone.length})`));
+      lines.push(paint(['bold', 'dim'], `Gone since fleet-git recorded them, forgotten by the next enable (${gone.length})`));
       for (const g of gone) lines.push(`  ${paint(['dim'], g.path)}`, `      ${g.reason}`);
       lines.push('');
     }

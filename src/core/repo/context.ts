@@ -10,6 +10,7 @@ import { NODE_FILE, renderHookFile } from './hook-file.js';
 import { renderGitHook } from './git-hook.js';
 import { REPO_HOOK, configHookCommand, runsConfigHooks } from './config-hook.js';
 import { installKit, type KitFound } from './kit.js';
+import { forgetGone } from './record.js';
 
 export interface RunContext {
   env: Env;
@@ -56,6 +57,7 @@ export function runContext(env: Env, home: string, dataDir?: string, configHooks
 export function ensureUserFiles(ctx: RunContext, kit?: KitFound, nodePath = process.execPath): string[] {
   makeDataDir(ctx.user.dataDir);
   removeStaleTemps(ctx.user.dataDir); // left by a fleet-git killed while it wrote here
+  forgetGone(ctx.user); // the record's repositories moved or deleted since (scan reports them, and only reads)
   const changed = kit?.state === 'refreshed' ? [] : installKit(ctx.user);
   // Each written whole, read back, then renamed into place: a full disk never leaves a truncated file that every hook would read.
   if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, { mode: 0o644, verify: true })) changed.push(`recorded node at ${nodePath}`);

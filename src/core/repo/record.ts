@@ -154,3 +154,13 @@ export function checkEntry(entry: RecordEntry): Checked {
 export function pruneEntries(u: UserPaths, gone: RecordEntry[]): void {
   for (const e of gone) forgetRepo(u, e.commonDir);
 }
+
+/** Forgets every recorded repository that is gone (checkEntry): what the commands that write the data folder do, once a run; scan only reports them. */
+export function forgetGone(u: UserPaths): void {
+  pruneEntries(
+    u,
+    readRecord(u)
+      .entries.map(checkEntry)
+      .flatMap((c) => ('gone' in c ? [c.entry] : [])),
+  );
+}
