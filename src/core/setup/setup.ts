@@ -15,7 +15,6 @@ import { removeIfEmpty, writeAtomic } from '../../fs/atomic.js';
 import { readBytes, readText } from '../../fs/read.js';
 import { ConfigReader, type ConfigValue } from '../../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../../git/global-config.js';
-import { PACKAGE_ROOT } from '../../package-root.js';
 import { expandHome, userPaths, type Env, type UserPaths } from '../../paths.js';
 import type { KitFound } from '../repo/kit.js';
 import { ensureUserFiles, runContext, type RunContext } from '../repo/context.js';
@@ -49,8 +48,6 @@ export const DEFAULT_EXCLUDE = `# git ls-files --others --exclude-from=.git/info
 # *.[oa]
 # *~
 `;
-
-export const BUILT_CLI = join(PACKAGE_ROOT, 'dist', 'cli.cjs');
 
 interface SetupRecord {
   version: 1;
@@ -120,20 +117,22 @@ function globalHooksPath(config: ConfigReader): ConfigValue | null {
 function writeDataFiles(env: Env, home: string, out: SetupOutcome, kit?: KitFound): RunContext {
   const ctx = runContext(env, home);
   for (const c of ensureUserFiles(ctx, kit)) out.changes.push(c);
-  removeLegacyFiles(ctx.user);
+  removeDataFiles(ctx.user, LEGACY_FILES);
   return ctx;
 }
 
-/** Removes LEGACY_FILES from the data folder; returns those it removed. */
-function removeLegacyFiles(u: UserPaths): string[] {
-  return LEGACY_FILES.map((f) => join(u.dataDir, f)).filter((p) => {
-    try {
-      unlinkSync(p);
-      return true;
-    } catch {
-      return false; // not there
-    }
-  });
+/** Removes these files of the data folder; returns those it removed (the others were not there). */
+function removeDataFiles(u: UserPaths, names: string[]): string[] {
+  return names
+    .map((f) => join(u.dataDir, f))
+    .filter((p) => {
+      try {
+        unlinkSync(p);
+        return true;
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** Copies git's default template into `dir`; returns what it copied, in words, and each file's SHA-256 (see SetupRecord.files). */
@@ -387,26 +386,13 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
   const record = readRecord(u);
   if (!record) {
     // Setup met a global core.hooksPath: only its data files are there.
-    for (const f of [CLONE_HOOK, ...LEGACY_FILES]) {
-      try {
-        unlinkSync(join(u.dataDir, f));
-        out.changes.push(`removed ${join(u.dataDir, f)}`);
-      } catch {
-        /* not there */
-      }
-    }
+    for (const p of removeDataFiles(u, [CLONE_HOOK, ...LEGACY_FILES])) out.changes.push(`removed ${p}`);
     if (!out.changes.length) out.info.push('setup is not in effect: nothing to undo');
     return out;
   }
   if (record.config) undoConfigSetup(env, home, record, out);
   else undoTemplateSetup(env, home, u, record, out);
-  for (const f of [...LEGACY_FILES, CLONE_HOOK, SETUP_RECORD]) {
-    try {
-      unlinkSync(join(u.dataDir, f));
-    } catch {
-      /* not there */
-    }
-  }
+  removeDataFiles(u, [...LEGACY_FILES, CLONE_HOOK, SETUP_RECORD]);
   out.info.push('repositories already enabled stay enabled (fleet-git disable takes it out of one)');
   return out;
 }
