@@ -10,10 +10,7 @@ import { EXIT, FleetCommand, type ExitCodes } from './base.js';
 export class ConfigCommand extends FleetCommand {
   static paths = [['config']];
 
-  protected refreshesKit(): boolean {
-    return false; // it only reads: the kit is left as it is (a command that changes things replaces it)
-  }
-
+  static refreshesKit = false; // it only reads: the kit is left as it is (a command that changes things replaces it)
   static exits: ExitCodes = {
     0: 'the configuration shown, or --test answered',
     2: 'the config file is invalid (one line: the file, the line and what is wrong)',

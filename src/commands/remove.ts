@@ -47,10 +47,6 @@ export class RemoveCommand extends FleetCommand {
   /** Set by uninstall, which gives the recorded repositories as the roots: where they are, in words, for the summary (default: under the roots). */
   where: string | undefined = undefined;
 
-  protected refreshesKit(): boolean {
-    return !this.dryRun; // a dry run changes nothing
-  }
-
   async run(): Promise<number> {
     if (this.json && !this.dryRun)
       throw new InputError('--json goes with --dry-run (the plan as JSON); remove itself prints one line per repository');

@@ -30,9 +30,7 @@ import { isUnder } from '../paths.js';
 export class UninstallCommand extends FleetCommand {
   static paths = [['uninstall']];
 
-  protected refreshesKit(): boolean {
-    return false; // it removes the data folder, kit and all
-  }
+  static refreshesKit = false; // it removes the data folder, kit and all
   static exits: ExitCodes = {
     0: 'everything fleet-git put on this machine is gone, or the answer to the question was no; or, with folders, all of it but the recorded repositories outside them that still use fleet-git (named) and the data folder their hooks call',
     1: 'a step failed: what was left is said, the data folder stays, and running it again once that is fixed finishes',
