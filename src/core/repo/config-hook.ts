@@ -115,13 +115,17 @@ export function withConfigHook(text: string, name: string, command: string): str
 }
 
 /**
- * Whether the effective config holds setup's global entry as fleet-git writes
- * it for the data folder `dataDir`: it then runs the clone copy in every
- * repository, which provisions the new worktrees of an enabled one as enable's
- * entry does.
+ * What the effective config (every global file, includes followed, as git
+ * reads it) holds of setup's global entry: any key of it, and whether it is as
+ * fleet-git writes it for the data folder `dataDir`; it then runs the clone
+ * copy in every repository, which provisions the new worktrees of an enabled
+ * one as enable's entry does.
  */
-export function cloneEntryCurrent(config: ConfigReader, dataDir: string): boolean {
+export function cloneEntry(config: ConfigReader, dataDir: string): ConfigHookInfo {
   const event = config.get(`hook ${CLONE_HOOK_ENTRY}`, 'event', null);
   const command = config.get(`hook ${CLONE_HOOK_ENTRY}`, 'command', null);
-  return event?.value === HOOK_NAME && command?.value === configHookCommand(join(dataDir, CLONE_HOOK));
+  return {
+    present: !!(event || command),
+    current: event?.value === HOOK_NAME && command?.value === configHookCommand(join(dataDir, CLONE_HOOK)),
+  };
 }

@@ -18,7 +18,7 @@ import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../../
 import { expandHome, userPaths, type Env, type UserPaths } from '../../paths.js';
 import type { KitFound } from '../repo/kit.js';
 import { ensureUserFiles, runContext, type RunContext } from '../repo/context.js';
-import { CLONE_HOOK, CLONE_HOOK_ENTRY, cloneEntryCurrent, configHookCommand } from '../repo/config-hook.js';
+import { CLONE_HOOK, CLONE_HOOK_ENTRY, cloneEntry, configHookCommand } from '../repo/config-hook.js';
 import {
   HOOK_NAME,
   LEGACY_SUFFIX,
@@ -238,12 +238,6 @@ function cloneHookCommand(u: UserPaths): string {
   return configHookCommand(join(u.dataDir, CLONE_HOOK));
 }
 
-/** What the global config holds of setup's hook entry, read as git reads it (every global file, includes followed). */
-function globalCloneEntry(config: ConfigReader, u: UserPaths): { present: boolean; current: boolean } {
-  const present = !!(config.get(`hook ${CLONE_HOOK_ENTRY}`, 'event', null) || config.get(`hook ${CLONE_HOOK_ENTRY}`, 'command', null));
-  return { present, current: cloneEntryCurrent(config, u.dataDir) };
-}
-
 /**
  * Setup through the global config (git 2.54 and later): the data folder's
  * clone-hook (the template hook, in clone mode) named in a hook entry of the
@@ -255,7 +249,7 @@ function setupThroughConfig(env: Env, home: string, u: UserPaths, config: Config
   const clone = join(u.dataDir, CLONE_HOOK);
   if (writeAtomic(clone, script, { mode: 0o755, verify: true })) out.changes.push(`wrote ${clone}`);
   const record = readRecord(u);
-  if (globalCloneEntry(config, u).current && record?.config) return;
+  if (cloneEntry(config, u.dataDir).current && record?.config) return;
   const globalFile = globalConfigFile(env, home);
   const rec: SetupRecord = record?.config
     ? record
@@ -390,7 +384,7 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
     if (!out.changes.length) out.info.push('setup is not in effect: nothing to undo');
     return out;
   }
-  if (record.config) undoConfigSetup(env, home, record, out);
+  if (record.config) undoConfigSetup(env, home, u, record, out);
   else undoTemplateSetup(env, home, u, record, out);
   removeDataFiles(u, [...LEGACY_FILES, CLONE_HOOK, SETUP_RECORD]);
   out.info.push('repositories already enabled stay enabled (fleet-git disable takes it out of one)');
@@ -454,10 +448,10 @@ function undoTemplateSetup(env: Env, home: string, u: UserPaths, record: SetupRe
  * was before setup when nothing else changed it since (so byte for byte), else
  * only the entry's section removed, by git.
  */
-function undoConfigSetup(env: Env, home: string, record: SetupRecord, out: SetupOutcome): void {
+function undoConfigSetup(env: Env, home: string, u: UserPaths, record: SetupRecord, out: SetupOutcome): void {
   if (restoreGlobal(record, out)) return;
   const file = new ConfigReader({ ...env, GIT_CONFIG_GLOBAL: record.globalFile, GIT_CONFIG_NOSYSTEM: '1' });
-  if (!file.get(`hook ${CLONE_HOOK_ENTRY}`, 'event', null) && !file.get(`hook ${CLONE_HOOK_ENTRY}`, 'command', null)) return;
+  if (!cloneEntry(file, u.dataDir).present) return;
   gitConfigGlobal({ ...env, GIT_CONFIG_GLOBAL: record.globalFile }, home, '--remove-section', `hook.${CLONE_HOOK_ENTRY}`);
   out.changes.push(
     `removed hook.${CLONE_HOOK_ENTRY} from ${record.globalFile} (the file changed since setup, so the rest of it stays as it is now)`,
@@ -556,7 +550,7 @@ function configSetupState(env: Env, home: string, u: UserPaths, config: ConfigRe
       templateDir: null,
       message: `not in effect: setup went through ${entry}, which this git (older than 2.54) does not run (fleet-git setup --undo, then fleet-git setup)`,
     };
-  const found = globalCloneEntry(config, u);
+  const found = cloneEntry(config, u.dataDir);
   if (!found.current || !isExecutable(join(u.dataDir, CLONE_HOOK)))
     return {
       state: 'broken',
