@@ -97,11 +97,6 @@ function b64(buf: Buffer | null): string | null {
   return buf === null ? null : buf.toString('base64');
 }
 
-/** The template hook as setup writes it now. */
-export function renderTemplateHook(env: Env, home: string): string {
-  return renderGitHook(userPaths(env, home).dataDir, true);
-}
-
 function templateDirValue(v: ConfigValue | null, home: string): string | null {
   if (!v || v.value === '') return null;
   const p = expandHome(v.value, home);
@@ -287,7 +282,7 @@ function setupWith(env: Env, home: string, kit?: KitFound): SetupOutcome {
   const config = new ConfigReader(env);
   const hp = globalHooksPath(config);
   const ctx = writeDataFiles(env, home, out, kit);
-  const script = renderTemplateHook(env, home);
+  const script = renderGitHook(u.dataDir, true);
   const before = readRecord(u);
   if (ctx.configHooks && (!before || before.config)) {
     setupThroughConfig(env, home, u, config, script, out);
@@ -531,7 +526,7 @@ export function setupState(env: Env, home: string): SetupState {
       templateDir: dir,
       message: `broken: init.templateDir is ${current ?? 'unset'}, not ${dir} (fleet-git setup --undo, then fleet-git setup)`,
     };
-  const found = templateHookProblem(dir, renderTemplateHook(env, home));
+  const found = templateHookProblem(dir, renderGitHook(u.dataDir, true));
   if (found)
     return {
       state: 'broken',
