@@ -47,6 +47,13 @@ export class RemoveCommand extends FleetCommand {
   /** Set by uninstall, which gives the recorded repositories as the roots: where they are, in words, for the summary (default: under the roots). */
   where: string | undefined = undefined;
 
+  /** remove run by another command (disable --under, uninstall), as clipanion would run it with `opts`: made outside clipanion, it has its options' markers as values, so each is set. */
+  static runFor(by: FleetCommand, opts: Partial<RemoveCommand> & { roots: string[] }): Promise<number> {
+    const { context, cli, color } = by;
+    const options = { dryRun: false, json: false, yes: false, quiet: false };
+    return Object.assign(new RemoveCommand(), { context, cli, color, ...options, ...opts }).run();
+  }
+
   async run(): Promise<number> {
     if (this.json && !this.dryRun)
       throw new InputError('--json goes with --dry-run (the plan as JSON); remove itself prints one line per repository');

@@ -83,18 +83,7 @@ export class UninstallCommand extends FleetCommand {
       ? `under ${named.join(', ')}${found.taken.length ? ` or recorded by fleet-git` : ''}`
       : `recorded by fleet-git${fallback.length ? ` or under ${fallback.join(', ')}` : ''}`;
     const remove = (argv: Partial<RemoveCommand>, stdout = this.context.stdout) =>
-      Object.assign(new RemoveCommand(), {
-        context: { ...this.context, stdout },
-        cli: this.cli,
-        color: this.color,
-        roots,
-        where,
-        quiet: this.quiet,
-        dryRun: false, // a RemoveCommand made outside clipanion has its options' markers as values: each is set
-        json: false,
-        yes: false,
-        ...argv,
-      }).run();
+      RemoveCommand.runFor(this, { context: { ...this.context, stdout }, roots, where, quiet: this.quiet, ...argv });
     // The parts that are not repositories: taken away by the commands that take each away, run as they run on their own.
     const parts = Cli.from<Context>([DisableCommand, SetupCommand], { binaryName: 'fleet-git' });
     const step = (argv: string[]) => parts.run(argv, this.context);
