@@ -283,12 +283,12 @@ function setupWith(env: Env, home: string, kit?: KitFound): SetupOutcome {
   const hp = globalHooksPath(config);
   const ctx = writeDataFiles(env, home, out, kit);
   const script = renderGitHook(u.dataDir, true);
-  const before = readRecord(u);
-  if (ctx.configHooks && (!before || before.config)) {
+  const record = readRecord(u);
+  if (ctx.configHooks && (!record || record.config)) {
     setupThroughConfig(env, home, u, config, script, out);
     return out;
   }
-  if (before?.config) {
+  if (record?.config) {
     out.notes.push(
       `setup was done through the global git config, which this git (older than 2.54) does not read: run fleet-git setup --undo first, then fleet-git setup`,
     );
@@ -308,7 +308,6 @@ function setupWith(env: Env, home: string, kit?: KitFound): SetupOutcome {
     out.info.push(
       `GIT_TEMPLATE_DIR=${env.GIT_TEMPLATE_DIR} is set in this environment and overrides init.templateDir: clones made with it set do not get fleet-git`,
     );
-  const record = readRecord(u);
   const current = templateDirValue(config.get('init', 'templateDir', null), home);
   const ownDir = join(u.dataDir, OWN_TEMPLATE);
   const globalFile = globalConfigFile(env, home);
