@@ -69,13 +69,14 @@ export abstract class FleetCommand extends Command<Context> {
 
   /**
    * Whether this command first refreshes a data folder's kit of another build
-   * (after an upgrade of fleet-git): every command but those that say not to
-   * (those that only read: status, scan, doctor, config; uninstall, completion,
-   * and a --dry-run of enable, disable and remove, which changes nothing).
+   * (after an upgrade of fleet-git): every command but those that set it false
+   * (those that only read: status, scan, doctor, config; uninstall, which
+   * removes the data folder; completion), and not for a --dry-run, which
+   * changes nothing.
    */
-  protected refreshesKit(): boolean {
-    return true;
-  }
+  static refreshesKit = true;
+  /** Set by the commands that take --dry-run. */
+  declare dryRun?: boolean;
 
   /** Paints text for `stream` (stdout by default) as --color, FORCE_COLOR, NO_COLOR and the stream say (src/colour.ts). */
   paint(stream: unknown = this.context.stdout) {
@@ -85,7 +86,8 @@ export abstract class FleetCommand extends Command<Context> {
   async execute(): Promise<number> {
     try {
       colourMode(this.color); // a bad --color is bad input, whatever the command prints
-      if (this.refreshesKit()) this.kit = refreshKit(userPaths(this.context.env, this.context.home));
+      if ((this.constructor as typeof FleetCommand).refreshesKit && !this.dryRun)
+        this.kit = refreshKit(userPaths(this.context.env, this.context.home));
       return await this.run();
     } catch (e) {
       if (e instanceof UsageError) {

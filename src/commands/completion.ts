@@ -169,9 +169,7 @@ export function fishScript(specs: Spec[]): string {
 export class CompletionCommand extends FleetCommand {
   static paths = [['completion']];
 
-  protected refreshesKit(): boolean {
-    return false; // run by a shell as it starts: nothing to do with hooks
-  }
+  static refreshesKit = false; // run by a shell as it starts: nothing to do with hooks
   static exits: ExitCodes = {
     0: 'the script printed',
     2: 'a shell other than bash, zsh or fish',

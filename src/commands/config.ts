@@ -1,19 +1,16 @@
 import { Option } from 'clipanion';
 import { valueOption } from './options.js';
-import { isCloneIncluded, physicalHome } from '../core/repo/clone-rules.js';
+import { isCloneIncluded } from '../core/repo/clone-rules.js';
+import { physical } from '../fs/read.js';
 import { CONFIG_KEYS, configValue, loadUserConfig } from '../core/setup/user-config.js';
 import { expandHome } from '../paths.js';
-import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { EXIT, FleetCommand, type ExitCodes } from './base.js';
 
 export class ConfigCommand extends FleetCommand {
   static paths = [['config']];
 
-  protected refreshesKit(): boolean {
-    return false; // it only reads: the kit is left as it is (a command that changes things replaces it)
-  }
-
+  static refreshesKit = false; // it only reads: the kit is left as it is (a command that changes things replaces it)
   static exits: ExitCodes = {
     0: 'the configuration shown, or --test answered',
     2: 'the config file is invalid (one line: the file, the line and what is wrong)',
@@ -41,12 +38,7 @@ export class ConfigCommand extends FleetCommand {
     const { env, home } = this.context;
     const loaded = loadUserConfig(env, home);
     if (this.test !== undefined) {
-      let p = resolve(this.context.cwd, expandHome(this.test, physicalHome(home)));
-      try {
-        p = realpathSync(p);
-      } catch {
-        /* a clone that does not exist yet */
-      }
+      const p = physical(resolve(this.context.cwd, expandHome(this.test, physical(home)))); // as it is: a clone not made yet
       const yes = isCloneIncluded(loaded.config, p, home);
       if (this.json) this.out(JSON.stringify({ path: p, included: yes }));
       else

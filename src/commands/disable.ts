@@ -41,10 +41,6 @@ export class DisableCommand extends FleetCommand {
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plans as one JSON document' });
   repos = operands('repo');
 
-  protected refreshesKit(): boolean {
-    return !this.dryRun; // a dry run changes nothing
-  }
-
   async run(): Promise<number> {
     if (this.json && !this.dryRun) throw new InputError('--json goes with --dry-run (the plans as JSON)');
     if (this.dryRun && this.user) throw new InputError('--dry-run plans repositories: leave out --user');
@@ -92,16 +88,7 @@ export class DisableCommand extends FleetCommand {
   private async runUnder(under: string): Promise<number> {
     if (this.repos.length) throw new InputError(`disable takes either repositories or --under ROOT, not both (${this.repos.join(' ')})`);
     const { RemoveCommand } = await import('./remove.js');
-    const remove = Object.assign(new RemoveCommand(), {
-      context: this.context,
-      cli: this.cli,
-      color: this.color,
-      roots: [under],
-      dryRun: this.dryRun,
-      json: this.json,
-      yes: this.yes,
-      quiet: this.quiet,
-    });
-    return remove.run();
+    const { dryRun, json, yes, quiet } = this;
+    return RemoveCommand.runFor(this, { roots: [under], dryRun, json, yes, quiet });
   }
 }

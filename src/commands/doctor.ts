@@ -68,9 +68,7 @@ function reachable(path: string, ms = 1000): Promise<string | null> {
 export class DoctorCommand extends FleetCommand {
   static paths = [['doctor']];
 
-  protected refreshesKit(): boolean {
-    return false; // it only reads: checkKit says whose the kit is, and a command that changes things replaces it
-  }
+  static refreshesKit = false; // it only reads: checkKit says whose the kit is, and a command that changes things replaces it
   static exits: ExitCodes = {
     0: 'nothing failed (notes included); with --live: every expected event arrived exactly once, from the Copilot process',
     1: 'a check failed (FAIL); with --live: an event missing, repeated or incomplete',

@@ -77,10 +77,6 @@ export class EnableCommand extends FleetCommand {
   json = Option.Boolean('--json', false, { description: 'with --dry-run: print the plans as one JSON document' });
   repos = operands('repo');
 
-  protected refreshesKit(): boolean {
-    return !this.dryRun; // a dry run changes nothing
-  }
-
   async run(): Promise<number> {
     if (this.json && !this.dryRun) throw new InputError('--json goes with --dry-run (the plans as JSON)');
     if (this.dryRun && this.user) throw new InputError('--dry-run plans repositories: leave out --user');

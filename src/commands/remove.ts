@@ -47,8 +47,11 @@ export class RemoveCommand extends FleetCommand {
   /** Set by uninstall, which gives the recorded repositories as the roots: where they are, in words, for the summary (default: under the roots). */
   where: string | undefined = undefined;
 
-  protected refreshesKit(): boolean {
-    return !this.dryRun; // a dry run changes nothing
+  /** remove run by another command (disable --under, uninstall), as clipanion would run it with `opts`: made outside clipanion, it has its options' markers as values, so each is set. */
+  static runFor(by: FleetCommand, opts: Partial<RemoveCommand> & { roots: string[] }): Promise<number> {
+    const { context, cli, color } = by;
+    const options = { dryRun: false, json: false, yes: false, quiet: false };
+    return Object.assign(new RemoveCommand(), { context, cli, color, ...options, ...opts }).run();
   }
 
   async run(): Promise<number> {

@@ -48,9 +48,7 @@ function plainPath(p: string): string {
 export class ScanCommand extends FleetCommand {
   static paths = [['scan']];
 
-  protected refreshesKit(): boolean {
-    return false; // it only reads: the kit is left as it is (a command that changes things replaces it)
-  }
+  static refreshesKit = false; // it only reads: the kit is left as it is (a command that changes things replaces it)
   static exits: ExitCodes = {
     0: 'the scan ran, whatever it found; with --check, it found no repository or worktree with problems and none not usable (a bare repository aside)',
     1: 'with --check: some repository or worktree has problems or is not usable, a bare repository aside (one line on stderr counts them)',

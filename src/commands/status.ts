@@ -14,9 +14,7 @@ import { copilotJson, copilotView, userLevelLine, vscodeLine } from '../core/set
 export class StatusCommand extends FleetCommand {
   static paths = [['status']];
 
-  protected refreshesKit(): boolean {
-    return false; // it only reads: the kit is left as it is (a command that changes things replaces it)
-  }
+  static refreshesKit = false; // it only reads: the kit is left as it is (a command that changes things replaces it)
   static exits: ExitCodes = {
     0: 'whatever it found (the problems are in the output)',
     1: "the repository's .git cannot be read (the line says what to check)",

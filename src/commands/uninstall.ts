@@ -30,9 +30,7 @@ import { isUnder } from '../paths.js';
 export class UninstallCommand extends FleetCommand {
   static paths = [['uninstall']];
 
-  protected refreshesKit(): boolean {
-    return false; // it removes the data folder, kit and all
-  }
+  static refreshesKit = false; // it removes the data folder, kit and all
   static exits: ExitCodes = {
     0: 'everything fleet-git put on this machine is gone, or the answer to the question was no; or, with folders, all of it but the recorded repositories outside them that still use fleet-git (named) and the data folder their hooks call',
     1: 'a step failed: what was left is said, the data folder stays, and running it again once that is fixed finishes',
@@ -85,18 +83,7 @@ export class UninstallCommand extends FleetCommand {
       ? `under ${named.join(', ')}${found.taken.length ? ` or recorded by fleet-git` : ''}`
       : `recorded by fleet-git${fallback.length ? ` or under ${fallback.join(', ')}` : ''}`;
     const remove = (argv: Partial<RemoveCommand>, stdout = this.context.stdout) =>
-      Object.assign(new RemoveCommand(), {
-        context: { ...this.context, stdout },
-        cli: this.cli,
-        color: this.color,
-        roots,
-        where,
-        quiet: this.quiet,
-        dryRun: false, // a RemoveCommand made outside clipanion has its options' markers as values: each is set
-        json: false,
-        yes: false,
-        ...argv,
-      }).run();
+      RemoveCommand.runFor(this, { context: { ...this.context, stdout }, roots, where, quiet: this.quiet, ...argv });
     // The parts that are not repositories: taken away by the commands that take each away, run as they run on their own.
     const parts = Cli.from<Context>([DisableCommand, SetupCommand], { binaryName: 'fleet-git' });
     const step = (argv: string[]) => parts.run(argv, this.context);

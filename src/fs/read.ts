@@ -1,6 +1,6 @@
 // Reading files and folders: paths that may not exist, and the few small files
 // a scan reads in every repository.
-import { closeSync, constants, lstatSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readFileSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isCode } from '../errors.js';
 
 /**
@@ -24,6 +24,15 @@ export function isPresent(path: string): boolean {
     return statSync(path, NO_ENTRY_OK) !== undefined;
   } catch {
     return true;
+  }
+}
+
+/** The path with symbolic links resolved (realpath); as it is when that fails (not there, not readable). */
+export function physical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
   }
 }
 

@@ -24,6 +24,12 @@ export interface ConfigEntry {
   value: string;
 }
 
+/** A section header line (`[core]`, `[hook "x"]`), spaces around it allowed: its name lowercased, its subsection unescaped, and what follows on the line, trimmed; null when the line is not one. */
+export function sectionHeader(line: string): { section: string; sub: string | undefined; rest: string } | null {
+  const m = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$/.exec(line);
+  return m ? { section: m[1].toLowerCase(), sub: m[2]?.replace(/\\(.)/g, '$1'), rest: m[3].trim() } : null;
+}
+
 /** Every entry of one file's text, in order. Section and key names are case-insensitive. */
 function configEntries(text: string): ConfigEntry[] {
   const out: ConfigEntry[] = [];
@@ -32,14 +38,10 @@ function configEntries(text: string): ConfigEntry[] {
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i].trim();
     if (line.startsWith('[')) {
-      const m = /^\[\s*([A-Za-z0-9.-]+)(\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$/.exec(line);
-      if (!m) {
-        current = '';
-        continue;
-      }
+      const h = sectionHeader(line);
       // A subsection ([core "x"]) is another section than [core].
-      current = m[2] === undefined ? m[1].toLowerCase() : `${m[1].toLowerCase()} ${m[3].replace(/\\(.)/g, '$1')}`;
-      line = m[4].trim();
+      current = h === null ? '' : h.sub === undefined ? h.section : `${h.section} ${h.sub}`;
+      line = h?.rest ?? '';
       if (!line) continue;
     }
     if (!current || !line || line.startsWith('#') || line.startsWith(';')) continue;
@@ -56,7 +58,6 @@ function configEntries(text: string): ConfigEntry[] {
   return out;
 }
 
-const SECTION_LINE = /^\[\s*[A-Za-z0-9.-]+(\s+"(?:[^"\\\n]|\\.)*")?\s*\](.*)$/;
 const KEY_LINE = /^[A-Za-z][A-Za-z0-9-]*\s*(=(.*))?$/;
 
 /**
@@ -71,9 +72,9 @@ export function suspectConfigLine(text: string): number | null {
     let line = lines[i].trim();
     if (line === '' || line[0] === '#' || line[0] === ';') continue;
     if (line[0] === '[') {
-      const m = SECTION_LINE.exec(line);
-      if (!m) return i + 1;
-      line = m[2].trim();
+      const h = sectionHeader(line);
+      if (!h) return i + 1;
+      line = h.rest;
       if (line === '' || line[0] === '#' || line[0] === ';') continue;
     }
     const km = KEY_LINE.exec(line);

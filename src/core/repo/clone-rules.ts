@@ -43,15 +43,6 @@ export function checkCloneGlob(glob: string): string | null {
   return null;
 }
 
-/** The home folder as the hook sees paths: physical. */
-export function physicalHome(home: string): string {
-  try {
-    return realpathSync(home);
-  } catch {
-    return home;
-  }
-}
-
 /** `path` (absolute) with symbolic links resolved as far as it exists: the longest existing part physical, the rest as it is. */
 function physicalPath(path: string): string {
   let tail = '';

@@ -10,7 +10,7 @@
 // keys. Here: the text of those entries, read, added and taken out of a config
 // file's text, leaving every other byte as it was.
 import { join } from 'node:path';
-import { parseConfigValues, type ConfigReader } from '../../git/config.js';
+import { parseConfigValues, sectionHeader, type ConfigReader } from '../../git/config.js';
 import { HOOK_NAME } from './git-hook.js';
 import { shQuote } from './templates.js';
 
@@ -66,12 +66,6 @@ export function readConfigHook(text: string | null, name: string, command: strin
   };
 }
 
-/** A section header line: its name (lowercased) and subsection, or null. */
-function header(line: string): { section: string; sub: string | undefined; rest: string } | null {
-  const m = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$/.exec(line.replace(/\r?\n$/, ''));
-  return m ? { section: m[1].toLowerCase(), sub: m[2]?.replace(/\\(.)/g, '$1'), rest: m[3].trim() } : null;
-}
-
 /**
  * The text without the entry `name`'s `event` and `command` keys (a value
  * continued on the next line with `\` goes with its key), and without its
@@ -92,7 +86,7 @@ export function withoutConfigHook(text: string, name: string): string {
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    const h = header(line);
+    const h = sectionHeader(line.replace(/\r?\n$/, ''));
     if (h) {
       close();
       if (h.section === 'hook' && h.sub === name && h.rest === '') section = { at: out.length, kept: false };
@@ -121,13 +115,17 @@ export function withConfigHook(text: string, name: string, command: string): str
 }
 
 /**
- * Whether the effective config holds setup's global entry as fleet-git writes
- * it for the data folder `dataDir`: it then runs the clone copy in every
- * repository, which provisions the new worktrees of an enabled one as enable's
- * entry does.
+ * What the effective config (every global file, includes followed, as git
+ * reads it) holds of setup's global entry: any key of it, and whether it is as
+ * fleet-git writes it for the data folder `dataDir`; it then runs the clone
+ * copy in every repository, which provisions the new worktrees of an enabled
+ * one as enable's entry does.
  */
-export function cloneEntryCurrent(config: ConfigReader, dataDir: string): boolean {
+export function cloneEntry(config: ConfigReader, dataDir: string): ConfigHookInfo {
   const event = config.get(`hook ${CLONE_HOOK_ENTRY}`, 'event', null);
   const command = config.get(`hook ${CLONE_HOOK_ENTRY}`, 'command', null);
-  return event?.value === HOOK_NAME && command?.value === configHookCommand(join(dataDir, CLONE_HOOK));
+  return {
+    present: !!(event || command),
+    current: event?.value === HOOK_NAME && command?.value === configHookCommand(join(dataDir, CLONE_HOOK)),
+  };
 }

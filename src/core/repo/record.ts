@@ -13,10 +13,10 @@
 // checkEntry). A data folder made by fleet-git 0.2.0 or older has no record:
 // it is begun by the first enable since, marked partial (see RECORD_PARTIAL).
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, realpathSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeStaleTemps, writeAtomic } from '../../fs/atomic.js';
-import { isPresent, lstatIfPresent, readText } from '../../fs/read.js';
+import { isPresent, lstatIfPresent, physical, readText } from '../../fs/read.js';
 import { RECORD_DIR } from '../../fs/data-dir.js';
 import { CLIENT_FILE, KIT_DIR, type UserPaths } from '../../paths.js';
 import { locateRepo, type Repo } from '../../git/repo.js';
@@ -122,14 +122,6 @@ export function readRecord(u: UserPaths): RecordRead {
 /** A recorded repository as it is now: there (its Repo), or gone with the reason (the entry is then pruned, never followed). */
 export type Checked = { entry: RecordEntry; repo: Repo } | { entry: RecordEntry; gone: string };
 
-function real(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
-
 /**
  * Whether the recorded repository is still where it was: its common git dir
  * there, and the repository at its path still the one of that common dir.
@@ -145,7 +137,7 @@ export function checkEntry(entry: RecordEntry): Checked {
   } catch {
     return { entry, gone: `gone: ${entry.path} is no longer a repository (moved or deleted since fleet-git enabled it)` };
   }
-  if (real(repo.commonDir) !== real(entry.commonDir))
+  if (physical(repo.commonDir) !== physical(entry.commonDir))
     return { entry, gone: `gone: ${entry.path} is another repository now (git dir ${repo.commonDir}), which fleet-git leaves alone` };
   return { entry, repo };
 }

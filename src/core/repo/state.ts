@@ -22,7 +22,7 @@ import {
   type HooksDir,
   type ManagerAdvice,
 } from './git-hook.js';
-import { CLONE_HOOK_ENTRY, REPO_HOOK_ENTRY, cloneEntryCurrent, readConfigHook, type ConfigHookInfo } from './config-hook.js';
+import { CLONE_HOOK_ENTRY, REPO_HOOK_ENTRY, cloneEntry, readConfigHook, type ConfigHookInfo } from './config-hook.js';
 
 export type ProblemCode =
   | 'hook-file-missing'
@@ -440,7 +440,7 @@ function configHookProblem(s: RepoState, ctx: RunContext): Problem | null {
   const file = within(s.repo.commonDir, 'config');
   const g = s.gitHook;
   if (!entry.current && g?.kind === 'ours' && g.current && !g.template) return null;
-  if (!entry.current && cloneEntryCurrent(ctx.config, ctx.user.dataDir)) return null; // setup's global entry provisions them
+  if (!entry.current && cloneEntry(ctx.config, ctx.user.dataDir).current) return null; // setup's global entry provisions them
   if (!entry.present)
     return {
       code: 'git-hook-missing',

@@ -9,10 +9,10 @@
 // It never fails the git command and prints nothing but one line on stderr
 // when it could not do its work (a symbolic link on the way, another
 // fleet-git holding the lock, a failure); FLEET_GIT_DEBUG says what it does.
-import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeError } from '../../errors.js';
 import { LockBusyError } from '../../fs/lock.js';
+import { physical } from '../../fs/read.js';
 import { locateRepo } from '../../git/repo.js';
 import { LOCK_FILE, type Env } from '../../paths.js';
 import { isCloneIncluded } from '../repo/clone-rules.js';
@@ -41,14 +41,6 @@ export interface CheckoutHook {
   warn: (line: string) => void;
 }
 
-function physical(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
 /** Provisions the worktree at `h.cwd` after a checkout; never throws. */
 export function postCheckout(h: CheckoutHook): void {
   const env: Env = { FLEET_GIT_LOCK_WAIT: HOOK_LOCK_WAIT, ...h.env };
@@ -59,7 +51,7 @@ export function postCheckout(h: CheckoutHook): void {
     lock = join(repo.commonDir, LOCK_FILE);
     if (h.mode === 'clone' && !hasExcludeBlock(readExclude(repo).text)) {
       const config = loadUserConfig(env, h.home).config;
-      if (!isCloneIncluded(config, realpathSync(repo.root), h.home)) {
+      if (!isCloneIncluded(config, physical(repo.root), h.home)) {
         h.say("left alone: the config's include and exclude rules leave this clone out");
         return;
       }

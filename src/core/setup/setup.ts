@@ -15,11 +15,10 @@ import { removeIfEmpty, writeAtomic } from '../../fs/atomic.js';
 import { readBytes, readText } from '../../fs/read.js';
 import { ConfigReader, type ConfigValue } from '../../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../../git/global-config.js';
-import { PACKAGE_ROOT } from '../../package-root.js';
 import { expandHome, userPaths, type Env, type UserPaths } from '../../paths.js';
 import type { KitFound } from '../repo/kit.js';
 import { ensureUserFiles, runContext, type RunContext } from '../repo/context.js';
-import { CLONE_HOOK, CLONE_HOOK_ENTRY, cloneEntryCurrent, configHookCommand } from '../repo/config-hook.js';
+import { CLONE_HOOK, CLONE_HOOK_ENTRY, cloneEntry, configHookCommand } from '../repo/config-hook.js';
 import {
   HOOK_NAME,
   LEGACY_SUFFIX,
@@ -49,8 +48,6 @@ export const DEFAULT_EXCLUDE = `# git ls-files --others --exclude-from=.git/info
 # *.[oa]
 # *~
 `;
-
-export const BUILT_CLI = join(PACKAGE_ROOT, 'dist', 'cli.cjs');
 
 interface SetupRecord {
   version: 1;
@@ -100,11 +97,6 @@ function b64(buf: Buffer | null): string | null {
   return buf === null ? null : buf.toString('base64');
 }
 
-/** The template hook as setup writes it now. */
-export function renderTemplateHook(env: Env, home: string): string {
-  return renderGitHook(userPaths(env, home).dataDir, true);
-}
-
 function templateDirValue(v: ConfigValue | null, home: string): string | null {
   if (!v || v.value === '') return null;
   const p = expandHome(v.value, home);
@@ -120,20 +112,22 @@ function globalHooksPath(config: ConfigReader): ConfigValue | null {
 function writeDataFiles(env: Env, home: string, out: SetupOutcome, kit?: KitFound): RunContext {
   const ctx = runContext(env, home);
   for (const c of ensureUserFiles(ctx, kit)) out.changes.push(c);
-  removeLegacyFiles(ctx.user);
+  removeDataFiles(ctx.user, LEGACY_FILES);
   return ctx;
 }
 
-/** Removes LEGACY_FILES from the data folder; returns those it removed. */
-function removeLegacyFiles(u: UserPaths): string[] {
-  return LEGACY_FILES.map((f) => join(u.dataDir, f)).filter((p) => {
-    try {
-      unlinkSync(p);
-      return true;
-    } catch {
-      return false; // not there
-    }
-  });
+/** Removes these files of the data folder; returns those it removed (the others were not there). */
+function removeDataFiles(u: UserPaths, names: string[]): string[] {
+  return names
+    .map((f) => join(u.dataDir, f))
+    .filter((p) => {
+      try {
+        unlinkSync(p);
+        return true;
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** Copies git's default template into `dir`; returns what it copied, in words, and each file's SHA-256 (see SetupRecord.files). */
@@ -239,12 +233,6 @@ function cloneHookCommand(u: UserPaths): string {
   return configHookCommand(join(u.dataDir, CLONE_HOOK));
 }
 
-/** What the global config holds of setup's hook entry, read as git reads it (every global file, includes followed). */
-function globalCloneEntry(config: ConfigReader, u: UserPaths): { present: boolean; current: boolean } {
-  const present = !!(config.get(`hook ${CLONE_HOOK_ENTRY}`, 'event', null) || config.get(`hook ${CLONE_HOOK_ENTRY}`, 'command', null));
-  return { present, current: cloneEntryCurrent(config, u.dataDir) };
-}
-
 /**
  * Setup through the global config (git 2.54 and later): the data folder's
  * clone-hook (the template hook, in clone mode) named in a hook entry of the
@@ -256,7 +244,7 @@ function setupThroughConfig(env: Env, home: string, u: UserPaths, config: Config
   const clone = join(u.dataDir, CLONE_HOOK);
   if (writeAtomic(clone, script, { mode: 0o755, verify: true })) out.changes.push(`wrote ${clone}`);
   const record = readRecord(u);
-  if (globalCloneEntry(config, u).current && record?.config) return;
+  if (cloneEntry(config, u.dataDir).current && record?.config) return;
   const globalFile = globalConfigFile(env, home);
   const rec: SetupRecord = record?.config
     ? record
@@ -294,13 +282,13 @@ function setupWith(env: Env, home: string, kit?: KitFound): SetupOutcome {
   const config = new ConfigReader(env);
   const hp = globalHooksPath(config);
   const ctx = writeDataFiles(env, home, out, kit);
-  const script = renderTemplateHook(env, home);
-  const before = readRecord(u);
-  if (ctx.configHooks && (!before || before.config)) {
+  const script = renderGitHook(u.dataDir, true);
+  const record = readRecord(u);
+  if (ctx.configHooks && (!record || record.config)) {
     setupThroughConfig(env, home, u, config, script, out);
     return out;
   }
-  if (before?.config) {
+  if (record?.config) {
     out.notes.push(
       `setup was done through the global git config, which this git (older than 2.54) does not read: run fleet-git setup --undo first, then fleet-git setup`,
     );
@@ -320,7 +308,6 @@ function setupWith(env: Env, home: string, kit?: KitFound): SetupOutcome {
     out.info.push(
       `GIT_TEMPLATE_DIR=${env.GIT_TEMPLATE_DIR} is set in this environment and overrides init.templateDir: clones made with it set do not get fleet-git`,
     );
-  const record = readRecord(u);
   const current = templateDirValue(config.get('init', 'templateDir', null), home);
   const ownDir = join(u.dataDir, OWN_TEMPLATE);
   const globalFile = globalConfigFile(env, home);
@@ -387,26 +374,13 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
   const record = readRecord(u);
   if (!record) {
     // Setup met a global core.hooksPath: only its data files are there.
-    for (const f of [CLONE_HOOK, ...LEGACY_FILES]) {
-      try {
-        unlinkSync(join(u.dataDir, f));
-        out.changes.push(`removed ${join(u.dataDir, f)}`);
-      } catch {
-        /* not there */
-      }
-    }
+    for (const p of removeDataFiles(u, [CLONE_HOOK, ...LEGACY_FILES])) out.changes.push(`removed ${p}`);
     if (!out.changes.length) out.info.push('setup is not in effect: nothing to undo');
     return out;
   }
-  if (record.config) undoConfigSetup(env, home, record, out);
+  if (record.config) undoConfigSetup(env, home, u, record, out);
   else undoTemplateSetup(env, home, u, record, out);
-  for (const f of [...LEGACY_FILES, CLONE_HOOK, SETUP_RECORD]) {
-    try {
-      unlinkSync(join(u.dataDir, f));
-    } catch {
-      /* not there */
-    }
-  }
+  removeDataFiles(u, [...LEGACY_FILES, CLONE_HOOK, SETUP_RECORD]);
   out.info.push('repositories already enabled stay enabled (fleet-git disable takes it out of one)');
   return out;
 }
@@ -468,10 +442,10 @@ function undoTemplateSetup(env: Env, home: string, u: UserPaths, record: SetupRe
  * was before setup when nothing else changed it since (so byte for byte), else
  * only the entry's section removed, by git.
  */
-function undoConfigSetup(env: Env, home: string, record: SetupRecord, out: SetupOutcome): void {
+function undoConfigSetup(env: Env, home: string, u: UserPaths, record: SetupRecord, out: SetupOutcome): void {
   if (restoreGlobal(record, out)) return;
   const file = new ConfigReader({ ...env, GIT_CONFIG_GLOBAL: record.globalFile, GIT_CONFIG_NOSYSTEM: '1' });
-  if (!file.get(`hook ${CLONE_HOOK_ENTRY}`, 'event', null) && !file.get(`hook ${CLONE_HOOK_ENTRY}`, 'command', null)) return;
+  if (!cloneEntry(file, u.dataDir).present) return;
   gitConfigGlobal({ ...env, GIT_CONFIG_GLOBAL: record.globalFile }, home, '--remove-section', `hook.${CLONE_HOOK_ENTRY}`);
   out.changes.push(
     `removed hook.${CLONE_HOOK_ENTRY} from ${record.globalFile} (the file changed since setup, so the rest of it stays as it is now)`,
@@ -551,7 +525,7 @@ export function setupState(env: Env, home: string): SetupState {
       templateDir: dir,
       message: `broken: init.templateDir is ${current ?? 'unset'}, not ${dir} (fleet-git setup --undo, then fleet-git setup)`,
     };
-  const found = templateHookProblem(dir, renderTemplateHook(env, home));
+  const found = templateHookProblem(dir, renderGitHook(u.dataDir, true));
   if (found)
     return {
       state: 'broken',
@@ -570,7 +544,7 @@ function configSetupState(env: Env, home: string, u: UserPaths, config: ConfigRe
       templateDir: null,
       message: `not in effect: setup went through ${entry}, which this git (older than 2.54) does not run (fleet-git setup --undo, then fleet-git setup)`,
     };
-  const found = globalCloneEntry(config, u);
+  const found = cloneEntry(config, u.dataDir);
   if (!found.current || !isExecutable(join(u.dataDir, CLONE_HOOK)))
     return {
       state: 'broken',
