@@ -168,7 +168,7 @@ function localEntries(f: LocalFile, keys: readonly string[]): readonly ConfigEnt
 /** A cache of parsed files, so a run over many repositories reads and parses the global ones once. */
 export class ConfigReader {
   private parsed = new Map<string, ConfigEntry[] | null>();
-  /** A repository's own file as localValues read it, for the next get on it (a repository's state asks both in a row), then dropped. */
+  /** A repository's own file as localText or localValues read it, for the next localValues or get on it (a repository's state asks them in a row), dropped by that get or forgetLocal. */
   private handoff: LocalFile | undefined;
   private globals: { scope: ConfigScope; file: string }[] | undefined;
   readonly home: string;
@@ -196,6 +196,7 @@ export class ConfigReader {
   /** Drops what localText would give: a repository's state is read anew (its config may have been written since). */
   forgetLocal(): void {
     this.last = undefined;
+    this.handoff = undefined;
   }
 
   /** A repository's own config file's text (null: none): what this reader read of it last, when that was the last repository file it read. */
@@ -207,7 +208,7 @@ export class ConfigReader {
   /** The values of `section.key` in a repository's own config file only, in order (e.g. extensions.*, which git reads from there alone). */
   localValues(commonDir: string, section: string, key: string): string[] {
     const file = within(commonDir, 'config');
-    const f = (this.handoff = this.last?.file === file ? this.last : this.local(file)); // localText's read, within one repository's
+    const f = (this.handoff = this.handoff?.file === file ? this.handoff : this.local(file)); // localText's read, not yet used
     const want = section.toLowerCase();
     const wantKey = key.toLowerCase();
     return (localEntries(f, [wantKey]) ?? NONE).filter((e) => e.section === want && e.key === wantKey).map((e) => e.value);
