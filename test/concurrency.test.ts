@@ -210,7 +210,8 @@ describe('the repository lock', () => {
     const root = join(s.dir, 'ws');
     const repos: string[] = [];
     for (let i = 0; i < 70; i++) repos.push(withForeignHook(s, `ws/r${String(i).padStart(2, '0')}`));
-    assert.equal((await s.fleet(root, 'enable', '--under', root)).status, 0);
+    const first = await s.fleet(root, 'enable', '--under', root);
+    assert.equal(first.status, 0, `${first.stdout}${first.stderr}`);
     const log = join(s.dir, 'workers.log');
     const runs = await together(
       s,
