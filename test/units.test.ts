@@ -11,8 +11,13 @@ import { hookFileOf010 } from './hook-run.js';
 import { ConfigReader, parseConfigValues } from '../src/git/config.js';
 import { isTracked, isTrackedInIndex, locateRepo, objectNameSize } from '../src/git/repo.js';
 import { gitTracks } from '../src/git/process.js';
-import { run, sandbox } from './helpers.js';
+import { ROOT, run, sandbox } from './helpers.js';
 import { errorLine } from '../src/errors.js';
+import { forgetGone, forgetRepo, readRecord, recordDir, recordRepo } from '../src/core/repo/record.js';
+import { userPaths } from '../src/paths.js';
+import { buildSync } from 'esbuild';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { NO_NODE_FIX, OLDEST_NODE } from '../src/core/session/hook-trial.js';
 
 describe('the exclude block', () => {
@@ -459,5 +464,60 @@ describe('error lines', () => {
       line(() => readFileSync(missing)),
       /ENOENT|no such file/,
     );
+  });
+});
+
+describe('the record of repositories', () => {
+  it("the run's first write takes a killed fleet-git's temporary files; later writes leave one being written (a helper thread's: they share the PID)", () => {
+    const s = sandbox();
+    const u = userPaths(s.env, s.home);
+    const repo = s.repo('recorded');
+    const entry = { path: repo, commonDir: join(repo, '.git') };
+    const temp = (name: string) => join(recordDir(u), `.${name}.fleet-git-${process.pid}-${Date.now().toString(36)}.tmp`);
+    mkdirSync(recordDir(u), { recursive: true });
+    const left = temp('0123456789abcdef0123456789abcdef');
+    writeFileSync(left, '{}\n');
+    recordRepo(u, entry);
+    assert.ok(!existsSync(left), "the run's first write takes what a killed run left");
+    const inFlight = temp('fedcba9876543210fedcba9876543210');
+    writeFileSync(inFlight, '{}\n');
+    recordRepo(u, { path: `${repo}-other`, commonDir: join(repo, 'other.git') });
+    forgetRepo(u, join(repo, 'other.git'));
+    forgetGone(u);
+    assert.ok(existsSync(inFlight), 'no later write or removal of the run takes a temporary file');
+    assert.deepEqual(readRecord(u).entries, [entry]);
+  });
+
+  it("a helper thread's write takes no temporary file: it shares the process's PID, so one being written by another thread looks like this process's leftover", async () => {
+    const s = sandbox();
+    const u = userPaths(s.env, s.home);
+    const repo = s.repo('recorded');
+    mkdirSync(recordDir(u), { recursive: true });
+    const inFlight = join(recordDir(u), `.0123456789abcdef0123456789abcdef.fleet-git-${process.pid}-${Date.now().toString(36)}.tmp`);
+    writeFileSync(inFlight, '{}\n');
+    // record.ts as the bulk run's helper threads load it (bundled), run in a thread of this process.
+    const bundle = join(s.dir, 'record.mjs');
+    buildSync({
+      entryPoints: [join(ROOT, 'src/core/repo/record.ts')],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
+    const helper = join(s.dir, 'helper.mjs');
+    writeFileSync(
+      helper,
+      `import { workerData } from 'node:worker_threads';\nimport { recordRepo } from './record.mjs';\nrecordRepo(workerData.u, workerData.entry);\n`,
+    );
+    const worker = new Worker(helper, { workerData: { u, entry: { path: repo, commonDir: join(repo, '.git') } } });
+    const [exit] = await once(worker, 'exit');
+    assert.equal(exit, 0);
+    assert.deepEqual(
+      readRecord(u).entries.map((e) => e.path),
+      [repo],
+      'the helper wrote its entry',
+    );
+    assert.ok(existsSync(inFlight), 'and left the temporary file alone');
   });
 });

@@ -27,6 +27,7 @@ import type { Outcome } from '../repo/actions.js';
 import { gitLock, hasFleetState, reasonOf, type Row } from './bulk.js';
 import type { RunContext } from '../repo/context.js';
 import { applyAction, bulkLockSource, planAction, withRepoLock, type RepoAction } from '../repo/repo-lock.js';
+import { sweepRecord } from '../repo/record.js';
 import { hasExcludeBlock } from '../repo/exclude.js';
 import { assessRepo, readExclude, type RepoState } from '../repo/state.js';
 import { GitRefusedError, type Repo } from '../../git/repo.js';
@@ -205,6 +206,7 @@ export async function applyAll(
   };
   const source = bulkLockSource(ctx.user.dataDir);
   const linkFrom = source?.path ?? null;
+  sweepRecord(ctx.user); // here, before the helpers write entries: they do not sweep
   const inMain = (i: number) => {
     const row = todo[i];
     const repo = repoOf(row);

@@ -57,7 +57,7 @@ export function runContext(env: Env, home: string, dataDir?: string, configHooks
 export function ensureUserFiles(ctx: RunContext, kit?: KitFound, nodePath = process.execPath): string[] {
   makeDataDir(ctx.user.dataDir);
   removeStaleTemps(ctx.user.dataDir); // left by a fleet-git killed while it wrote here
-  forgetGone(ctx.user); // the record's repositories moved or deleted since (scan reports them, and only reads)
+  forgetGone(ctx.user); // the record's leftovers: temporary files of a killed fleet-git, repositories gone since
   const changed = kit?.state === 'refreshed' ? [] : installKit(ctx.user);
   // Each written whole, read back, then renamed into place: a full disk never leaves a truncated file that every hook would read.
   if (writeAtomic(join(ctx.user.dataDir, NODE_FILE), nodePath, { mode: 0o644, verify: true })) changed.push(`recorded node at ${nodePath}`);

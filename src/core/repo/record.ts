@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { removeStaleTemps, writeAtomic } from '../../fs/atomic.js';
 import { isPresent, lstatIfPresent, physical, readText } from '../../fs/read.js';
 import { RECORD_DIR } from '../../fs/data-dir.js';
@@ -43,17 +44,24 @@ function entryText(e: RecordEntry): string {
   return `${JSON.stringify({ path: e.path, commonDir: e.commonDir })}\n`;
 }
 
-const swept = new WeakSet<UserPaths>();
-/** Removes, once a run (its UserPaths), the temporary files a fleet-git killed as it wrote an entry left in the record's folder. */
-function sweep(u: UserPaths): void {
-  if (swept.has(u)) return;
-  swept.add(u);
-  removeStaleTemps(recordDir(u));
-}
-
 /** Whether a data folder without a record folder was used by a fleet-git that kept none: it holds a hook client or a kit. */
 function usedBefore(u: UserPaths): boolean {
   return isPresent(join(u.dataDir, CLIENT_FILE)) || isPresent(join(u.dataDir, KIT_DIR));
+}
+
+const swept = new WeakSet<UserPaths>();
+/**
+ * Removes, once a run (its UserPaths), the temporary files a fleet-git killed
+ * as it wrote an entry left in the record's folder; the first write or
+ * removal of an entry does it, or a bulk run before its helper threads start.
+ * Only in the main thread: the helper threads share the process's PID, so a
+ * helper would take another's temporary file, still being written, for its
+ * own leftover.
+ */
+export function sweepRecord(u: UserPaths): void {
+  if (!isMainThread || swept.has(u)) return;
+  swept.add(u);
+  removeStaleTemps(recordDir(u));
 }
 
 /**
@@ -65,7 +73,7 @@ function usedBefore(u: UserPaths): boolean {
 export function recordRepo(u: UserPaths, e: RecordEntry): boolean {
   const file = entryFile(u, e.commonDir);
   const text = entryText(e);
-  sweep(u);
+  sweepRecord(u);
   const current = readText(file);
   if (current === text) return false;
   try {
@@ -82,7 +90,7 @@ export function recordRepo(u: UserPaths, e: RecordEntry): boolean {
 
 /** Takes the repository out of the record (nothing when it is not in it). */
 export function forgetRepo(u: UserPaths, commonDir: string): void {
-  sweep(u);
+  sweepRecord(u);
   try {
     unlinkSync(entryFile(u, commonDir));
   } catch {
@@ -147,8 +155,9 @@ export function pruneEntries(u: UserPaths, gone: RecordEntry[]): void {
   for (const e of gone) forgetRepo(u, e.commonDir);
 }
 
-/** Forgets every recorded repository that is gone (checkEntry): what the commands that write the data folder do, once a run; scan only reports them. */
+/** What the commands that write the data folder do once a run (ensureUserFiles): forget every recorded repository that is gone (checkEntry; scan only reports them). */
 export function forgetGone(u: UserPaths): void {
+  sweepRecord(u);
   pruneEntries(
     u,
     readRecord(u)
