@@ -75,7 +75,7 @@ async function fireFixture(
   home: string,
   s: Session,
   e: FixtureEvent,
-  opts: { sh: string; prefix?: string; env: Record<string, string> },
+  opts: { sh: string; prefix?: string; env: Record<string, string>; obs?: TestObserver },
   files: Array<Map<string, HookEntry[]>>,
 ): Promise<void> {
   const transcript = String(e.payload.transcript_path).replace(STORAGE, join(dir, 'workspaceStorage'));
@@ -85,6 +85,13 @@ async function fireFixture(
   for (const file of files)
     for (const r of await fireAsVsCode(file, payload, { ...opts, home }))
       assert.deepEqual([r.outcome, r.code, r.stdout, r.stderr], ['success', 0, '', ''], `${s.name}: ${e.key} with ${opts.sh}`);
+  // The next turn's lines come after the user's next prompt, long after this turn's Stop hook: by then its answer
+  // has been read from the transcript. So, given the observer, the session's next event waits for this Stop.
+  const { obs } = opts;
+  if (obs && e.key === 'agentStop') {
+    const n = s.events.slice(0, s.events.indexOf(e) + 1).filter((x) => x.key === 'agentStop').length;
+    await obs.waitFor(() => obs.events.filter((x) => x.session_id === s.sid && x.event === 'Stop').length >= n);
+  }
 }
 
 /** Each fixture session is one card in `events`: every event once and in order, marked VS Code, each Stop with its turn's answer. */
@@ -208,8 +215,8 @@ describe("VS Code's sessions through the real hook command, forwarder and a sock
   const vscodeEnv = { ...world.env, ...TERMINAL };
   const repoFile = vscodeCommands(readFileSync(join(world.repo, '.github', 'hooks', 'fleet.json'), 'utf8'));
   /** Runs one fixture event as VS Code would: the transcript as far as it is written, then the commands of each file for its event. */
-  const fire = (s: Session, e: FixtureEvent, env: Record<string, string>, files = [repoFile]) =>
-    fireFixture(sb.dir, sb.home, s, e, { sh: '/bin/sh', env }, files);
+  const fire = (s: Session, e: FixtureEvent, env: Record<string, string>, files = [repoFile], wait?: TestObserver) =>
+    fireFixture(sb.dir, sb.home, s, e, { sh: '/bin/sh', env, obs: wait }, files);
   const ofSession = (sid: string) => obs.events.filter((e) => e.session_id === sid);
 
   test(
@@ -223,7 +230,7 @@ describe("VS Code's sessions through the real hook command, forwarder and a sock
         text: readFileSync(join(FIXTURES, `${k}.json`), 'utf8'),
       }));
       // Round robin, one event of each session in turn.
-      const queues = SESSIONS.map((s) => s.events.map((e) => () => fire(s, e, vscodeEnv)));
+      const queues = SESSIONS.map((s) => s.events.map((e) => () => fire(s, e, vscodeEnv, [repoFile], obs)));
       queues.push(cliEvents.map((e) => async () => void (await runHook(cmd(e.key), e.text, cliEnv))));
       while (queues.some((q) => q.length)) for (const q of queues) await q.shift()?.();
       await hooksSettled(sb.home, spool);
@@ -324,6 +331,7 @@ for (const shell of shellsUnderTest(shellsDir))
           sh: shell.sh,
           prefix: shell.prefix,
           env: { ...world.env, ...TERMINAL, ...(shell.path ? { PATH: shell.path } : {}) },
+          obs,
         };
         const queues = SESSIONS.map((s) => s.events.map((e) => () => fireFixture(sb.dir, sb.home, s, e, opts, files)));
         while (queues.some((q) => q.length)) for (const q of queues) await q.shift()?.();
