@@ -160,7 +160,7 @@ function remove(name: string): boolean {
  * A spool file's hook run; 'incomplete' while its trailer is missing. `firedAt`: when the hook spooled it
  * (ms), against which its parent is judged (a SessionStart's only: copilot-process.ts).
  */
-export function parseSpooled(buf: Buffer, firedAt: () => number = Date.now): HookRun | 'incomplete' {
+export function parseSpooled(buf: Buffer, firedAt: () => number = Date.now): (HookRun & { parent: number | null }) | 'incomplete' {
   const parts = buf.toString('utf8').split('\0');
   if (parts.length < SPOOL_FIELDS + 1 || parts[parts.length - 1] !== '' || parts[parts.length - 2] !== SPOOL_TRAILER) return 'incomplete';
   const f = parts.slice(parts.length - SPOOL_FIELDS, parts.length - 1);
@@ -176,6 +176,7 @@ export function parseSpooled(buf: Buffer, firedAt: () => number = Date.now): Hoo
     env,
     pid: num(pid),
     ppid: () => copilotParent(num(ppid), firedAt()),
+    parent: num(ppid), // as the hook saw it, unjudged
   };
 }
 
@@ -250,7 +251,7 @@ interface Item {
   name: string;
   order: [number, number];
   run: Prepared;
-  /** The Copilot process that ran the hook (its $PPID). */
+  /** The Copilot process that ran the hook (its $PPID when a Copilot CLI's), the same for a session and its subagents. */
   proc: number | null;
 }
 
@@ -281,6 +282,18 @@ export async function forward(spool: string): Promise<void> {
 
   const idle = msOf(process.env, IDLE_MS_VAR, IDLE_MS, 600_000);
   const routes = new SubagentRoutes();
+  // Each hook's parent, judged once per PID (copilot-process.ts: /proc, or a `ps` without it), not once per event:
+  // every event of a session and its subagents has the same one, and it only ties subagents to their session. A
+  // SessionStart's card judges its own afresh (HookRun.ppid).
+  const parents = new Map<number, number | null>();
+  const parentOf = (pid: number | null, name: string): number | null => {
+    if (pid === null) return null;
+    if (!parents.has(pid)) {
+      if (parents.size >= 1024) parents.clear();
+      parents.set(pid, copilotParent(pid, spooledAt(name)));
+    }
+    return parents.get(pid)!;
+  };
   const known = new Set<string>();
   const chains = new Map<string, Promise<void>>();
   let busy = 0;
@@ -385,7 +398,7 @@ export async function forward(spool: string): Promise<void> {
         continue;
       }
       known.add(name);
-      fresh.push({ name, order, run: prepared, proc: run.ppid() });
+      fresh.push({ name, order, run: prepared, proc: parentOf(run.parent, name) });
     }
     fresh.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1] || (a.name < b.name ? -1 : 1));
     for (const item of fresh) {
