@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FIXTURES, fleetGitProcesses } from './helpers.js';
+import { FIXTURES, fleetGitProcesses, needs } from './helpers.js';
 import { leaseHeld } from '../src/copilot/forwarder.js';
 import { isAlive, parentOf } from '../src/fs/process.js';
 import { TestObserver, type Received } from './observer-server.js';
@@ -249,6 +249,39 @@ describe('hook command and forwarder', () => {
     assert.ok(got.length >= 121, `lost ${122 - got.length} events`);
     await t.settled();
   });
+
+  test(
+    'two forwarders started together, the first slow between making its socket and listening on it: the second sends, the first leaves',
+    { skip: needs('strace') },
+    async () => {
+      await t.settled();
+      const env = { ...t.env, FLEET_GIT_FORWARDER_IDLE_MS: '600000' };
+      const forward = [process.execPath, CLIENT, '--forward', t.spool];
+      // The first one's listen(2) waits 1.5 s (strace delays it): meanwhile its socket refuses connections.
+      const delay = ['-f', '-qq', '-o', '/dev/null', '-e', 'trace=listen', '-e', 'inject=listen:delay_enter=1500000'];
+      const slow = spawn('strace', [...delay, ...forward], { env, stdio: 'ignore' });
+      const slowGone = new Promise((r) => slow.on('close', r));
+      try {
+        await until('the first to make its socket', () => readdirSync(t.spool).some((n) => n.endsWith('.sock')), 10_000);
+        const quick = spawn(forward[0]!, forward.slice(1), { env, stdio: 'ignore' });
+        await until("the second's lease", () => t.forwarderPid() === quick.pid, 10_000);
+        await until('the first to leave', () => slow.exitCode !== null, 8_000);
+        assert.ok(isAlive(quick.pid!), 'the second runs on');
+        for (let i = 0; i < 5; i++) await runHook(t.cmd('postToolUse'), tool('two-starts', i), t.env);
+        await obs.waitFor((e) => e.session_id === 'two-starts' && stepOf(e) === 4);
+        assert.deepEqual(obs.events.filter((e) => e.session_id === 'two-starts').map(stepOf), [0, 1, 2, 3, 4]);
+        assert.deepEqual(
+          readdirSync(t.spool).filter((n) => n.endsWith('.sock')),
+          ['forwarder.sock'],
+          'the first took its socket away',
+        );
+      } finally {
+        slow.kill('SIGKILL');
+        await slowGone;
+        await t.endForwarder();
+      }
+    },
+  );
 
   test('the hook returns before the forwarder it starts has run node at all: nothing on the hook path waits for node', async () => {
     await t.settled();

@@ -25,13 +25,15 @@
 //   With a clock, it first writes a 3 s lease of its own (`<deadline>`), so the
 //   hooks fired while node starts do not each start one.
 // - One forwarder per spool folder: it holds `forwarder.sock`, a Unix socket it
-//   listens on and never reads (a killed forwarder's socket refuses
-//   connections: the next one removes it). Only the holder writes the lease,
-//   LEASE_MS ahead, every RENEW_MS, so a forwarder that is gone (SIGKILL, a
-//   crash, a reboot with the spool on disk) stops counting within LEASE_MS
-//   whatever its PID has become. It also sets the socket file's time to the
-//   deadline less 5 s: a bash 3.2 hook (no clock) that finds it later than its
-//   own event file takes the lease for one left before the clock was set back.
+//   listens on and never reads, put there only once it listens (takeLock; a
+//   killed forwarder's socket refuses connections: the next one takes its
+//   place), and sends an event only while that socket is its own. Only the
+//   holder writes the lease, LEASE_MS ahead, every RENEW_MS, so a forwarder
+//   that is gone (SIGKILL, a crash, a reboot with the spool on disk) stops
+//   counting within LEASE_MS whatever its PID has become. It also sets the
+//   socket file's time to the deadline less 5 s: a bash 3.2 hook (no clock)
+//   that finds it later than its own event file takes the lease for one left
+//   before the clock was set back.
 // - It leaves IDLE_MS after its last event: it removes the lease, then looks
 //   at the spool once more, so the event of a hook that still saw the lease is
 //   not left behind (that hook wrote its event before it read the lease). A
@@ -56,7 +58,18 @@
 // The files the watcher names are read by name, and the folder is listed only
 // once a second (as a safety net) or when the watcher names no file: so a
 // backlog drains, and a live stream is taken in, in time linear in its size.
-import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import {
+  linkSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  watch,
+  writeFileSync,
+  type FSWatcher,
+} from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NO_ENTRY_OK } from '../fs/read.js';
@@ -199,52 +212,81 @@ function orderOf(name: string, ev: Prepared['ev']): [number, number] {
   return [(statSync(name, NO_ENTRY_OK)?.mtimeMs ?? 0) * 1000, ev.timestamp];
 }
 
-/** The lock held: closing it removes the socket file. */
+/** The lock held: `owned()` while this forwarder's socket is the one at LOCK_FILE; `release()` takes it from there and closes it. */
 interface Held {
-  close(): void;
-}
-type Listen = Held | 'busy' | 'stale' | 'error';
-
-/** Listens on the lock's socket; 'busy' when a live forwarder does, 'stale' when a gone one left it. */
-async function tryListen(): Promise<Listen> {
-  const { createConnection, createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const server = createServer((c) => c.destroy());
-    server.once('error', (e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EADDRINUSE') return resolve('error');
-      const probe = createConnection(LOCK_FILE);
-      probe.once('connect', () => {
-        probe.destroy();
-        resolve('busy');
-      });
-      probe.once('error', (err: NodeJS.ErrnoException) =>
-        resolve(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'stale' : 'error'),
-      );
-    });
-    server.listen(LOCK_FILE, () => resolve(server));
-  });
+  owned(): boolean;
+  release(): void;
 }
 
 /**
- * The spool folder's lock; null when another forwarder keeps it. One that holds a lease runs on (a hook
- * that started this one saw it late, on a loaded machine) and lists the spool within RESCAN_MS: this one
- * leaves at once. One without (it is leaving, after its last look at the spool) is waited for.
+ * The spool folder's lock: a Unix socket this forwarder listens on, made under a name of its own and then put
+ * at LOCK_FILE by link(2), which fails where that name exists. So LOCK_FILE only ever names a socket that
+ * already listens, and one that refuses a connection was left by a forwarder that is gone (a killed one's
+ * file stays): this one's socket takes its place by rename(2). Where two forwarders found it so, the socket
+ * renamed there last holds the lock, and the other sees before its next event that it does not.
+ * null when another forwarder keeps the lock. One that holds a lease runs on (a hook that started this one
+ * saw it late, on a loaded machine) and lists the spool within RESCAN_MS: this one leaves at once. One
+ * without (it is leaving, after its last look at the spool) is waited for.
  */
 async function takeLock(): Promise<Held | null> {
+  const { createConnection, createServer } = await import('node:net');
+  const own = `forwarder.${process.pid}.sock`;
+  remove(own); // a gone process's of the same PID
+  const server = createServer((c) => c.destroy());
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(own, () => resolve(true));
+  });
+  const ino = listening ? statSync(own, NO_ENTRY_OK)?.ino : undefined;
+  // Closing the server removes the name it listened on, `own` (where it still is).
+  const giveUp = () => (server.close(), null);
+  /** What is at `name`: a forwarder that listens, a socket nobody listens on, or nothing. */
+  const probe = (name = LOCK_FILE) =>
+    new Promise<'busy' | 'stale' | 'gone' | 'error'>((resolve) => {
+      const c = createConnection(name);
+      c.once('connect', () => (c.destroy(), resolve('busy')));
+      c.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED' ? 'stale' : e.code === 'ENOENT' ? 'gone' : 'error'));
+    });
   const deadline = Date.now() + LOCK_WAIT_MS;
-  for (let stale = 0; ;) {
-    const r = await tryListen();
-    if (typeof r !== 'string') return r;
-    if (r === 'error') return null;
-    if (r === 'stale') {
-      if (++stale > 3) return null;
-      remove(LOCK_FILE);
-      continue;
+  for (;;) {
+    if (ino === undefined || Date.now() >= deadline) return giveUp();
+    try {
+      linkSync(own, LOCK_FILE);
+      remove(own);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return giveUp();
     }
-    const lease = readLease('.');
-    if (Date.now() >= deadline || (lease && lease.pid > 0 && lease.deadline > Date.now())) return null;
-    await sleep(25);
+    const found = await probe();
+    if (found === 'error') return giveUp();
+    if (found === 'stale') {
+      try {
+        renameSync(own, LOCK_FILE);
+        break;
+      } catch {
+        return giveUp();
+      }
+    }
+    if (found === 'busy') {
+      const lease = readLease('.');
+      if (lease && lease.pid > 0 && lease.deadline > Date.now()) return giveUp();
+      await sleep(25);
+    }
   }
+  // The own sockets of forwarders killed before they left (each closes its own as it leaves).
+  let names: string[] = [];
+  try {
+    names = readdirSync('.');
+  } catch {
+    /* none swept */
+  }
+  for (const name of names) if (/^forwarder\.\d+\.sock$/.test(name) && (await probe(name)) === 'stale') remove(name);
+  const owned = () => statSync(LOCK_FILE, NO_ENTRY_OK)?.ino === ino;
+  return {
+    owned,
+    // Taken from LOCK_FILE only while this one's is there: another forwarder replaces it only once it refuses.
+    release: () => (owned() && remove(LOCK_FILE), server.close()),
+  };
 }
 
 interface Item {
@@ -274,9 +316,6 @@ export async function forward(spool: string): Promise<void> {
   });
   const lock = await takeLock();
   if (!lock) return;
-  const ino = statSync(LOCK_FILE, NO_ENTRY_OK)?.ino;
-  const ownsLock = () => ino !== undefined && statSync(LOCK_FILE, NO_ENTRY_OK)?.ino === ino;
-  let held = true; // ownsLock() as of the last pass, which send reads
   renewLease();
   const renewing = setInterval(renewDue, RENEW_MS);
 
@@ -319,15 +358,15 @@ export async function forward(spool: string): Promise<void> {
   }
 
   /**
-   * One event at a time: its file goes, then its line is sent. The removal claims the event: where two
-   * forwarders took a stale lock at once, only one removes a file; the one whose lock file is gone sends
-   * nothing more from its next pass on (its events wait for the other). Once stopping, none.
+   * One event at a time: its file goes, then its line is sent, while the lock is this forwarder's (where two
+   * took a stale lock at once, the one whose socket was replaced sends nothing more: its events wait for the
+   * other). The removal claims the event: only one forwarder removes a file. Once stopping, none.
    */
   const send = (item: Item) =>
     (sending = sending.then(
       async () => {
         renewDue();
-        if (stopping || !held || !remove(item.name)) return;
+        if (stopping || !lock.owned() || !remove(item.name)) return;
         known.delete(item.name); // a name comes back (bash 3.2's, once its PID does)
         const { ev, paths, kind } = item.run;
         const notice = noticeFor(ev, kind === 'agentStop');
@@ -409,7 +448,7 @@ export async function forward(spool: string): Promise<void> {
           const { ev, sub, paths } = item.run;
           const to = await routes.route(ev.session_id, sub, item.proc, paths.copilotHome);
           if (to === null) {
-            if (!stopping && held && remove(item.name)) known.delete(item.name);
+            if (!stopping && lock.owned() && remove(item.name)) known.delete(item.name);
             return;
           }
           ev.session_id = to;
@@ -426,7 +465,7 @@ export async function forward(spool: string): Promise<void> {
 
   let last = Date.now();
   let pass = 0;
-  while (!stopping && (held = ownsLock())) {
+  while (!stopping && lock.owned()) {
     if (Date.now() - pass < PASS_MS) await sleep(pass + PASS_MS - Date.now());
     pass = Date.now();
     // The files the watcher named; the whole folder every RESCAN_MS in case it missed one (or there is none).
@@ -464,7 +503,6 @@ export async function forward(spool: string): Promise<void> {
       });
   watcher?.close();
   sender.end();
-  // Closing removes the socket file: only while it is still ours.
-  if (ownsLock()) lock.close();
+  lock.release();
   if (stopping) process.exit(143);
 }
