@@ -3,30 +3,14 @@
 // Needs `npm run build`. A missing Copilot fails the test (skipping takes
 // FLEET_GIT_SKIP_COPILOT_E2E=1, and is refused in CI).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer, type ModelServer } from '../src/copilot/model-server.js';
-import { CLI, COPILOT, COPILOT_DIR, copilotCache, copilotSkip, hooksSettled, sandbox } from './helpers.js';
+import { CLI, COPILOT, COPILOT_DIR, copilotCache, copilotPrompt, copilotSkip, hooksSettled, sandbox } from './helpers.js';
+import { runCli } from './spawn.js';
 import { TestObserver, type Received } from './observer-server.js';
-
-function spawnAndWait(
-  cmd: string,
-  args: string[],
-  cwd: string,
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  return new Promise((resolve) => {
-    child.on('error', (e) => resolve({ code: -1, output: String(e) }));
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
 
 function checkInstalled() {
   assert.ok(existsSync(COPILOT), `the Copilot CLI is missing at ${COPILOT}: run npm ci (it is a pinned devDependency)`);
@@ -69,8 +53,7 @@ function world(prefix: string, cache: string) {
       // The forwarder goes 200 ms after its last event instead of 10 s, so hooksSettled below need not wait that out.
       FLEET_GIT_FORWARDER_IDLE_MS: '200',
     };
-    const r = await spawnAndWait(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], repo, env);
-    assert.equal(r.code, 0, `copilot -p failed:\n${r.output}`);
+    await copilotPrompt('list files', repo, env);
     assert.ok(model.requests.length >= requests + 3, 'the session ran its three model steps');
     if (expectEvents)
       await obs.waitFor(
@@ -200,12 +183,11 @@ describe('Copilot CLI: trust, user-level hooks, fleet-git run', { skip: copilotS
         }),
       );
       const from = obs.events.length;
-      const r = await spawnAndWait(process.execPath, [CLI, 'run', '--', '-p', 'list files'], fresh, {
-        ...sb.env,
-        PATH: `${COPILOT_DIR}:${sb.env.PATH}`,
-        XDG_CACHE_HOME: cache,
+      const r = await runCli(['run', '--', '-p', 'list files'], {
+        cwd: fresh,
+        env: { ...sb.env, PATH: `${COPILOT_DIR}:${sb.env.PATH}`, XDG_CACHE_HOME: cache },
       });
-      assert.equal(r.code, 0, r.output);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
       await obs.waitFor(
         (e) => obs.events.indexOf(e) >= from && e.event === 'Stop' && e.last_assistant_message === SCRIPT.finalText,
         15_000,

@@ -5,12 +5,11 @@
 // is installed where `fleet hooks install` puts it, with a `notify-send` on PATH that records its arguments.
 // Needs `npm run build` (dist/cli.cjs, dist/hook-client.cjs).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
-import { CLI, COPILOT, copilotCache, copilotSkip, hooksSettled, needs, offlineCopilotEnv, sandbox } from './helpers.js';
+import { CLI, COPILOT, copilotCache, copilotPrompt, copilotSkip, hooksSettled, needs, offlineCopilotEnv, sandbox } from './helpers.js';
 import { ptySpawn } from './pty.js';
 import { cardsOf, TestObserver, type Received } from './observer-server.js';
 import { bash, startScriptedModel, task, type Scripts } from './subagent-model.js';
@@ -82,16 +81,7 @@ describe('subagents and notifications on the real Copilot CLI', { skip: copilotS
         FLEET_GIT_FORWARDER_IDLE_MS: String(idleMs),
         PATH: `${bin}:${sb.env.PATH ?? process.env.PATH}`,
       };
-      const child = spawn(COPILOT, ['-p', `[[script:${name}]] go`, '--allow-all', '--no-auto-update'], {
-        cwd: repo,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (d) => (output += d));
-      child.stderr.on('data', (d) => (output += d));
-      const code = await new Promise((resolve) => child.on('close', resolve));
-      assert.equal(code, 0, `copilot -p failed:\n${output}`);
+      await copilotPrompt(`[[script:${name}]] go`, repo, env);
     } finally {
       await model.close();
     }

@@ -6,14 +6,13 @@
 // the result to the observer's socket), loading fleet-git by its package name.
 // Needs `npm run build` (dist/index.js).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CopilotAdapter } from '../src/core/adapter.js';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer } from '../src/copilot/model-server.js';
-import { COPILOT, copilotCache, hooksSettled, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
+import { COPILOT, copilotCache, copilotPrompt, hooksSettled, offlineCopilotEnv, ROOT, sandbox } from './helpers.js';
 import { observerSummary, TestObserver } from './observer-server.js';
 
 // What fleet's hook client does with a Copilot event, less its session files
@@ -63,16 +62,7 @@ describe("fleet's hook client and fleet-git's CopilotAdapter, on the real Copilo
     const model = await startModelServer();
     try {
       const env = { ...offlineCopilotEnv(sb.env, model.baseUrl, 'fleet-profile'), XDG_CACHE_HOME: cache };
-      const child = spawn(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], {
-        cwd: repo,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (d) => (output += d));
-      child.stderr.on('data', (d) => (output += d));
-      const code = await new Promise((resolve) => child.on('close', resolve));
-      assert.equal(code, 0, `copilot -p failed:\n${output}`);
+      await copilotPrompt('list files', repo, env);
 
       const start = await obs.waitFor((e) => e.event === 'SessionStart', 15_000);
       const sid = start.session_id;

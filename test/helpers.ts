@@ -3,7 +3,7 @@
 // fleet-git's command line run in-process (the commands' own code, with the
 // sandbox's environment and streams of its own) or as the built process.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { CLI, runSync } from './spawn.js';
+import { CLI, runSync, start } from './spawn.js';
 import {
   appendFileSync,
   chmodSync,
@@ -379,6 +379,12 @@ export function offlineCopilotEnv(base: Record<string, string>, baseUrl: string,
     COPILOT_ALLOW_ALL: 'true', // repo hooks load in -p mode only when trusted
     FLEET_MODEL_NAME: fleetModelName,
   };
+}
+
+/** Runs `copilot -p PROMPT --allow-all --no-auto-update` in `cwd` (one session, as a user's script would) and fails unless it exits 0. */
+export async function copilotPrompt(prompt: string, cwd: string, env: Record<string, string>): Promise<void> {
+  const r = await start(COPILOT, ['-p', prompt, '--allow-all', '--no-auto-update'], { cwd, env }).done;
+  if (r.code !== 0) throw new Error(`copilot -p exited ${r.code}:\n${r.stdout}${r.stderr}${r.error ?? ''}`);
 }
 
 let nobody: number | undefined;

@@ -7,13 +7,12 @@
 // terminal kept), once with the hook's environment as VS Code leaves it (no COPILOT_HOOK_DIR: a card
 // marked VS Code). Needs `npm run build`.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { userPaths } from '../src/paths.js';
 import { DEFAULT_SCRIPT as SCRIPT, startModelServer } from '../src/copilot/model-server.js';
-import { CLI, COPILOT, copilotCache, hooksSettled, offlineCopilotEnv, sandbox } from './helpers.js';
+import { CLI, COPILOT, copilotCache, copilotPrompt, hooksSettled, offlineCopilotEnv, sandbox } from './helpers.js';
 import { observerSummary, TestObserver } from './observer-server.js';
 
 /** The CLI's PascalCase name of each key fleet-git's hook file has. */
@@ -60,16 +59,7 @@ describe("the real Copilot CLI's VS Code-shaped payloads (PascalCase keys) throu
         FLEET_GIT_STOP_WAIT_MS: '5000',
         TERM_PROGRAM: 'tmux',
       };
-      const child = spawn(COPILOT, ['-p', 'list files', '--allow-all', '--no-auto-update'], {
-        cwd: repo,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (d) => (output += d));
-      child.stderr.on('data', (d) => (output += d));
-      const code = await new Promise((resolve) => child.on('close', resolve));
-      assert.equal(code, 0, `copilot -p failed:\n${output}`);
+      await copilotPrompt('list files', repo, env);
     } finally {
       await model.close();
     }
