@@ -60,49 +60,40 @@ function physicalPath(path: string): string {
   }
 }
 
-const heads = new Map<string, { head: string; rest: string } | null>();
-
 /**
  * The glob's literal beginning as the hook sees paths: `~` (the home folder,
  * its characters literal) and the folder names after it or after the leading
  * `/` that hold no glob character, physical (physicalPath); `rest`, the glob
- * after them. null for a glob starting with `**`. Read once per glob and home.
+ * after them. null for a glob starting with `**`.
  */
 function physicalHead(g: string, home: string): { head: string; rest: string } | null {
-  const key = `${home}\0${g}`;
-  if (heads.has(key)) return heads.get(key)!;
-  let out: { head: string; rest: string } | null = null;
   const tilde = g === '~' || g.startsWith('~/');
-  if (tilde || g.startsWith('/')) {
-    const names = (tilde ? g.slice(2) : g.slice(1)).split('/').filter((n, i) => n !== '' || i > 0);
-    let n = 0;
-    while (n < names.length && !/[*[\]{}]/.test(names[n]!)) n++;
-    const start = tilde ? home : '';
-    const literal = `${start === '/' ? '' : start}/${names.slice(0, n).join('/')}`;
-    out = { head: physicalPath(literal.length > 1 ? literal.replace(/\/+$/, '') : literal), rest: names.slice(n).join('/') };
-  }
-  heads.set(key, out);
-  return out;
-}
-
-/** The glob with its literal beginning physical (physicalHead): `escape` makes that part's glob characters literal for picomatch. */
-function expandedGlob(glob: string, home: string, escape: boolean): string {
-  const g = normalized(glob);
-  const lit = physicalHead(g, home);
-  if (!lit) return g;
-  let h = lit.head;
-  if (escape) h = h.replace(/[\\*?[\]{}()!+@|^$,"]/g, '\\$&');
-  return lit.rest === '' ? h : `${h === '/' ? '' : h}/${lit.rest}`;
+  if (!tilde && !g.startsWith('/')) return null;
+  const names = (tilde ? g.slice(2) : g.slice(1)).split('/').filter((n, i) => n !== '' || i > 0);
+  let n = 0;
+  while (n < names.length && !/[*[\]{}]/.test(names[n]!)) n++;
+  const start = tilde ? home : '';
+  const literal = `${start === '/' ? '' : start}/${names.slice(0, n).join('/')}`;
+  return { head: physicalPath(literal.length > 1 ? literal.replace(/\/+$/, '') : literal), rest: names.slice(n).join('/') };
 }
 
 /**
- * Whether the glob covers `path` (absolute, physical): picomatch matches it or
- * a folder above it. picomatch also takes a path equal to the glob's own text
- * as a match (`/a[x]` matches the folder named `/a[x]`), `~` expanded.
+ * Whether the glob covers `path` (absolute, physical): picomatch matches it,
+ * its literal beginning made physical (physicalHead), or a folder above it.
+ * picomatch also takes a path equal to the glob's own text as a match (`/a[x]`
+ * matches the folder named `/a[x]`), `~` expanded.
  */
 export function cloneGlobMatches(glob: string, path: string, home: string): boolean {
-  const m = loadPicomatch()(expandedGlob(glob, home, true), { dot: true });
-  const text = expandedGlob(glob, home, false);
+  const g = normalized(glob);
+  const lit = physicalHead(g, home);
+  // `escape`: the physical beginning's glob characters made literal for picomatch.
+  const expanded = (escape: boolean) => {
+    if (!lit) return g;
+    const h = escape ? lit.head.replace(/[\\*?[\]{}()!+@|^$,"]/g, '\\$&') : lit.head;
+    return lit.rest === '' ? h : `${h === '/' ? '' : h}/${lit.rest}`;
+  };
+  const m = loadPicomatch()(expanded(true), { dot: true });
+  const text = expanded(false);
   const covers = (p: string) => m(p) || p === text;
   if (covers('/')) return true;
   for (let i = path.indexOf('/', 1); ; i = path.indexOf('/', i + 1)) {
@@ -111,7 +102,7 @@ export function cloneGlobMatches(glob: string, path: string, home: string): bool
   }
 }
 
-/** Line breaks, which picomatch's `**` and a leading `*` do not match (its `.`), and the shell's do. */
+/** Line breaks, which picomatch's `**` and a leading `*` do not match (its `.`). */
 const LINE_BREAKS = ['\n', '\r', '\u2028', '\u2029'];
 
 /**

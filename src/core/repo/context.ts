@@ -48,7 +48,8 @@ export function runContext(env: Env, home: string, dataDir?: string, configHooks
 /**
  * Puts the per-user files in place: the kit (the scripts every hook hands
  * over to and the hook client they run, core/repo/kit.ts), the node binary
- * to fall back on, and the canonical hook file the git hook copies.
+ * to fall back on, and the canonical hook file (fleet.json, which the git
+ * hook's fast path compares a worktree's with).
  * `kit`: what this run's refreshKit found; a kit it has just installed
  * ('refreshed') is not read and compared again. Returns what changed: one line naming the data folder, or with the debug
  * variable (FLEET_GIT_DEBUG) set, each file and the kit's id, which are

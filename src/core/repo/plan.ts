@@ -280,17 +280,12 @@ export function doStep(s: Step): void {
   }
 }
 
-export interface ApplyHooks {
-  /** Called after each step is done. */
-  onStep?: (s: Step, c: Change) => void;
-}
-
 /**
  * Carries out a plan, step by step. When a step fails, the steps done are
  * undone, newest first (an undo that fails does not stop the others), and the
  * error is thrown: the repository is left as it was.
  */
-export function applyPlan(plan: Plan, hooks: ApplyHooks = {}): Outcome {
+export function applyPlan(plan: Plan): Outcome {
   const undo: Step[][] = [];
   try {
     for (const c of plan.changes) {
@@ -298,7 +293,6 @@ export function applyPlan(plan: Plan, hooks: ApplyHooks = {}): Outcome {
         const mode = modeToKeep(s);
         doStep(s);
         undo.push(undoOf(s, mode));
-        hooks.onStep?.(s, c);
       }
     }
   } catch (e) {

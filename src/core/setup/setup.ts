@@ -228,11 +228,6 @@ function installTemplateHook(dir: string, script: string, created: string[], out
     out.changes.push(`${text !== null && isOurGitHook(text) ? 'updated' : 'installed'} fleet-git's ${HOOK_NAME} hook in ${hooks}${as}`);
 }
 
-/** The command of setup's global hook entry: the data folder's clone-hook. */
-function cloneHookCommand(u: UserPaths): string {
-  return configHookCommand(join(u.dataDir, CLONE_HOOK));
-}
-
 /**
  * Setup through the global config (git 2.54 and later): the data folder's
  * clone-hook (the template hook, in clone mode) named in a hook entry of the
@@ -260,7 +255,7 @@ function setupThroughConfig(env: Env, home: string, u: UserPaths, config: Config
       };
   writeRecord(u, rec); // first: if git config fails, undo still knows the bytes to restore
   gitConfigGlobal(env, home, '--replace-all', `hook.${CLONE_HOOK_ENTRY}.event`, HOOK_NAME);
-  gitConfigGlobal(env, home, '--replace-all', `hook.${CLONE_HOOK_ENTRY}.command`, cloneHookCommand(u));
+  gitConfigGlobal(env, home, '--replace-all', `hook.${CLONE_HOOK_ENTRY}.command`, configHookCommand(clone));
   rec.globalAfter = b64(readBytes(globalFile));
   writeRecord(u, rec);
   out.changes.push(`set hook.${CLONE_HOOK_ENTRY}.event and .command in ${globalFile}: git runs ${clone} on every clone`);

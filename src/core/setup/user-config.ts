@@ -76,10 +76,6 @@ function tokenAt(line: string | undefined, column: number | undefined): string |
   return line.slice(a, b).trim() || null;
 }
 
-export function configFile(env: Env, home: string): string {
-  return userPaths(env, home).configFile;
-}
-
 /** The line where `key` first appears as a property name in the text (1-based), else null. */
 function lineOf(text: string, key: string): number | null {
   const re = new RegExp(`(^|[\\s{,])(["']?)${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\2\\s*:`);
@@ -178,7 +174,7 @@ export function parseUserConfig(text: string, file: string): { config: UserConfi
 
 /** Loads the user config file; a missing file gives the defaults, an invalid one throws UserConfigError. */
 export function loadUserConfig(env: Env, home: string): LoadedConfig {
-  const file = configFile(env, home);
+  const file = userPaths(env, home).configFile;
   let text: string | null;
   try {
     text = readText(file);
