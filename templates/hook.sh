@@ -21,9 +21,9 @@
 # Alpine). bash's EPOCHREALTIME (BusyBox ash has it too) and $(</dev/stdin)
 # are used where the shell has them, and nothing else of bash. Nothing here may
 # end the shell with a non-zero status (VS Code reads 2 as a blocking error):
-# every way out is `exit 0`, a redirection that can fail is made by `command
-# exec` (a failed one does not end the shell), and numbers are checked to be
-# plain digits before arithmetic takes them.
+# every way out is `exit 0`, `exec` redirects only to /dev/null (a failed
+# redirection of `exec` ends the shell), and numbers are checked to be plain
+# digits before arithmetic takes them.
 # shellcheck disable=SC2154 # d and e are set by the shim that sources this file
 
 # FLEET_GIT=0: fleet-git's hooks do nothing.
@@ -34,16 +34,25 @@ k='{{client}}'
 [ -f "$k" ] || exit 0
 
 # FLEET_GIT_DEBUG=1 says on stderr what the hook does; an absolute path appends
-# it to that file instead. Otherwise stderr goes nowhere: the hook says nothing.
+# it to that file instead (w), line by line: the shell's own stderr is never
+# sent there by `exec`, whose failure would end the shell (and bash 3.2, as
+# macOS ships it, spins at exit after `command exec 2>>file`). Otherwise
+# stderr goes nowhere: the hook says nothing.
 w=/dev/null
 case ${FLEET_GIT_DEBUG-} in
-'') exec 2>/dev/null ;;
 1) ;;
-/*) if true 2>/dev/null >>"$FLEET_GIT_DEBUG" && command exec 2>>"$FLEET_GIT_DEBUG"; then w=$FLEET_GIT_DEBUG; else exec 2>/dev/null; fi ;;
+/*)
+	exec 2>/dev/null
+	true >>"$FLEET_GIT_DEBUG" && w=$FLEET_GIT_DEBUG
+	;;
 *) exec 2>/dev/null ;;
 esac
 fleet_git_say() {
-	[ -n "${FLEET_GIT_DEBUG-}" ] && echo "fleet-git hook ($e, kit {{kit}}): $*" >&2
+	case ${FLEET_GIT_DEBUG-} in
+	'') ;;
+	/*) echo "fleet-git hook ($e, kit {{kit}}): $*" >>"$w" ;;
+	*) echo "fleet-git hook ($e, kit {{kit}}): $*" >&2 ;;
+	esac
 	return 0
 }
 umask 077
@@ -77,9 +86,12 @@ if [ -z "$t" ]; then
 fi
 # The payload: bash reads a pipe itself ($(<file), hidden from other shells by
 # eval, as dash would read it as an empty command); cat otherwise (a socket, as
-# node gives its children, cannot be opened as /dev/stdin).
+# node gives its children, cannot be opened as /dev/stdin). A closed stdin reads
+# as empty (the copy to fd 3 fails): bash would give cat the read end of cat's
+# own output as its stdin, and wait.
+true 2>/dev/null 3<&0 || exec </dev/null
 if [ -n "${BASH_VERSION-}" ] && [ -p /dev/stdin ]; then eval 'v=$(</dev/stdin)'; else v=$(cat); fi
-if ! printf '%s\0' "$v" "$e" "$PPID" "$$" "$HOME" "${COPILOT_HOME-}" "${COPILOT_HOOK_DIR-}" "${COPILOT_MODEL-}" \
+if ! printf '%s\0' "$v" "$e" "$PPID" "$$" "${HOME-}" "${COPILOT_HOME-}" "${COPILOT_HOOK_DIR-}" "${COPILOT_MODEL-}" \
 	"${FLEET_MODEL_NAME-}" "${TERM_PROGRAM-}" "${ITERM_SESSION_ID-}" "${FLEET_GIT_OBSERVER_DIR-}" "${FLEET_GIT_PROBE-}" \
 	fleet-git-event-1 >"$f"; then
 	# A full disk or an unwritable folder: nothing half-written is left behind.
@@ -91,7 +103,7 @@ fleet_git_say "event written to $f"
 if [ -n "${FLEET_GIT_DEBUG-}" ]; then
 	# The observer's socket, as the forwarder finds it (FLEET_GIT_OBSERVER_DIR when absolute).
 	o=${FLEET_GIT_OBSERVER_DIR-}
-	case $o in /*) ;; *) o=$HOME/.config/claude-code-fleet ;; esac
+	case $o in /*) ;; *) o=${HOME-}/.config/claude-code-fleet ;; esac
 	[ -S "$o/fleet.sock" ] || fleet_git_say "no fleet observer listens at $o/fleet.sock: the forwarder drops the event (start fleet's observer)"
 fi
 
@@ -143,7 +155,9 @@ fi
 # the forwarder runs in a session of its own: Linux shares the CPU between
 # sessions first (autogroup), so a terminal whose Copilot runs a build does
 # not starve the forwarder that serves every session.
-set -m 2>/dev/null # dash and BusyBox ash cannot without a terminal: setsid does it
+# `command`: a shell that refuses set -m (zsh as sh) goes on; dash and BusyBox
+# ash cannot without a terminal: setsid does it.
+command set -m 2>/dev/null
 (
 	unset NODE_EXTRA_CA_CERTS
 	n=node

@@ -47,6 +47,14 @@ if (basename(COPILOT) !== 'copilot')
 /** The folder of COPILOT, to put first on PATH where a test's fleet-git looks copilot up there. */
 export const COPILOT_DIR = dirname(COPILOT);
 
+/**
+ * A real bash 3.2 when FLEET_GIT_TEST_BASH32 names one (macOS's 3.2.57 built on Linux: docs/development.md);
+ * otherwise, as in CI, which has none, the bash 3.2 tests imitate it with bash 5 (test/macos.test.ts).
+ */
+export const BASH32 = process.env.FLEET_GIT_TEST_BASH32 || null;
+if (BASH32 && !/^GNU bash, version 3\.2\./.test(spawnSync(BASH32, ['--version'], { encoding: 'utf8' }).stdout ?? ''))
+  throw new Error(`FLEET_GIT_TEST_BASH32=${BASH32}: name a bash 3.2 (its --version says another, or it does not run)`);
+
 /** COPILOT's version, from the package.json beside the loader the command links to (null when COPILOT is missing). */
 export function copilotVersion(): string | null {
   if (!existsSync(COPILOT)) return null;

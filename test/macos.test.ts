@@ -1,8 +1,8 @@
 // macOS, simulated on Linux (docs/platforms.md): what differs on a Mac and
 // touches fleet-git, each run through the real commands, the real hook and
 // forwarder and a real socket. Here: bash 3.2, which has no EPOCHREALTIME,
-// EPOCHSECONDS or BASHPID (bash 5 with them unset behaves as 3.2 does for
-// them), and PIDs that wrap in the middle of a session (root writes
+// EPOCHSECONDS or BASHPID (a real one where FLEET_GIT_TEST_BASH32 names it;
+// else bash 5 with them unset, which behaves as 3.2 does for them), and PIDs that wrap in the middle of a session (root writes
 // /proc/sys/kernel/ns_last_pid, so the next process gets the PID after it).
 // No /proc: a mount namespace of its own whose /proc is an empty tmpfs.
 // (test/macos-paths.test.ts: a long $TMPDIR and HOME, and symbolic links.)
@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CLI, describeNeeding, hooksSettled, needs, needsRoot } from './helpers.js';
+import { BASH32, CLI, describeNeeding, hooksSettled, needs, needsRoot } from './helpers.js';
 import { run, type SpawnOptions } from './spawn.js';
 import { CLIENT, enabledHooks, runHook, tool } from './hook-run.js';
 import { TestObserver, type Received } from './observer-server.js';
@@ -19,8 +19,13 @@ import { TestObserver, type Received } from './observer-server.js';
 const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid';
 const WRAP = needsRoot(`make PIDs wrap (it writes ${NS_LAST_PID})`);
 
-/** A hook command run as bash 3.2 would run it: bash 5 with the variables 3.2 does not have unset first. */
-const bash32 = (cmd: string) => `unset EPOCHREALTIME EPOCHSECONDS BASHPID; ${cmd}`;
+/**
+ * A hook command run as bash 3.2 runs it: by the real one where FLEET_GIT_TEST_BASH32 names it (in the same
+ * process: exec), else by bash 5 with the variables 3.2 does not have unset first.
+ */
+const bash32 = (cmd: string) =>
+  BASH32 ? `exec ${shQuote(BASH32)} --norc --noprofile -c ${shQuote(cmd)}` : `unset EPOCHREALTIME EPOCHSECONDS BASHPID; ${cmd}`;
+const shQuote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
 
 /** The next process started gets a PID just above `pid` (when it is free), as after a wrap at pid_max. */
 const nextPidAfter = (pid: number) => writeFileSync(NS_LAST_PID, String(pid));
@@ -81,7 +86,7 @@ describe('bash 3.2 (no EPOCHREALTIME, EPOCHSECONDS, BASHPID) with PIDs that wrap
     await obs.close();
   });
 
-  test('unset, bash 5 expands them to nothing, as bash 3.2 does', () => {
+  test('bash 3.2 (or bash 5 with them unset) expands them to nothing', () => {
     // Without the caller's BASH_ENV, which this bash would run first (--norc or not).
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'BASH_ENV'));
     const r = spawnSync('/bin/bash', ['--norc', '--noprofile', '-c', bash32('echo "[$EPOCHREALTIME][$EPOCHSECONDS][$BASHPID]"')], {

@@ -18,7 +18,7 @@ import { needs, ROOT, sandbox } from './helpers.js';
 
 const TEMPLATES = join(ROOT, 'templates');
 
-/** Syntax and variables bash 3.2 does not have (bash 5 runs them without a word), each with the release that brought it. */
+/** Syntax and variables bash 3.2 does not have (bash 5 runs them without a word), each with the release that brought it, and what bash 3.2 runs wrong. */
 const NEWER_THAN_32: Array<[RegExp, string]> = [
   [/\b(mapfile|readarray)\b/, 'mapfile/readarray (bash 4.0)'],
   [/\$\{[!#]?\w+(\[[^\]]*\])?(\^\^?|,,?)/, 'case modification ${x,,} ${x^^} (bash 4.0)'],
@@ -47,6 +47,9 @@ const NEWER_THAN_32: Array<[RegExp, string]> = [
     /\$\{?(BASHOPTS|BASH_ARGV0|BASH_COMPAT|BASH_LOADABLES_PATH|EPOCHREALTIME|EPOCHSECONDS|BASHPID|SRANDOM|READLINE_ARGUMENT)\b/,
     'a variable bash 3.2 does not have',
   ],
+  // Not newer syntax, a bash 3.2 bug (3.2.48, and 3.2.57 as macOS ships it, built from Apple's source): after it,
+  // the shell spins at exit until it is killed. So a hook that did it held Copilot for the hook's whole timeout.
+  [/\bcommand\s+exec\b/, 'command exec (bash 3.2 spins at exit after it)'],
 ];
 
 /** Names assigned from EPOCHREALTIME, EPOCHSECONDS or BASHPID and then tested for being empty: the fallback bash 3.2 needs. */
@@ -155,6 +158,7 @@ describe('no syntax newer than bash 3.2', () => {
       realtime: 'f=$s/$EPOCHREALTIME.ev',
       bashpid: 'echo $BASHPID',
       unguarded: 't=${EPOCHREALTIME/./}; f=$s/$t.ev',
+      commandExec: 'command exec 2>>"$log"',
     };
     for (const [what, line] of Object.entries(newer)) assert.equal(newerThan32(`${line}\n`).length, 1, `${what}: ${line}`);
     const ok = [

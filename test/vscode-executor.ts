@@ -21,7 +21,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { needs } from './helpers.js';
+import { BASH32, needs } from './helpers.js';
 import { start } from './spawn.js';
 
 /** A hook file's camelCase key and the VS Code event it becomes (PascalCase keys are events already). */
@@ -95,8 +95,9 @@ export interface ShellUnderTest {
 /**
  * The /bin/sh of each kind a user has, made in `dir`: dash (Debian's and
  * Ubuntu's), bash 5 started as `sh` (Fedora's: POSIX mode), bash 3.2 as `sh`
- * (macOS's; imitated as test/macos.test.ts does, bash 5 as sh without
- * EPOCHREALTIME, EPOCHSECONDS and BASHPID), BusyBox's ash as `sh` (Alpine's).
+ * (macOS's: the real one FLEET_GIT_TEST_BASH32 names, else imitated as
+ * test/macos.test.ts does, bash 5 as sh without EPOCHREALTIME, EPOCHSECONDS
+ * and BASHPID), BusyBox's ash as `sh` (Alpine's), zsh as `sh` (a Mac's, by choice).
  */
 export function shellsUnderTest(dir: string): ShellUnderTest[] {
   const named = (sub: string, target: string) => {
@@ -108,11 +109,17 @@ export function shellsUnderTest(dir: string): ShellUnderTest[] {
   const bashAsSh = named('bash-as-sh', '/bin/bash');
   const busybox = needs('busybox');
   const where = spawnSync('/bin/sh', ['-c', 'command -v busybox'], { encoding: 'utf8' }).stdout.trim();
+  const zsh = needs('zsh');
+  const whereZsh = spawnSync('/bin/sh', ['-c', 'command -v zsh'], { encoding: 'utf8' }).stdout.trim();
   return [
     { name: 'dash', sh: '/bin/dash', prefix: '', skip: needs('dash') },
     { name: 'bash 5 as sh', sh: bashAsSh, prefix: '', skip: false },
-    { name: 'bash 3.2 as sh', sh: bashAsSh, prefix: 'unset EPOCHREALTIME EPOCHSECONDS BASHPID; ', skip: false },
+    BASH32
+      ? { name: 'bash 3.2 as sh', sh: named('bash32-as-sh', BASH32), prefix: '', skip: false }
+      : { name: 'bash 3.2 as sh', sh: bashAsSh, prefix: 'unset EPOCHREALTIME EPOCHSECONDS BASHPID; ', skip: false },
     { name: 'BusyBox ash as sh', sh: busybox ? '/nonexistent' : named('busybox-as-sh', where), prefix: '', skip: busybox },
+    // A Mac's /bin/sh runs the shell /private/var/select/sh names: bash 3.2 unless the user chose dash or zsh.
+    { name: 'zsh as sh', sh: zsh ? '/nonexistent' : named('zsh-as-sh', whereZsh), prefix: '', skip: zsh },
     {
       name: 'BusyBox alone (no bash on the PATH)',
       sh: join(dir, 'busybox-as-sh', 'sh'),

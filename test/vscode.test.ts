@@ -14,6 +14,7 @@ import { parseUserConfig } from '../src/core/setup/user-config.js';
 import { describeNeeding, FIXTURES, hooksSettled, ROOT, sandbox } from './helpers.js';
 import { CLIENT, enabledHooks, runHook } from './hook-run.js';
 import { observerSummary, TestObserver, type Received } from './observer-server.js';
+import { run } from './spawn.js';
 import { fireAsVsCode, shellsUnderTest, vscodeCommands, type HookEntry } from './vscode-executor.js';
 
 const VSCODE = join(ROOT, 'test', 'fixtures', 'vscode-copilot-chat-31acd00a');
@@ -348,6 +349,19 @@ for (const shell of shellsUnderTest(shellsDir))
       },
     );
   });
+
+test('a caller that closed stdin, or set -u with no HOME: every hook still exits 0 at once, in bash and in dash', async () => {
+  const world = enabledHooks('fleet-git-vscode-odd-', 300);
+  const env = Object.fromEntries(Object.entries(world.env).filter(([k]) => k !== 'HOME'));
+  for (const sh of ['/bin/bash', '/bin/dash']) {
+    // bash gives a closed stdin to $(cat) as the read end of cat's own output: it would wait for the hook's timeout.
+    const closed = await run(sh, ['-c', `exec <&-; ${world.cmd('postToolUse')}`], { env: world.env, limitMs: 5000 });
+    assert.deepEqual([closed.code, closed.stdout], [0, ''], `${sh}, stdin closed: ${closed.stderr}`);
+    const unset = await run(sh, ['-c', `set -u; ${world.cmd('postToolUse')}`], { env, input: '{}', limitMs: 5000 });
+    assert.deepEqual([unset.code, unset.stdout], [0, ''], `${sh}, set -u and no HOME: ${unset.stderr}`);
+  }
+  await hooksSettled(world.sb.home, world.spool);
+});
 
 test("status says whether VS Code's agent sessions show, as the hook client decides it", async () => {
   const world = enabledHooks('fleet-git-vscode-status-', 300);
