@@ -3,6 +3,7 @@
 // hook (new worktrees), not setup's template hook (new clones). A repository or
 // worktree with one where fleet-git would write is left alone and reported.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -12,7 +13,7 @@ import { applyPlan, planSteps } from '../src/core/repo/plan.js';
 import { assessRepo } from '../src/core/repo/state.js';
 import { appendWhole, writeAtomic, writeInPlace } from '../src/fs/atomic.js';
 import { locateRepo } from '../src/git/repo.js';
-import { sandbox, snapshot, type Sandbox } from './helpers.js';
+import { CLI, sandbox, snapshot, type Sandbox } from './helpers.js';
 
 const HOOK = '.github/hooks/fleet.json';
 
@@ -298,5 +299,23 @@ describe('check, then write: a link at the final name is refused by the write it
     assert.equal(readFileSync(join(out, 'exclude'), 'utf8'), excludeBefore, 'the file outside is unchanged');
     assert.ok(lstatSync(exclude).isSymbolicLink());
     assert.ok(!existsSync(join(repo, HOOK)), 'the hook file written before was taken back');
+  });
+});
+
+describe("a FIFO in the hook file's place", () => {
+  it("a checkout, status and enable take it for someone else's file at once, never waiting for a writer", () => {
+    const s = sandbox();
+    const repo = s.repo('fifo');
+    assert.equal(s.cli(repo, 'enable').status, 0);
+    rmSync(join(repo, '.github', 'hooks', 'fleet.json'));
+    assert.equal(spawnSync('mkfifo', [join(repo, '.github', 'hooks', 'fleet.json')]).status, 0);
+    const git = spawnSync('git', ['checkout', '-q', '-b', 'next'], { cwd: repo, env: s.env, encoding: 'utf8', timeout: 10_000 });
+    assert.deepEqual([git.status, git.signal], [0, null], git.stderr);
+    for (const command of ['status', 'enable']) {
+      const r = spawnSync(process.execPath, [CLI, command], { cwd: repo, env: s.env, encoding: 'utf8', timeout: 10_000 });
+      assert.equal(r.signal, null, `${command} waited for a writer`);
+      assert.match(r.stdout + r.stderr, /was not written by fleet-git|written by someone else/, command);
+    }
+    assert.ok(lstatSync(join(repo, '.github', 'hooks', 'fleet.json')).isFIFO(), 'left as it was');
   });
 });

@@ -87,7 +87,7 @@ export const LINK = Symbol('symbolic link');
  * The bytes of a file that is usually there and small (info/exclude, a hook file, a git config), read
  * in every repository of a scan: one open, one read into a reused 64 KiB buffer and one close, so the
  * bytes are a view of that buffer, good until the next call (compare or decode them at once); a larger
- * file is then read again whole into a buffer of its own, so there is no size limit. With `noFollow`,
+ * file is then read again whole into a buffer of its own, so there is no size limit; a FIFO reads as empty. With `noFollow`,
  * LINK when the path itself is a symbolic link (O_NOFOLLOW: the open tells, no lstat needed).
  */
 export function readSmall(path: string): Buffer | null;
@@ -95,7 +95,10 @@ export function readSmall(path: string, noFollow: boolean): Buffer | null | type
 export function readSmall(path: string, noFollow = false): Buffer | null | typeof LINK {
   let fd: number;
   try {
-    fd = openSync(path, noFollow ? constants.O_RDONLY | constants.O_NOFOLLOW : constants.O_RDONLY);
+    // O_NONBLOCK: a FIFO put in a file's place reads as empty instead of holding the command (a git hook's, a
+    // checkout's) until something writes to it; a file's reads are the same either way.
+    const flags = constants.O_RDONLY | constants.O_NONBLOCK;
+    fd = openSync(path, noFollow ? flags | constants.O_NOFOLLOW : flags);
   } catch (e) {
     if (isCode(e, 'ENOENT') || isCode(e, 'ENOTDIR')) return null;
     if (noFollow && isCode(e, 'ELOOP')) return LINK;
@@ -103,7 +106,7 @@ export function readSmall(path: string, noFollow = false): Buffer | null | typeo
   }
   try {
     const buf = (small ??= Buffer.allocUnsafe(SMALL));
-    const n = readSync(fd, buf, 0, SMALL, 0);
+    const n = readSync(fd, buf, 0, SMALL, null);
     if (n < SMALL) return buf.subarray(0, n);
   } finally {
     closeSync(fd);
