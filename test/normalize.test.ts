@@ -361,4 +361,32 @@ describe('every event fits in one line of at most 64 KiB (issue 12, item 11)', (
     const bash = normalizePayload({ ...big, toolName: 'bash' }, 'postToolUse', { ...ctx, env })!;
     assert.equal(observerSummary(bash.tool_name, bash.tool_input), 'Bash: npm test', 'the keys the observer reads come first');
   });
+
+  test('a clipped string keeps whole characters: no half of a pair (an emoji) at its cut, whatever the length', () => {
+    /** The strings of a value, each checked for a lone UTF-16 half. */
+    const halves = (v: unknown, at: string): string[] =>
+      typeof v === 'string'
+        ? /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(v)
+          ? [at]
+          : []
+        : v && typeof v === 'object'
+          ? Object.entries(v).flatMap(([k, x]) => halves(x, `${at}.${k}`))
+          : [];
+    for (const odd of ['', 'a']) {
+      const e = `${odd}${'\u{1F600}'.repeat(40_000)}`;
+      const payload = {
+        sessionId: 's',
+        cwd: `/w/${e}`,
+        toolName: `x${e.slice(0, 3001)}`,
+        toolArgs: { command: e, path: `/w/${e}` },
+        toolResult: e,
+        last_assistant_message: e,
+        message: e,
+      };
+      for (const event of ['postToolUse', 'agentStop', 'notification']) {
+        const ev = normalizePayload(payload, event, ctx)!;
+        assert.deepEqual(halves(ev, event), [], `${event}, ${odd ? 'odd' : 'even'}`);
+      }
+    }
+  });
 });

@@ -140,6 +140,43 @@ describe('subagents', () => {
     assert.equal(card.status, 'idle');
   });
 
+  test("a subagent's errors and notifications that ask the user nothing send nothing; its permission prompt goes on the card", async () => {
+    const events = session('task');
+    sessionFolders(events);
+    const root = events.find((e) => e.key === 'sessionStart')!.payload.sessionId;
+    const subCall = events.find((e) => e.key === 'postToolUse' && e.payload.parentAgentId !== undefined)!;
+    const ids = { sessionId: subCall.payload.sessionId, agentId: subCall.payload.agentId, agentType: 'task', parentAgentId: root };
+    const at = events.indexOf(subCall);
+    const fired = (key: string, payload: Record<string, unknown>): Captured => ({
+      key,
+      ppid: subCall.ppid,
+      payload: { cwd: '/home/dev/code/demo', timestamp: subCall.payload.timestamp as number, ...payload } as unknown as Captured['payload'],
+    });
+    const extra = [
+      fired('errorOccurred', { ...ids, error: { message: 'rate limited', name: 'E' }, errorContext: 'model_call', recoverable: false }),
+      fired('notification', { ...ids, message: 'Shell command completed', notification_type: 'shell_completed' }),
+      fired('notification', { ...ids, message: 'Path permission needed: /etc', notification_type: 'permission_prompt' }),
+    ];
+    const sent = await forwarded([...events.slice(0, at + 1), ...extra, ...events.slice(at + 1)]);
+    assert.deepEqual(
+      sent.filter((e) => e.event === 'Notification').map((e) => [e.session_id, e.message]),
+      [[root, 'Path permission needed: /etc']],
+    );
+    assert.equal(cards(sent).size, 1);
+  });
+
+  test('a subagent whose root no log names waits for the logs once: its later events send nothing at once', async () => {
+    const routes = new SubagentRoutes();
+    const orphan = { id: 'orphan-sub', parent: 'no-such-parent' };
+    const copilotHome = join(home, 'no-logs');
+    let t = Date.now();
+    assert.equal(await routes.route('orphan-sub', orphan, null, copilotHome), null);
+    assert.ok(Date.now() - t >= 1500, 'the first waits for the logs');
+    t = Date.now();
+    for (let i = 0; i < 5; i++) assert.equal(await routes.route('orphan-sub', orphan, null, copilotHome), null);
+    assert.ok(Date.now() - t < 1000, `the later ones took ${Date.now() - t} ms`);
+  });
+
   test('alone (the direct hook client, the adapter): sent as the parent when that is a session, else not at all', () => {
     const events = session('nested');
     sessionFolders(events);

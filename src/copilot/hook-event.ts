@@ -109,8 +109,21 @@ export interface HookEvent {
   sub: SubagentIds | null;
 }
 
-/** The Copilot events of a subagent that send nothing: its stop is not its root's turn's end. */
-const SUBAGENT_SILENT: ReadonlySet<CopilotEventName> = new Set(['sessionStart', 'agentStop', 'sessionEnd']);
+/** The Copilot events of a subagent that send nothing: its stop is not its root's turn's end, nor its error. */
+const SUBAGENT_SILENT: ReadonlySet<CopilotEventName> = new Set(['sessionStart', 'agentStop', 'sessionEnd', 'errorOccurred']);
+/** The notifications of a subagent that go out (as its root's): those that wait for the user. */
+const ASKS_THE_USER: ReadonlySet<unknown> = new Set(['permission_prompt', 'elicitation_dialog']);
+
+/**
+ * Whether an event sends nothing, by what it is: a subagent's that is not its root's news (a stop, an
+ * error, a notification that asks the user nothing). (A session's own error is sent whatever its
+ * `recoverable` says: Copilot 1.0.102 marks the model error that ends a turn recoverable.)
+ */
+function silent(kind: CopilotEventName, input: Record<string, unknown>, sub: SubagentIds | null): boolean {
+  if (!sub) return false;
+  if (kind === 'notification') return !ASKS_THE_USER.has(input.notification_type ?? input.notificationType);
+  return SUBAGENT_SILENT.has(kind);
+}
 
 /**
  * A subagent's event, for a caller that sees one event alone (the direct hook client, the library's adapter): sent
@@ -146,7 +159,7 @@ export function hookEventOf(
   const sessionId = input.sessionId ?? input.session_id;
   if (!isPlainId(sessionId)) return null;
   const sub = subagentOf(input);
-  if (sub && SUBAGENT_SILENT.has(kind)) return null;
+  if (silent(kind, input, sub)) return null;
   // VS Code's agent runs the same hook file; `vscode: false` in the user's config keeps its sessions out.
   const vscode = isVsCodePayload(input, env);
   if (vscode && !vscodeSessionsShown(pathsOf(env).configFile)) return null;

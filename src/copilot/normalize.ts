@@ -433,13 +433,18 @@ function str(v: unknown): string | null {
 
 function clipString<T extends string | null>(s: T, max: number): T {
   if (s === null || s.length <= max) return s;
-  return s.slice(0, max) as T;
+  // Not half a character: a UTF-16 pair cut after its first half would reach the observer as U+FFFD.
+  return s.slice(0, isHighSurrogate(s.charCodeAt(max - 1)) ? max - 1 : max) as T;
 }
 
 /** A path's last `max` characters: its end (the basename) is what the observer shows. */
 function clipPath(s: string | null, max: number): string | null {
-  return s === null || s.length <= max ? s : s.slice(s.length - max);
+  if (s === null || s.length <= max) return s;
+  const from = s.length - max;
+  return s.slice(isHighSurrogate(s.charCodeAt(from - 1)) ? from + 1 : from);
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 // A bounded copy of a tool input: strings clipped, at most 4 levels and 50
 // entries a level, and a budget for the whole (`left`, in characters) that

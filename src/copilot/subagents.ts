@@ -25,8 +25,10 @@
 // - A subagent's tool calls go out as its root's (its session_id), in spool
 //   order with the root's own. Its agentStop (and a sessionEnd, should one
 //   come) sends nothing: it neither makes a card nor marks the root idle, and
-//   notifies no one. An event whose root cannot be told sends nothing either:
-//   a card of its own would be a phantom.
+//   notifies no one; nor does its errorOccurred, nor a notification of it that
+//   asks the user nothing (a permission prompt or a question goes out, as its
+//   root's: the session waits for the user). An event whose root cannot be
+//   told sends nothing either: a card of its own would be a phantom.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -97,6 +99,8 @@ export class SubagentRoutes {
   private readonly sessions = new Map<string, true>();
   /** A Copilot process (the hook's ppid) → the session last seen from it. */
   private readonly byProcess = new Map<number, string>();
+  /** Subagents whose root no log named in LOG_WAIT_MS: their later events send nothing at once (each would wait again). */
+  private readonly rootless = new Map<string, true>();
 
   /**
    * The session id an event is to be sent as: its own for a session's event (which it remembers),
@@ -118,12 +122,14 @@ export class SubagentRoutes {
     }
     // `last`, a subagent whose own parent is unknown: its root, once told, is remembered as its parent.
     let root = (proc !== null && this.byProcess.get(proc)) || sessionNaming(copilotHome, last);
+    if (!root && this.rootless.has(last)) return null;
     // Copilot writes its log in bursts (some 80 ms late): the line naming the subagent may be on its way.
     for (const until = Date.now() + LOG_WAIT_MS; !root && Date.now() < until;) {
       await sleep(POLL_MS);
       root = sessionNaming(copilotHome, last);
     }
     if (root) remember(this.parents, last, root);
+    else remember(this.rootless, last, true);
     return root;
   }
 }
