@@ -2,7 +2,7 @@
 // --trust and --user), setup and the rest, the home, the global git config and
 // every repository are byte for byte as they were before.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gitChurn, sandbox, snapshot, type Sandbox } from './helpers.js';
@@ -167,9 +167,27 @@ describe('uninstall', () => {
     assert.equal(r.stderr, '');
     assert.match(r.stdout, /remove: 2 changed, 0 unchanged, 0 failed \(2 of 2 repositories recorded by fleet-git have/);
     assert.match(r.stdout, new RegExp(`forgot ${deleted}, recorded by fleet-git: gone: `));
-    assert.match(r.stdout, /uninstalled: nothing of fleet-git is left here/);
+    // A gone one may have moved, with fleet-git still in it: "nothing is left" is not known.
+    assert.doesNotMatch(r.stdout, /nothing of fleet-git is left/);
+    assert.match(r.stdout, /one recorded repository was gone \(forgotten above\): one moved elsewhere still has fleet-git/);
     assert.ok(!existsSync(join(s.env.XDG_DATA_HOME, 'fleet-git')), 'the data folder is gone');
     assert.deepEqual(snapshot(s.dir, gitChurn), Object.fromEntries(Object.entries(before).filter(([k]) => !k.startsWith('tmp'))));
+  });
+
+  it('a repository moved since it was enabled: enable there records it again, and uninstall takes it out', async () => {
+    const s = sandbox('fleet-git-uninstall-');
+    const old = s.repo('code/app');
+    const before = snapshot(old, gitChurn);
+    await ok(s, old, 'enable');
+    const moved = join(s.dir, 'code', 'app-moved');
+    renameSync(old, moved);
+    const again = await ok(s, moved, 'enable');
+    assert.match(again.stdout, /already enabled/);
+    const scan = await ok(s, s.dir, 'scan', '--json');
+    assert.ok(scan.stdout.includes(JSON.stringify(moved)), `scan lists ${moved}: ${scan.stdout}`);
+    const r = await ok(s, s.dir, 'uninstall', '--yes');
+    assert.match(r.stdout, new RegExp(`^${moved}: removed$`, 'm'));
+    assert.deepEqual(snapshot(moved, gitChurn), before, 'the moved repository came out as it was');
   });
 
   it('with a folder, names the recorded repositories outside it that still use fleet-git and keeps the data folder their hooks call', async () => {

@@ -88,6 +88,11 @@ export function recordRepo(u: UserPaths, e: RecordEntry): boolean {
   }
 }
 
+/** Whether the record has this entry as it is (a repository moved since it was recorded has another common dir). */
+export function isRecorded(u: UserPaths, e: RecordEntry): boolean {
+  return readText(entryFile(u, e.commonDir)) === entryText(e);
+}
+
 /** Takes the repository out of the record (nothing when it is not in it). */
 export function forgetRepo(u: UserPaths, commonDir: string): void {
   sweepRecord(u);

@@ -13,7 +13,7 @@ import type { Repo } from '../../git/repo.js';
 import { LOCK_FILE, type Env } from '../../paths.js';
 import { planClientHookFile, planDisable, planEnable, type Outcome, type Plan } from './actions.js';
 import { applyPlan, outcomeOf } from './plan.js';
-import { forgetRepo, recordRepo } from './record.js';
+import { forgetRepo, isRecorded, recordRepo } from './record.js';
 import type { RunContext } from './context.js';
 import { assessRepo, type RepoState } from './state.js';
 
@@ -117,7 +117,9 @@ export function actOnRepo(
 ): { state: RepoState; outcome: Outcome; plan: Plan } {
   const state = assessRepo(repo, ctx);
   const plan = planAction(state, ctx, action);
-  if (dryRun || (plan.changes.length === 0 && !isPresent(join(repo.commonDir, LOCK_FILE))))
+  // An enabled repository the record lacks (moved, or enabled before the record was begun) is recorded under the lock.
+  const unrecorded = action.do === 'enable' && state.enabled && !isRecorded(ctx.user, { path: state.path, commonDir: repo.commonDir });
+  if (dryRun || (plan.changes.length === 0 && !unrecorded && !isPresent(join(repo.commonDir, LOCK_FILE))))
     return { state, plan, outcome: outcomeOf(plan) };
   return withRepoLock(repo, ctx.env, (killed) => {
     const state = assessRepo(repo, ctx);
