@@ -2,8 +2,8 @@
 // lock in its common git dir (fleet-git.lock), each reads the repository again
 // once it holds the lock, and the end state is the one a single run leaves.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { holderAlive, holderText } from '../src/fs/lock.js';
@@ -118,11 +118,88 @@ describe('concurrent runs on one repository', () => {
   });
 });
 
+/** A git command run as a process, with the sandbox's environment; resolves once it has ended. */
+function gitAsync(s: Sandbox, cwd: string, ...args: string[]): Promise<{ status: number | null; stderr: string }> {
+  const p = spawn('git', args, { cwd, env: s.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  p.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => p.on('close', (status) => resolve({ status, stderr })));
+}
+
+/** Resolves once `ready()` is true, checked every 10 ms; fails after 30 s, naming `what`. */
+async function until(ready: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error(`waited 30 s for ${what}`);
+    await new Promise((ok) => setTimeout(ok, 10));
+  }
+}
+
 /** A PID that no process has now: one of a process that has just ended. */
 function deadPid(): number {
   const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
   return Number(r.stdout);
 }
+
+describe('git hooks racing disable', () => {
+  // Git runs each new worktree's hook before disable takes fleet-git's hook away; the hook's node side
+  // is held at its start (the data folder's `node` names a script that waits for `go`), then takes the
+  // lock after disable (even rounds), or is let go before it (odd rounds: one has provisioned its
+  // worktree when disable starts, the others race it). Either way the repository ends disabled: a hook
+  // that gets the lock after disable finds it not enabled and leaves it so, and disable removes what a
+  // hook before it added.
+  it('worktrees added while disable runs: disable exits 0 and the repository ends not enabled, no hook file in any worktree (repeated)', async () => {
+    const s = sandbox();
+    const data = join(s.env.XDG_DATA_HOME, 'fleet-git');
+    const added = 4;
+    for (let round = 0; round < repeats(8); round++) {
+      const repo = s.repo(`hooks-${round}`);
+      assert.equal((await s.fleet(repo, 'enable')).status, 0);
+      const gate = join(s.dir, `gate-${round}`);
+      mkdirSync(gate);
+      const node = join(gate, 'node');
+      writeFileSync(
+        node,
+        `#!/bin/sh\n: > "${gate}/started.$$"\nwhile [ ! -e "${gate}/go" ]; do sleep 0.01; done\nexec "${process.execPath}" "$@"\n`,
+      );
+      chmodSync(node, 0o755);
+      writeFileSync(join(data, 'node'), `${node}\n`);
+      const wts = Array.from({ length: added }, (_, i) => join(s.dir, `hooks-${round}-wt${i}`));
+      const started = () => readdirSync(gate).filter((n) => n.startsWith('started.')).length;
+      // One after another: git 2.39's worktree add fails reading a worktree that another is still making.
+      const adds: ReturnType<typeof gitAsync>[] = [];
+      for (const [i, wt] of wts.entries()) {
+        const add = gitAsync(s, repo, 'worktree', 'add', '-q', wt, '-b', `w${i}`);
+        let ended: string | null = null;
+        void add.then((a) => (ended = `exit ${a.status}: ${a.stderr}`));
+        await until(() => started() > i || ended !== null, `round ${round}: the hook of ${wt} handing over to node`);
+        assert.equal(ended, null, `round ${round}: git worktree add ${wt}`);
+        adds.push(add);
+      }
+      if (round % 2) {
+        writeFileSync(join(gate, 'go'), '');
+        await until(() => wts.some((wt) => existsSync(join(wt, HOOK))), `round ${round}: a hook provisioning its worktree`);
+      }
+      const r = await s.fleet(repo, 'disable');
+      writeFileSync(join(gate, 'go'), '');
+      for (const a of await Promise.all(adds)) {
+        assert.equal(a.status, 0, `round ${round}: ${a.stderr}`);
+        assert.equal(a.stderr, '', `round ${round}: the hooks say nothing`);
+      }
+      assert.equal(r.status, 0, `round ${round}: ${r.stderr}`);
+      assert.equal((await status(s, repo)).enabled, false, `round ${round}: not enabled`);
+      assert.ok(!readFileSync(join(repo, '.git/info/exclude'), 'utf8').includes('fleet-git'), `round ${round}: no exclude block`);
+      for (const wt of [repo, ...wts]) {
+        assert.ok(!existsSync(join(wt, '.github')), `round ${round}: nothing of fleet-git's in ${wt}`);
+        assert.equal(s.git(wt, 'status', '--porcelain', '--untracked-files=all'), '', `round ${round}: ${wt}`);
+      }
+      assert.ok(!existsSync(join(repo, '.git/hooks/post-checkout')), `round ${round}: no post-checkout hook`);
+      assert.ok(!readFileSync(join(repo, '.git/config'), 'utf8').includes('fleet-git'), `round ${round}: no hook entry in the config`);
+      assert.ok(!recorded(s).includes(repo), `round ${round}: not recorded`);
+      assert.ok(!existsSync(join(repo, '.git', LOCK)), 'no lock left behind');
+    }
+  });
+});
 
 describe('the repository lock', () => {
   it('a stale lock (its process was killed) is taken over, and removed after', async () => {

@@ -2,9 +2,12 @@
 // fleet-git's hook file yet (templates/post-checkout.sh takes the fast path
 // when it does): the worktree provisioned as `enable` provisions it, through
 // the same lock, state, plan and apply (planEnable scoped to this worktree:
-// the exclude block and the hook file, no git hook). In `clone` mode (setup's
-// template copy and global entry), a repository that is not enabled yet is
-// provisioned only when the user config's clone rules include it.
+// the exclude block and the hook file, no git hook). Whether the repository
+// is enabled is judged on the state read under the lock: in `repo` mode
+// (enable's hook), one that is not (a disable ran while the hook waited for
+// the lock, say) is left alone. In `clone` mode (setup's template copy and
+// global entry), a repository that is not enabled yet is provisioned only
+// when the user config's clone rules include it.
 //
 // It never fails the git command and prints nothing but one line on stderr
 // when it could not do its work (a symbolic link on the way, another
@@ -49,9 +52,12 @@ export function postCheckout(h: CheckoutHook): void {
   try {
     const repo = locateRepo(where);
     lock = join(repo.commonDir, LOCK_FILE);
+    let included: boolean | undefined;
+    /** Whether the config's clone rules take this repository (clone mode), read once. */
+    const cloneIncluded = () => (included ??= isCloneIncluded(loadUserConfig(env, h.home).config, physical(repo.root), h.home));
+    // Without the lock first, so that a clone the config leaves out takes no lock.
     if (h.mode === 'clone' && !hasExcludeBlock(readExclude(repo).text)) {
-      const config = loadUserConfig(env, h.home).config;
-      if (!isCloneIncluded(config, physical(repo.root), h.home)) {
+      if (!cloneIncluded()) {
         h.say("left alone: the config's include and exclude rules leave this clone out");
         return;
       }
@@ -59,13 +65,23 @@ export function postCheckout(h: CheckoutHook): void {
     }
     // One worktree's plan, no git hook: git's version (which way it runs hooks, one more process) is not asked.
     const ctx = runContext(env, h.home, h.dataDir, false);
-    const { done, linked } = withRepoLock(repo, env, (killed) => {
+    const acted = withRepoLock(repo, env, (killed) => {
       const s = assessRepo(repo, ctx);
+      // Judged on the state read under the lock: a disable that held it while this hook waited leaves the
+      // repository not enabled, and the hook then leaves it so (in clone mode, unless the config includes it).
+      if (!s.enabled && (h.mode === 'repo' || !cloneIncluded())) return null;
       const w = allWorktrees(s).find((x) => physical(x.path) === where);
       // Through enable's own apply, which also adds the repository to the record (record.ts).
       const done = applyAction(s, ctx, { do: 'enable', force: false, worktree: w?.path ?? where }, killed);
       return { done, linked: s.gitLink !== null || !!w?.link };
     });
+    if (!acted) {
+      h.say(
+        `left alone: this repository is not enabled${h.mode === 'clone' ? ", and the config's include and exclude rules leave it out" : ''}`,
+      );
+      return;
+    }
+    const { done, linked } = acted;
     for (const c of done.changes) h.say(c);
     // A symbolic link on the way is said (status reports it too); a hook file left alone (someone else's, tracked) is not.
     for (const n of done.notes) (linked ? h.warn : h.say)(linked ? `fleet-git: ${n}` : n);
