@@ -318,7 +318,7 @@ describe('the shims', () => {
     assert.equal(out.status, 0, out.stderr);
     assert.equal(
       out.stderr,
-      `fleet-git post-checkout (clone, kit ${kit}): ${join(sb.dir, 'elsewhere')}: left alone: the config's include and exclude rules leave this clone out\n`,
+      `fleet-git post-checkout (clone, kit ${kit}): ${join(sb.dir, 'elsewhere')}: left alone: setup is not in effect, or the config's include and exclude rules leave this clone out\n`,
     );
     assert.equal(existsSync(join(sb.dir, 'elsewhere', HOOK)), false);
     mkdirSync(join(sb.dir, 'work'));

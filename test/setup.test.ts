@@ -144,6 +144,21 @@ describe('setup', () => {
     await assertProvisioned(s, inc.path);
   });
 
+  it('after --undo, the hook git copied into a repository made meanwhile provisions nothing, and undo says where it stays', async () => {
+    const s = sandbox();
+    await setup(s);
+    const made = s.repo('made-meanwhile'); // git init: the template's hook, no checkout yet
+    assert.match(readFileSync(join(made, '.git', 'hooks', 'post-checkout'), 'utf8'), /fleet-git/);
+    const undo = await setup(s, '--undo');
+    assert.match(undo.stdout, /that fleet-git did not enable \(a git init, a clone your config left out\) keep its post-checkout hook/);
+    const gitOwn = (rel: string) => churn(rel) || /^\.git\/(HEAD|refs\/heads\/next)$/.test(rel);
+    const before = snapshot(made, gitOwn);
+    s.git(made, 'checkout', '-q', '-b', 'next'); // the first checkout: the previous HEAD is the new one, as in a new clone
+    assert.ok(!existsSync(join(made, '.github')), 'no hook file');
+    assert.deepEqual(snapshot(made, gitOwn), before, 'no exclude block, nothing of fleet-git in .git');
+    assert.equal((await status(s, made)).enabled, false);
+  });
+
   it("keeps a user's template folder and runs their post-checkout first; undo puts the folder back byte for byte", async () => {
     const s = sandbox();
     const src = s.repo('src');

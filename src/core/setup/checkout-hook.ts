@@ -15,15 +15,17 @@
 import { join } from 'node:path';
 import { describeError } from '../../errors.js';
 import { LockBusyError } from '../../fs/lock.js';
-import { physical } from '../../fs/read.js';
+import { isPresent, physical } from '../../fs/read.js';
 import { locateRepo } from '../../git/repo.js';
 import { LOCK_FILE, type Env } from '../../paths.js';
 import { isCloneIncluded } from '../repo/clone-rules.js';
+import { CLONE_HOOK } from '../repo/config-hook.js';
 import { runContext } from '../repo/context.js';
 import { hasExcludeBlock } from '../repo/exclude.js';
 import { HOOK_FILE_PATH } from '../repo/hook-file.js';
 import { applyAction, withRepoLock } from '../repo/repo-lock.js';
 import { allWorktrees, assessRepo, readExclude } from '../repo/state.js';
+import { SETUP_RECORD } from './setup.js';
 import { loadUserConfig, UserConfigError } from './user-config.js';
 
 /** How long a checkout waits for another fleet-git in the same repository, unless FLEET_GIT_LOCK_WAIT says: 2 s. */
@@ -53,12 +55,19 @@ export function postCheckout(h: CheckoutHook): void {
     const repo = locateRepo(where);
     lock = join(repo.commonDir, LOCK_FILE);
     let included: boolean | undefined;
-    /** Whether the config's clone rules take this repository (clone mode), read once. */
-    const cloneIncluded = () => (included ??= isCloneIncluded(loadUserConfig(env, h.home).config, physical(repo.root), h.home));
+    /**
+     * Whether setup's hook is to provision this repository (clone mode), read once: setup is in effect (git copied
+     * its hook into every repository it made meanwhile, and those stay as they are once it is undone) and the
+     * config's clone rules take it.
+     */
+    const cloneIncluded = () =>
+      (included ??=
+        (isPresent(join(h.dataDir, SETUP_RECORD)) || isPresent(join(h.dataDir, CLONE_HOOK))) &&
+        isCloneIncluded(loadUserConfig(env, h.home).config, physical(repo.root), h.home));
     // Without the lock first, so that a clone the config leaves out takes no lock.
     if (h.mode === 'clone' && !hasExcludeBlock(readExclude(repo).text)) {
       if (!cloneIncluded()) {
-        h.say("left alone: the config's include and exclude rules leave this clone out");
+        h.say("left alone: setup is not in effect, or the config's include and exclude rules leave this clone out");
         return;
       }
       h.say("the config's rules include this clone: provisioning it");
@@ -77,7 +86,7 @@ export function postCheckout(h: CheckoutHook): void {
     });
     if (!acted) {
       h.say(
-        `left alone: this repository is not enabled${h.mode === 'clone' ? ", and the config's include and exclude rules leave it out" : ''}`,
+        `left alone: this repository is not enabled${h.mode === 'clone' ? ", and setup is not in effect or the config's rules leave it out" : ''}`,
       );
       return;
     }

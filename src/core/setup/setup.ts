@@ -377,6 +377,11 @@ export function undoSetup(env: Env, home: string): SetupOutcome {
   else undoTemplateSetup(env, home, u, record, out);
   removeDataFiles(u, [...LEGACY_FILES, CLONE_HOOK, SETUP_RECORD]);
   out.info.push('repositories already enabled stay enabled (fleet-git disable takes it out of one)');
+  // git copied the template's hook into every repository it made meanwhile; fleet-git knows only those it enabled.
+  if (!record.config)
+    out.info.push(
+      `repositories git made while setup was in effect that fleet-git did not enable (a git init, a clone your config left out) keep its ${HOOK_NAME} hook from the template: it runs the hook that was there before and does nothing else without fleet-git (fleet-git remove FOLDER takes it out of the repositories there)`,
+    );
   return out;
 }
 
