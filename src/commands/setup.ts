@@ -16,7 +16,7 @@ export class SetupCommand extends FleetCommand {
 
       New clones that the user config includes (fleet-git config) then arrive with .github/hooks/fleet.json, excluded from commits, and the hook that provisions their future worktrees; other clones are left as git makes them. With a global core.hooksPath and a git older than 2.54, git never runs template hooks: setup then changes nothing and says what to do instead.
 
-      --undo puts the global git configuration and the template folder back exactly as they were; repositories already enabled stay enabled. Running setup again changes nothing, or repairs what is missing.
+      --undo puts the global git configuration and the template folder back exactly as they were; repositories already enabled stay enabled, and the copies of its hook that git made meanwhile from the template stay but provision nothing (fleet-git remove FOLDER takes them out). Running setup again changes nothing, or repairs what is missing.
     `,
     examples: [
       ['Set up', '$0 setup'],
