@@ -355,11 +355,17 @@ describe('upgrades, the real Copilot CLI', { skip: copilotSkip, concurrency: 2 }
         const { 'user-hooks': userHooks, setup } = m.doctor();
         const files = m.files;
         const before = files();
-        // The previous release kept no record of the repositories it enabled: scan with no folder says so, and
-        // enable --under, which repairs them, records them.
-        const unrecorded = fleet(sb.home, ['scan']);
-        assert.equal(unrecorded.stdout, '');
-        assert.match(unrecorded.stderr, /this record of repositories was begun after an upgrade from a fleet-git that kept none/);
+        // A release before 0.3.0 kept no record of the repositories it enabled: scan with no folder says so, and
+        // enable --under, which repairs them, records them. 0.3.0 and later kept one, which this build reads.
+        const [major, minor] = prev.version.split('.').map(Number) as [number, number];
+        const recorded = fleet(sb.home, ['scan']);
+        const paths = (lines: string[]) => lines.map((l) => l.split('\t')[0]);
+        if (major > 0 || minor >= 3)
+          assert.deepEqual(paths(recorded.stdout.trim().split('\n')), paths(rows), 'the record, as this build reads it');
+        else {
+          assert.equal(recorded.stdout, '');
+          assert.match(recorded.stderr, /this record of repositories was begun after an upgrade from a fleet-git that kept none/);
+        }
         fleet(code, ['enable', '--under', code]);
         assert.deepEqual(fleet(sb.home, ['scan']).stdout.trim().split('\n'), [`${repo}\thealthy\t-`, `${wt}\thealthy\t-`]);
         const repaired = files();
