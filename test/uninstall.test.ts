@@ -229,6 +229,24 @@ describe('uninstall', () => {
     assert.equal(bad.status, 2);
   });
 
+  it('with a folder that holds a worktree of a repository outside it: that repository is taken out whole, not named as staying', async () => {
+    const s = sandbox('fleet-git-uninstall-');
+    const inside = s.repo('work/inside');
+    const outside = s.repo('other/outside');
+    s.git(outside, 'worktree', 'add', '-q', join(s.dir, 'work', 'outside-wt'), '-b', 'wt');
+    const before = snapshot(s.dir, gitChurn);
+    await ok(s, inside, 'enable');
+    await ok(s, outside, 'enable');
+    const dry = await ok(s, s.dir, 'uninstall', join(s.dir, 'work'), '--dry-run');
+    assert.match(dry.stdout, new RegExp(`^${outside}: would$`, 'm'));
+    assert.doesNotMatch(dry.stdout, /still uses fleet-git and stays as it is/);
+    assert.match(dry.stdout, /would remove fleet-git's data folder/);
+    const r = await ok(s, s.dir, 'uninstall', join(s.dir, 'work'), '--yes');
+    assert.doesNotMatch(r.stdout, /stays as it is|kept fleet-git's data folder/);
+    assert.match(r.stdout, /nothing of fleet-git is left here/);
+    assert.deepEqual(snapshot(s.dir, gitChurn), before);
+  });
+
   it('after an upgrade from a fleet-git that kept no record, without a folder, also looks where that one looked and in the folders it trusted, and says what it cannot know', async () => {
     const s = sandbox('fleet-git-uninstall-');
     const old = s.repo('home/code/old');

@@ -13,7 +13,7 @@ import { runContext } from '../core/repo/context.js';
 import { setupState } from '../core/setup/setup.js';
 import { removeIfEmpty } from '../fs/atomic.js';
 import { checkEntry, pruneEntries, readRecord, type Checked } from '../core/repo/record.js';
-import { assessRepo, type RepoState } from '../core/repo/state.js';
+import { allWorktrees, assessRepo, type RepoState } from '../core/repo/state.js';
 import type { RunContext } from '../core/repo/context.js';
 import { removeDataDir } from '../fs/data-dir.js';
 import { userHookFile, userHooksMade, userHookState } from '../core/setup/user-hooks.js';
@@ -245,7 +245,8 @@ function recordedNow(ctx: RunContext, named: string[], all: boolean): Recorded {
     else if (!named.length || all) out.taken.push(c.entry.path);
     else {
       const s = assessRepo(c.repo, ctx);
-      if (s.enabled) out.kept.push(s);
+      // A worktree of it under the folders brings remove to the whole repository: it does not stay.
+      if (s.enabled && !allWorktrees(s).some((w) => named.some((r) => isUnder(w.path, r)))) out.kept.push(s);
     }
   }
   return out;
