@@ -131,3 +131,16 @@ it('a branch switch in a provisioned worktree starts no node; a new worktree sta
   assert.equal(readFileSync(join(wt, HOOK), 'utf8'), readFileSync(join(repo, HOOK), 'utf8'));
   assert.equal(nodeStarts(s, wt, 'checkout', '-q', '-b', 'w2'), 0);
 });
+
+it("a kit gone from the data folder: a new worktree says so in one line, not node's stack trace, and git succeeds", async () => {
+  const s = sandbox();
+  const repo = s.repo('kitless');
+  assert.equal((await s.fleet(repo, 'enable')).status, 0);
+  rmSync(join(s.env.XDG_DATA_HOME, 'fleet-git', 'kit'), { recursive: true });
+  const r = s.run(repo, ['worktree', 'add', '-q', join(s.dir, 'kitless-wt'), '-b', 'wt']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(
+    r.stderr,
+    /^fleet-git: could not add \.github\/hooks\/fleet\.json in .*kitless-wt \(fleet-git's kit \w+ is gone from .*\); run 'fleet-git enable' there\n$/,
+  );
+});
