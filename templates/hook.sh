@@ -48,11 +48,9 @@ case ${FLEET_GIT_DEBUG-} in
 *) exec 2>/dev/null ;;
 esac
 fleet_git_say() {
-	case ${FLEET_GIT_DEBUG-} in
-	'') ;;
-	/*) echo "fleet-git hook ($e, kit {{kit}}): $*" >>"$w" ;;
-	*) echo "fleet-git hook ($e, kit {{kit}}): $*" >&2 ;;
-	esac
+	[ -n "${FLEET_GIT_DEBUG-}" ] || return 0
+	m="fleet-git hook ($e, kit {{kit}}): $*"
+	case $FLEET_GIT_DEBUG in /*) echo "$m" >>"$w" ;; *) echo "$m" >&2 ;; esac
 	return 0
 }
 umask 077

@@ -48,10 +48,12 @@ else
 	# and this program makes no connection.
 	fleet_git_node=node fleet_git_n=''
 	{ IFS= read -r fleet_git_n || [ -n "$fleet_git_n" ]; } 2>/dev/null <"$fleet_git_data/node" && [ -x "$fleet_git_n" ] && fleet_git_node=$fleet_git_n
+	# A kit that is gone is said so, not by node's stack trace for a missing file.
+	fleet_git_why=
 	if [ ! -f '{{hook}}' ]; then
-		# Not node's stack trace for a missing file: one line.
-		echo "fleet-git: could not add .github/hooks/fleet.json in $PWD (fleet-git's kit {{kit}} is gone from $fleet_git_data); run 'fleet-git enable' there" >&2
+		fleet_git_why="fleet-git's kit {{kit}} is gone from $fleet_git_data"
 	elif ! NODE_EXTRA_CA_CERTS='' "$fleet_git_node" '{{hook}}' post-checkout "$fleet_git_mode" "$fleet_git_data" '{{kit}}' "$@" </dev/null >/dev/null; then
-		echo "fleet-git: could not add .github/hooks/fleet.json in $PWD ($fleet_git_node could not run fleet-git's hook); run 'fleet-git enable' there" >&2
+		fleet_git_why="$fleet_git_node could not run fleet-git's hook"
 	fi
+	[ -z "$fleet_git_why" ] || echo "fleet-git: could not add .github/hooks/fleet.json in $PWD ($fleet_git_why); run 'fleet-git enable' there" >&2
 fi

@@ -200,15 +200,18 @@ export class UninstallCommand extends FleetCommand {
       if (!this.quiet) this.out(`removed the hook events' spool folder ${spool}`);
     }
     if (config.exists && !this.quiet) this.out(`note: your config file ${config.file} stays (delete it if you like)`);
+    // What may still use fleet-git somewhere, as far as the record can tell; then the command itself.
+    const stranded = 'now call a data folder that is gone (fleet-git status there says so; fleet-git disable there takes it out)';
+    const last = 'npm uninstall -g fleet-git removes the command itself';
     if (found.partial)
       this.out(
-        `uninstalled from every repository fleet-git knew of; a repository fleet-git 0.2.0 or older enabled ${named.length ? `outside ${named.join(', ')}` : fallback.length ? `outside ${fallback.join(', ')}` : 'elsewhere'}, and no fleet-git met since, is not in its record: its hooks now call a data folder that is gone (fleet-git status there says so; fleet-git disable there takes it out). npm uninstall -g fleet-git removes the command itself`,
+        `uninstalled from every repository fleet-git knew of; a repository fleet-git 0.2.0 or older enabled ${named.length ? `outside ${named.join(', ')}` : fallback.length ? `outside ${fallback.join(', ')}` : 'elsewhere'}, and no fleet-git met since, is not in its record: its hooks ${stranded}. ${last}`,
       );
     else if (found.gone.length)
       this.out(
-        `uninstalled from every repository fleet-git found; ${found.gone.length === 1 ? 'one recorded repository was' : `${found.gone.length} recorded repositories were`} gone (forgotten above): one moved elsewhere still has fleet-git, whose hooks now call a data folder that is gone (fleet-git status there says so; fleet-git disable there takes it out). npm uninstall -g fleet-git removes the command itself`,
+        `uninstalled from every repository fleet-git found; ${found.gone.length === 1 ? 'one recorded repository was' : `${found.gone.length} recorded repositories were`} gone (forgotten above): one moved elsewhere still has fleet-git, whose hooks ${stranded}. ${last}`,
       );
-    else this.out('uninstalled: nothing of fleet-git is left here; npm uninstall -g fleet-git removes the command itself');
+    else this.out(`uninstalled: nothing of fleet-git is left here; ${last}`);
     return EXIT.ok;
   }
 

@@ -48,7 +48,9 @@ export function lstatIfPresent(path: string): Stats | undefined {
 // The readers: three, by what the caller does with the file. Each reads the
 // whole file, with no size limit, returns null when the path does not exist or
 // a name on it is not a folder (ENOENT, ENOTDIR), and throws any other error
-// (EACCES, EISDIR, EIO, ...). Pick:
+// (EACCES, EISDIR, EIO, ...). Each opens it with O_NONBLOCK: a FIFO put in a
+// file's place reads as empty instead of holding the command (a git hook's, a
+// checkout's) until something writes to it; a file reads the same either way. Pick:
 //   readText   the text of a file (UTF-8): the default, for any file, present or not
 //   readSmall  the bytes of a file read in every repository of a scan that is usually
 //              there and small (a config, a hook file, info/exclude), as a view of one
@@ -66,13 +68,22 @@ export function readText(path: string): string | null {
   return b === null ? null : b.toString('utf8');
 }
 
+/** How the readers open a file (see above). */
+const READ = constants.O_RDONLY | constants.O_NONBLOCK;
+
 /** The file's bytes in a buffer of its own, or null when it does not exist (ENOENT, ENOTDIR). Other errors throw. */
 export function readBytes(path: string): Buffer | null {
+  let fd: number;
   try {
-    return readFileSync(path);
+    fd = openSync(path, READ);
   } catch (e) {
     if (isCode(e, 'ENOENT') || isCode(e, 'ENOTDIR')) return null;
     throw e;
+  }
+  try {
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -87,7 +98,7 @@ export const LINK = Symbol('symbolic link');
  * The bytes of a file that is usually there and small (info/exclude, a hook file, a git config), read
  * in every repository of a scan: one open, one read into a reused 64 KiB buffer and one close, so the
  * bytes are a view of that buffer, good until the next call (compare or decode them at once); a larger
- * file is then read again whole into a buffer of its own, so there is no size limit; a FIFO reads as empty. With `noFollow`,
+ * file is then read again whole into a buffer of its own, so there is no size limit. With `noFollow`,
  * LINK when the path itself is a symbolic link (O_NOFOLLOW: the open tells, no lstat needed).
  */
 export function readSmall(path: string): Buffer | null;
@@ -95,10 +106,7 @@ export function readSmall(path: string, noFollow: boolean): Buffer | null | type
 export function readSmall(path: string, noFollow = false): Buffer | null | typeof LINK {
   let fd: number;
   try {
-    // O_NONBLOCK: a FIFO put in a file's place reads as empty instead of holding the command (a git hook's, a
-    // checkout's) until something writes to it; a file's reads are the same either way.
-    const flags = constants.O_RDONLY | constants.O_NONBLOCK;
-    fd = openSync(path, noFollow ? flags | constants.O_NOFOLLOW : flags);
+    fd = openSync(path, noFollow ? READ | constants.O_NOFOLLOW : READ);
   } catch (e) {
     if (isCode(e, 'ENOENT') || isCode(e, 'ENOTDIR')) return null;
     if (noFollow && isCode(e, 'ELOOP')) return LINK;

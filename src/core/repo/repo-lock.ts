@@ -13,7 +13,7 @@ import type { Repo } from '../../git/repo.js';
 import { LOCK_FILE, type Env } from '../../paths.js';
 import { planClientHookFile, planDisable, planEnable, type Outcome, type Plan } from './actions.js';
 import { applyPlan, outcomeOf } from './plan.js';
-import { forgetRepo, isRecorded, recordRepo } from './record.js';
+import { forgetRepo, isRecorded, recordRepo, type RecordEntry } from './record.js';
 import type { RunContext } from './context.js';
 import { assessRepo, type RepoState } from './state.js';
 
@@ -82,8 +82,11 @@ export function applyAction(s: RepoState, ctx: RunContext, action: RepoAction, k
  * it out once the plan is done and left nothing alone. Every command that
  * changes a repository comes here (actOnRepo, the bulk runs' helpers).
  */
+/** A repository's entry in the record (record.ts). */
+const entryOf = (s: RepoState): RecordEntry => ({ path: s.path, commonDir: s.repo.commonDir });
+
 function applyRecorded(s: RepoState, ctx: RunContext, action: RepoAction, plan: Plan): Outcome {
-  const entry = { path: s.path, commonDir: s.repo.commonDir };
+  const entry = entryOf(s);
   if (action.do === 'disable') {
     const outcome = applyPlan(plan);
     if (!plan.notes.length) forgetRepo(ctx.user, entry.commonDir);
@@ -118,7 +121,7 @@ export function actOnRepo(
   const state = assessRepo(repo, ctx);
   const plan = planAction(state, ctx, action);
   // An enabled repository the record lacks (moved, or enabled before the record was begun) is recorded under the lock.
-  const unrecorded = action.do === 'enable' && state.enabled && !isRecorded(ctx.user, { path: state.path, commonDir: repo.commonDir });
+  const unrecorded = action.do === 'enable' && state.enabled && !isRecorded(ctx.user, entryOf(state));
   if (dryRun || (plan.changes.length === 0 && !unrecorded && !isPresent(join(repo.commonDir, LOCK_FILE))))
     return { state, plan, outcome: outcomeOf(plan) };
   return withRepoLock(repo, ctx.env, (killed) => {

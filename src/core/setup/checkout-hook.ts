@@ -15,17 +15,16 @@
 import { join } from 'node:path';
 import { describeError } from '../../errors.js';
 import { LockBusyError } from '../../fs/lock.js';
-import { isPresent, physical } from '../../fs/read.js';
+import { physical } from '../../fs/read.js';
 import { locateRepo } from '../../git/repo.js';
 import { LOCK_FILE, type Env } from '../../paths.js';
 import { isCloneIncluded } from '../repo/clone-rules.js';
-import { CLONE_HOOK } from '../repo/config-hook.js';
 import { runContext } from '../repo/context.js';
 import { hasExcludeBlock } from '../repo/exclude.js';
 import { HOOK_FILE_PATH } from '../repo/hook-file.js';
 import { applyAction, withRepoLock } from '../repo/repo-lock.js';
 import { allWorktrees, assessRepo, readExclude } from '../repo/state.js';
-import { SETUP_RECORD } from './setup.js';
+import { setupFilesThere } from './setup.js';
 import { loadUserConfig, UserConfigError } from './user-config.js';
 
 /** How long a checkout waits for another fleet-git in the same repository, unless FLEET_GIT_LOCK_WAIT says: 2 s. */
@@ -61,15 +60,11 @@ export function postCheckout(h: CheckoutHook): void {
      * config's clone rules take it.
      */
     const cloneIncluded = () =>
-      (included ??=
-        (isPresent(join(h.dataDir, SETUP_RECORD)) || isPresent(join(h.dataDir, CLONE_HOOK))) &&
-        isCloneIncluded(loadUserConfig(env, h.home).config, physical(repo.root), h.home));
+      (included ??= setupFilesThere(h.dataDir) && isCloneIncluded(loadUserConfig(env, h.home).config, physical(repo.root), h.home));
+    const leftOut = "left alone: setup is not in effect, or the config's include and exclude rules leave this clone out";
     // Without the lock first, so that a clone the config leaves out takes no lock.
     if (h.mode === 'clone' && !hasExcludeBlock(readExclude(repo).text)) {
-      if (!cloneIncluded()) {
-        h.say("left alone: setup is not in effect, or the config's include and exclude rules leave this clone out");
-        return;
-      }
+      if (!cloneIncluded()) return h.say(leftOut);
       h.say("the config's rules include this clone: provisioning it");
     }
     // One worktree's plan, no git hook: git's version (which way it runs hooks, one more process) is not asked.
@@ -84,12 +79,7 @@ export function postCheckout(h: CheckoutHook): void {
       const done = applyAction(s, ctx, { do: 'enable', force: false, worktree: w?.path ?? where }, killed);
       return { done, linked: s.gitLink !== null || !!w?.link };
     });
-    if (!acted) {
-      h.say(
-        `left alone: this repository is not enabled${h.mode === 'clone' ? ", and setup is not in effect or the config's rules leave it out" : ''}`,
-      );
-      return;
-    }
+    if (!acted) return h.say(h.mode === 'clone' ? leftOut : 'left alone: this repository is not enabled');
     const { done, linked } = acted;
     for (const c of done.changes) h.say(c);
     // A symbolic link on the way is said (status reports it too); a hook file left alone (someone else's, tracked) is not.

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { removeIfEmpty, writeAtomic } from '../../fs/atomic.js';
-import { readBytes, readText } from '../../fs/read.js';
+import { isPresent, readBytes, readText } from '../../fs/read.js';
 import { ConfigReader, type ConfigValue } from '../../git/config.js';
 import { gitConfigGlobal, gitDefaultTemplateDir, globalConfigFile } from '../../git/global-config.js';
 import { expandHome, userPaths, type Env, type UserPaths } from '../../paths.js';
@@ -360,6 +360,14 @@ function setupWith(env: Env, home: string, kit?: KitFound): SetupOutcome {
   }
   out.info.push(`kept your template folder ${current} (init.templateDir); fleet-git's hook was added to it`);
   return out;
+}
+
+/**
+ * Whether setup is in effect as its hook sees it, from the data folder alone (no git config read: the
+ * git hook asks it): setup's record, or the clone-hook it leaves for a core.hooksPath; undoSetup removes both.
+ */
+export function setupFilesThere(dataDir: string): boolean {
+  return isPresent(join(dataDir, SETUP_RECORD)) || isPresent(join(dataDir, CLONE_HOOK));
 }
 
 /** Puts the global git config and the template folder back as they were before setup. */
